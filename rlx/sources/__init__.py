@@ -1,0 +1,28 @@
+"""Where environments come from: the Hub, or a local folder laid out like it."""
+
+from rlx.sources.base import FileEntry, RepoRecord, RepoType, Source
+from rlx.sources.errors import AccessDenied, EntryNotFound, RepoNotFound, SourceError, Unavailable
+
+__all__ = [
+    "AccessDenied",
+    "EntryNotFound",
+    "FileEntry",
+    "RepoNotFound",
+    "RepoRecord",
+    "RepoType",
+    "Source",
+    "SourceError",
+    "Unavailable",
+    "open_source",
+]
+
+
+def open_source(config) -> Source:
+    """The source the config names: a folder path, or `hub`."""
+    if config.source == "hub":
+        from rlx.sources.hub import HubSource
+
+        return HubSource(endpoint=config.hf_endpoint)
+    from rlx.sources.folder import FolderSource
+
+    return FolderSource(config.source)
