@@ -1,0 +1,32 @@
+"""HF RL Explorer: explore the reinforcement-learning environments on the Hugging Face Hub."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from rlx.config import Config
+
+__all__ = ["Config", "create_app"]
+
+
+def create_app(config: Config | None = None) -> Flask:
+    """Build the app: nothing happens at import time, so tests build as many apps as they like."""
+    config = config or Config.from_env()
+    app = Flask(__name__)
+    app.config.update(
+        RLX=config,
+        SECRET_KEY=config.session_secret,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        TEMPLATES_AUTO_RELOAD=False,
+        JSON_SORT_KEYS=False,
+    )
+
+    from rlx import queue, sources, store
+    from rlx.web import register_web
+
+    app.extensions["rlx.store"] = store.Store(config.storage_dir)
+    app.extensions["rlx.source"] = sources.open_source(config)
+    queue.init_app(app)
+    register_web(app)
+    return app

@@ -1,0 +1,1 @@
+"""The RQ worker entry point: build the app once, then run every job inside its context."""

@@ -1,0 +1,1 @@
+"""Adapters: read each environment format through one contract."""

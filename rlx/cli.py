@@ -1,0 +1,125 @@
+"""The `rlx` command: demo, serve, worker, and the jobs you can also run from a shell."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from contextlib import contextmanager
+
+import click
+
+from rlx.config import Config, ConfigError
+
+
+def load_config() -> Config:
+    """The config from the environment, or one clear sentence and exit code 2."""
+    try:
+        return Config.from_env()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@contextmanager
+def redis_for(config: Config):
+    """Yield a Redis URL: REDIS_URL when set (checked), else a private server under STORAGE_DIR, stopped after."""
+    from redis import RedisError
+
+    from rlx.queue.connection import connect
+    from rlx.queue.embedded import EmbeddedRedis, EmbeddedRedisError
+
+    if config.redis_url:
+        try:
+            connect(config.redis_url).ping()
+        except (RedisError, OSError) as exc:
+            raise click.ClickException(f"REDIS_URL {config.redis_url} does not answer ({exc}).") from None
+        yield config.redis_url
+        return
+    embedded = EmbeddedRedis(config.storage_dir / "redis")
+    try:
+        url = embedded.start()
+    except EmbeddedRedisError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        yield url
+    finally:
+        embedded.stop()
+
+
+def _check_port_free(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            raise click.ClickException(f"{host}:{port} is already in use: stop what runs there, or pass --port.")
+
+
+def _gunicorn_args(host: str, port: int, workers: int) -> list[str]:
+    return [
+        sys.executable, "-m", "gunicorn", "--worker-class", "gevent", "--workers", str(workers),
+        "--bind", f"{host}:{port}", "--graceful-timeout", "5", "--timeout", "120", "--log-level", "warning",
+        "rlx:create_app()",
+    ]
+
+
+def _run_group(config: Config, host: str, port: int, workers: int, with_worker: bool) -> None:
+    from rlx.supervisor import Supervisor
+
+    _check_port_free(host, port)
+    with redis_for(config) as redis_url:
+        env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
+               "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
+               "SESSION_SECRET": config.session_secret}
+        group = Supervisor(env)
+        if with_worker:
+            group.start("worker", [sys.executable, "-m", "workers.rq_worker"])
+        group.start("web server", _gunicorn_args(host, port, workers))
+        shown = f"[{host}]" if ":" in host else host
+        click.echo(f"HF RL Explorer is running on http://{shown}:{port}/  (source: {config.source}; Ctrl-C stops it)")
+        code = group.wait()
+    if code:
+        raise SystemExit(code)
+
+
+@click.group()
+def main() -> None:
+    """HF RL Explorer."""
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64), help="gunicorn workers")
+def demo(host: str, port: int, workers: int) -> None:
+    """Run everything together: Redis (embedded unless REDIS_URL is set), one RQ worker and the web app."""
+    _run_group(load_config(), host, port, workers, with_worker=True)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64), help="gunicorn workers")
+def serve(host: str, port: int, workers: int) -> None:
+    """Run the web app alone (gunicorn, gevent workers); start workers with `rlx worker`."""
+    _run_group(load_config(), host, port, workers, with_worker=False)
+
+
+@main.command()
+@click.option("--burst", is_flag=True, help="Work until the queues are empty, then exit.")
+def worker(burst: bool) -> None:
+    """Run one RQ worker on the index, snapshot and rollouts queues (needs REDIS_URL, or a running `rlx serve`)."""
+    config = load_config()
+    if not config.redis_url:
+        socket_path = config.storage_dir / "redis" / "redis.sock"
+        if not socket_path.exists():
+            raise click.ClickException("REDIS_URL is not set and no embedded Redis runs under STORAGE_DIR: "
+                                       "start `rlx serve` first, or set REDIS_URL.")
+        os.environ["REDIS_URL"] = f"unix://{socket_path}"
+    from workers.rq_worker import main as run_worker
+
+    run_worker(burst=burst)
+
+
+if __name__ == "__main__":
+    main()

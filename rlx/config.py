@@ -1,0 +1,121 @@
+"""One Config, read from the environment. Every variable is declared once in SETTINGS, with its default and a
+sentence; the README documents each of them (a test keeps the two in step)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+
+class ConfigError(Exception):
+    """A setting is unusable; the message is one sentence meant for the person starting the app."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: str | None
+    doc: str
+
+
+SETTINGS = [
+    Setting("STORAGE_DIR", "./data", "Where indexes, packs, snapshots, run records, the admin settings file and "
+            "the embedded Redis live; created when missing."),
+    Setting("RLX_CACHE_DIR", None, "Local disk for copies of the snapshot and other caches "
+            "(default: STORAGE_DIR/cache)."),
+    Setting("REDIS_URL", None, "The Redis that queues jobs and holds shared state (redis:// or unix://). When "
+            "absent, `rlx` starts a private redis-server on a unix socket under STORAGE_DIR and stops it on exit."),
+    Setting("HF_ENDPOINT", "https://huggingface.co", "The Hub that `RLX_SOURCE=hub` reads."),
+    Setting("RLX_SOURCE", None, "Where environments come from: a folder laid out like the Hub "
+            "(datasets/<org>/<name>, spaces/<org>/<name>), or `hub`. Default: the bundled examples/ folder."),
+    Setting("SESSION_SECRET", None, "The key that signs session cookies. When absent, one is generated once "
+            "and kept in STORAGE_DIR/session-secret."),
+]
+
+_DEFAULT_SOURCE = Path(__file__).resolve().parent.parent / "examples"
+
+
+@dataclass(frozen=True)
+class Config:
+    storage_dir: Path
+    cache_dir: Path
+    redis_url: str | None
+    hf_endpoint: str
+    source: str  # "hub", or an absolute folder path
+    session_secret: str
+
+    @classmethod
+    def from_env(cls, environ: dict | None = None) -> "Config":
+        """Read and check every setting; raise ConfigError with one sentence on the first bad one."""
+        env = os.environ if environ is None else environ
+        storage = Path(env.get("STORAGE_DIR") or "./data").expanduser().resolve()
+        _ensure_writable_dir(storage, "STORAGE_DIR")
+        cache = Path(env.get("RLX_CACHE_DIR") or storage / "cache").expanduser().resolve()
+        _ensure_writable_dir(cache, "RLX_CACHE_DIR")
+        return cls(
+            storage_dir=storage,
+            cache_dir=cache,
+            redis_url=_check_redis_url(env.get("REDIS_URL") or None),
+            hf_endpoint=_check_http_url(env.get("HF_ENDPOINT") or "https://huggingface.co", "HF_ENDPOINT"),
+            source=_check_source(env.get("RLX_SOURCE") or str(_DEFAULT_SOURCE)),
+            session_secret=env.get("SESSION_SECRET") or _stored_secret(storage),
+        )
+
+    @property
+    def examples_dir(self) -> Path:
+        return _DEFAULT_SOURCE
+
+
+def _ensure_writable_dir(path: Path, name: str) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{name} is set to {path}, which cannot be created ({exc.strerror}).") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(f"{name} is set to {path}, which this user cannot write to.")
+
+
+def _check_http_url(value: str, name: str) -> str:
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ConfigError(f"{name} must be an http(s) URL such as https://huggingface.co, not {value!r}.")
+    return value.rstrip("/")
+
+
+def _check_redis_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    parsed = urlparse(value)
+    if parsed.scheme in ("redis", "rediss") and parsed.hostname:
+        return value
+    if parsed.scheme == "unix" and parsed.path:
+        return value
+    raise ConfigError(f"REDIS_URL must look like redis://host:6379/0 or unix:///path/redis.sock, not {value!r}.")
+
+
+def _check_source(value: str) -> str:
+    if value == "hub":
+        return value
+    folder = Path(value).expanduser().resolve()
+    if not folder.is_dir():
+        raise ConfigError(f"RLX_SOURCE is set to {value}, which is not a folder (use a folder path, or `hub`).")
+    if not os.access(folder, os.R_OK | os.X_OK):
+        raise ConfigError(f"RLX_SOURCE is set to {folder}, which this user cannot read.")
+    return str(folder)
+
+
+def _stored_secret(storage: Path) -> str:
+    """The generated session secret, created once (0600) so restarts keep everyone signed in."""
+    path = storage / "session-secret"
+    if path.exists():
+        return path.read_text().strip()
+    secret = secrets.token_urlsafe(48)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(secret)
+    os.replace(tmp, path)
+    return secret

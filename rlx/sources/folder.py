@@ -1,0 +1,220 @@
+"""A local folder laid out like the Hub: `datasets/<org>/<name>/...` and `spaces/<org>/<name>/...`.
+
+Each repository may carry `.hub.json`, what the Hub's API would say about it (likes, downloads, trendingScore,
+createdAt, lastModified, private, gated, sha, sdk, runtime), and its README's YAML front matter is the card, as
+on the Hub. A repository with neither still lists, with defaults. A folder has no history: its one revision is
+"main", and its sha is a fingerprint of the files' names, sizes and modification times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import yaml
+
+from rlx.sources.base import FileEntry, RepoRecord, RepoType
+from rlx.sources.errors import EntryNotFound, RepoNotFound, SourceError
+
+META_FILE = ".hub.json"
+_SKIP = {META_FILE, ".git", ".gitattributes", "__pycache__", ".DS_Store"}
+_REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(\n|\Z)", re.S)
+_TYPE_DIRS = {"dataset": "datasets", "space": "spaces"}
+
+
+def read_card(readme: str) -> dict:
+    """The YAML front matter of a README, or {} when there is none or it does not parse."""
+    match = _FRONT_MATTER.match(readme[:64_000])
+    if not match:
+        return {}
+    try:
+        card = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        return {}
+    return card if isinstance(card, dict) else {}
+
+
+class FolderSource:
+    kind = "folder"
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root).resolve()
+
+    def describe(self) -> str:
+        return f"the folder {self.root}"
+
+    def check(self) -> None:
+        if not self.root.is_dir():
+            raise SourceError(f"the source folder {self.root} does not exist.")
+        if not any((self.root / d).is_dir() for d in _TYPE_DIRS.values()):
+            raise SourceError(f"the source folder {self.root} has neither datasets/ nor spaces/ in it.")
+
+    # Listing and info
+
+    def list_repos(self, repo_type: RepoType, tags: Sequence[str], token: str | None = None) -> list[RepoRecord]:
+        wanted = set(tags)
+        records = [
+            record
+            for repo_id in self._repo_ids(repo_type)
+            if (record := self._record(repo_type, repo_id)) and (not wanted or wanted & set(record.tags))
+        ]
+        records.sort(key=lambda r: (-r.trending_score, r.id))
+        return records
+
+    def repo_info(self, repo_type: RepoType, repo_id: str, revision: str | None = None,
+                  token: str | None = None) -> RepoRecord:
+        self._check_revision(repo_type, repo_id, revision)
+        return self._record(repo_type, repo_id)
+
+    # Files
+
+    def list_tree(self, repo_type: RepoType, repo_id: str, path: str = "", recursive: bool = False,
+                  revision: str | None = None, token: str | None = None) -> Iterator[FileEntry]:
+        self._check_revision(repo_type, repo_id, revision)
+        repo = self._repo_dir(repo_type, repo_id)
+        start = self._inside(repo, path)
+        if not start.is_dir():
+            raise EntryNotFound(f"{repo_id} has no folder {path!r}.")
+        yield from self._walk(repo, start, recursive)
+
+    def paths_info(self, repo_type: RepoType, repo_id: str, paths: Sequence[str], revision: str | None = None,
+                   token: str | None = None) -> list[FileEntry]:
+        self._check_revision(repo_type, repo_id, revision)
+        repo = self._repo_dir(repo_type, repo_id)
+        found = []
+        for path in paths:
+            try:
+                target = self._inside(repo, path)
+            except EntryNotFound:
+                continue
+            if target.is_dir():
+                found.append(FileEntry(path=path.strip("/"), type="directory"))
+            elif target.is_file():
+                found.append(FileEntry(path=path.strip("/"), type="file", size=target.stat().st_size))
+        return found
+
+    def read_file(self, repo_type: RepoType, repo_id: str, path: str, revision: str | None = None,
+                  token: str | None = None, max_bytes: int = 8 * 1024 * 1024) -> bytes:
+        self._check_revision(repo_type, repo_id, revision)
+        target = self._inside(self._repo_dir(repo_type, repo_id), path)
+        if not target.is_file():
+            raise EntryNotFound(f"{repo_id} has no file {path!r}.")
+        size = target.stat().st_size
+        if size > max_bytes:
+            raise SourceError(f"{path} in {repo_id} is {size:,} bytes, more than the {max_bytes:,} allowed.")
+        return target.read_bytes()
+
+    # Internals
+
+    def _repo_ids(self, repo_type: RepoType) -> Iterator[str]:
+        base = self.root / _TYPE_DIRS[repo_type]
+        if not base.is_dir():
+            return
+        for org in sorted(base.iterdir()):
+            if org.is_dir() and not org.name.startswith("."):
+                for repo in sorted(org.iterdir()):
+                    repo_id = f"{org.name}/{repo.name}"
+                    if repo.is_dir() and _REPO_ID.match(repo_id):
+                        yield repo_id
+
+    def _repo_dir(self, repo_type: RepoType, repo_id: str) -> Path:
+        if not _REPO_ID.match(repo_id or ""):
+            raise RepoNotFound(f"{repo_id!r} is not a repository id (expected org/name).")
+        folder = self.root / _TYPE_DIRS[repo_type] / repo_id
+        if not folder.is_dir():
+            raise RepoNotFound(f"the {repo_type} {repo_id} does not exist in {self.root}.")
+        return folder
+
+    def _inside(self, repo: Path, path: str) -> Path:
+        """`path` resolved under `repo`, or EntryNotFound when it would leave it (`..`, absolute, symlinks)."""
+        clean = (path or "").strip("/")
+        if "\\" in clean or "\x00" in clean or any(part in ("..", ".") for part in clean.split("/") if clean):
+            raise EntryNotFound(f"{path!r} is not a path inside the repository.")
+        target = (repo / clean).resolve() if clean else repo
+        if target != repo and repo not in target.parents:
+            raise EntryNotFound(f"{path!r} is not a path inside the repository.")
+        if clean and any(part in _SKIP for part in clean.split("/")):
+            raise EntryNotFound(f"{path!r} is not a file of the repository.")
+        return target
+
+    def _walk(self, repo: Path, folder: Path, recursive: bool) -> Iterator[FileEntry]:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name in _SKIP:
+                continue
+            rel = os.path.relpath(entry.path, repo).replace(os.sep, "/")
+            if entry.is_dir(follow_symlinks=False):
+                yield FileEntry(path=rel, type="directory")
+                if recursive:
+                    yield from self._walk(repo, Path(entry.path), recursive)
+            elif entry.is_file(follow_symlinks=False):
+                yield FileEntry(path=rel, type="file", size=entry.stat(follow_symlinks=False).st_size)
+
+    def _check_revision(self, repo_type: RepoType, repo_id: str, revision: str | None) -> None:
+        if revision in (None, "main"):
+            return
+        if revision != self._record(repo_type, repo_id).sha:
+            raise EntryNotFound(f"{repo_id} has no revision {revision!r}.")
+
+    def _record(self, repo_type: RepoType, repo_id: str) -> RepoRecord:
+        folder = self._repo_dir(repo_type, repo_id)
+        meta = _read_meta(folder / META_FILE)
+        readme = folder / "README.md"
+        card = read_card(readme.read_text(errors="replace")) if readme.is_file() else {}
+        card_tags = card.get("tags") if isinstance(card.get("tags"), list) else []
+        tags = tuple(dict.fromkeys(str(t) for t in [*card_tags, *(meta.get("tags") or [])]))
+        modified = meta.get("lastModified") or _mtime_iso(folder)
+        runtime = meta.get("runtime") if isinstance(meta.get("runtime"), dict) else {}
+        return RepoRecord(
+            id=repo_id,
+            repo_type=repo_type,
+            sha=meta.get("sha") or _fingerprint(folder),
+            tags=tags,
+            likes=int(meta.get("likes") or 0),
+            downloads=int(meta.get("downloads") or 0),
+            trending_score=float(meta.get("trendingScore") or 0),
+            created_at=meta.get("createdAt") or modified,
+            last_modified=modified,
+            private=bool(meta.get("private")),
+            gated=bool(meta.get("gated")),
+            card=card,
+            sdk=meta.get("sdk") or card.get("sdk"),
+            stage=runtime.get("stage"),
+            host=meta.get("host"),
+        )
+
+
+def _read_meta(path: Path) -> dict:
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise SourceError(f"{path} is not valid JSON ({exc}).") from None
+    return meta if isinstance(meta, dict) else {}
+
+
+def _mtime_iso(folder: Path) -> str:
+    return datetime.fromtimestamp(folder.stat().st_mtime, tz=timezone.utc).isoformat(timespec="seconds")
+
+
+def _fingerprint(folder: Path) -> str:
+    """A stable id for the folder's current content: names, sizes and mtimes of every file."""
+    digest = hashlib.sha1()
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
+        for name in sorted(filenames):
+            if name in _SKIP:
+                continue
+            stat = os.stat(os.path.join(dirpath, name), follow_symlinks=False)
+            digest.update(f"{os.path.relpath(dirpath, folder)}/{name}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()

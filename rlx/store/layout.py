@@ -1,0 +1,50 @@
+"""Where each kind of file lives under STORAGE_DIR. One place, so no module builds a path by hand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def _repo_key(repo_id: str) -> str:
+    # "org/name" -> "org__name": one folder level, and `__` cannot occur in a Hub id segment boundary-free.
+    return repo_id.replace("/", "__")
+
+
+@dataclass(frozen=True)
+class Store:
+    root: Path
+
+    @property
+    def indexes_dir(self) -> Path:
+        return self.root / "indexes"
+
+    def index_path(self, repo_id: str) -> Path:
+        return self.indexes_dir / f"{_repo_key(repo_id)}.json.gz"
+
+    def pack_path(self, repo_id: str) -> Path:
+        return self.root / "packs" / f"{_repo_key(repo_id)}.pack.gz"
+
+    @property
+    def snapshots_dir(self) -> Path:
+        return self.root / "snapshots"
+
+    @property
+    def listing_path(self) -> Path:
+        return self.root / "listing.json.gz"
+
+    @property
+    def indexer_state_path(self) -> Path:
+        return self.root / "indexer-state.json"
+
+    @property
+    def settings_path(self) -> Path:
+        return self.root / "admin" / "settings.json"
+
+    @property
+    def redis_dir(self) -> Path:
+        return self.root / "redis"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / "runs"

@@ -1,0 +1,13 @@
+"""The web app: blueprints, one per area of URLs, and the helpers they share."""
+
+from flask import Flask
+
+
+def register_web(app: Flask) -> None:
+    from rlx.web import errors, explore, health
+    from rlx.web.context import init_context
+
+    init_context(app)
+    errors.init_app(app)
+    app.register_blueprint(health.bp)
+    app.register_blueprint(explore.bp)

@@ -1,0 +1,60 @@
+"""One error path, two shapes: JSON for /api/ URLs, a page in the layout for everything else."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from rlx.sources.errors import SourceError, Unavailable
+
+log = logging.getLogger(__name__)
+
+TITLES = {
+    400: "That request could not be read",
+    403: "You may not see this",
+    404: "Nothing here",
+    405: "Not allowed",
+    413: "Too large",
+    429: "Too many requests",
+    500: "Something broke on our side",
+    503: "Try again in a moment",
+}
+
+
+def error_response(status: int, message: str, retry_after: int | None = None):
+    if request.path.startswith("/api/"):
+        response = jsonify({"ok": False, "status": status, "error": message})
+        response.status_code = status
+    else:
+        body = render_template("pages/error.html", status=status, title=TITLES.get(status, "Error"),
+                               message=message)
+        response = (body, status)
+        from flask import make_response
+
+        response = make_response(response)
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def init_app(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException):
+        retry_after = exc.retry_after if getattr(exc, "retry_after", None) else None
+        return error_response(exc.code or 500, exc.description or TITLES.get(exc.code, "Error"),
+                              retry_after=retry_after)
+
+    @app.errorhandler(SourceError)
+    def _source(exc: SourceError):
+        retry_after = exc.retry_after if isinstance(exc, Unavailable) else None
+        return error_response(exc.status, str(exc), retry_after=retry_after)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        if isinstance(exc, HTTPException):
+            return _http(exc)
+        log.exception("unhandled error on %s", request.path)
+        return error_response(500, InternalServerError.description)

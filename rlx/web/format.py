@@ -1,0 +1,39 @@
+"""Numbers and dates as a person reads them on a card."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+def compact_number(value) -> str:
+    """1234 -> 1.2k, 2500000 -> 2.5M; small numbers as they are."""
+    try:
+        n = float(value)
+    except (TypeError, ValueError):
+        return ""
+    for limit, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(n) >= limit:
+            text = f"{n / limit:.1f}".rstrip("0").rstrip(".")
+            return f"{text}{suffix}"
+    return str(int(n)) if n == int(n) else f"{n:.1f}"
+
+
+def relative_date(value: str | None, now: datetime | None = None) -> str:
+    """An ISO date as '3 days ago', '2 months ago'; empty when absent or unreadable."""
+    if not value:
+        return ""
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    seconds = ((now or datetime.now(timezone.utc)) - when).total_seconds()
+    if seconds < 0:
+        return "just now"
+    for unit, size in (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600),
+                       ("minute", 60)):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count != 1 else ''} ago"
+    return "just now"

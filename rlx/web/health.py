@@ -1,0 +1,66 @@
+"""/healthz (the process answers) and /readyz (every part it depends on answers), as JSON."""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, current_app, jsonify
+from rq import Worker
+
+from rlx.queue import get_redis
+
+bp = Blueprint("health", __name__)
+
+
+@bp.get("/healthz")
+def healthz():
+    return jsonify({"ok": True})
+
+
+@bp.get("/readyz")
+def readyz():
+    checks = {"redis": _check_redis(), "workers": _check_workers(), "source": _check_source()}
+    for name, extra in current_app.extensions.get("rlx.readiness", {}).items():
+        checks[name] = extra()
+    ok = all(check["ok"] for check in checks.values())
+    response = jsonify({"ok": ok, "checks": checks})
+    response.status_code = 200 if ok else 503
+    if not ok:
+        response.headers["Retry-After"] = "10"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _timed(fn):
+    started = time.perf_counter()
+    try:
+        result = fn() or {}
+        result.setdefault("ok", True)
+    except Exception as exc:  # a readiness probe reports every failure, it never raises
+        result = {"ok": False, "error": str(exc) or type(exc).__name__}
+    result["ms"] = round((time.perf_counter() - started) * 1000, 1)
+    return result
+
+
+def _check_redis():
+    return _timed(lambda: {"ok": bool(get_redis().ping())})
+
+
+def _check_workers():
+    def probe():
+        workers = Worker.all(connection=get_redis())
+        queues = sorted({q for w in workers for q in w.queue_names()})
+        return {"ok": bool(workers), "count": len(workers), "queues": queues,
+                **({} if workers else {"error": "no RQ worker is running: start one with `rlx worker`."})}
+
+    return _timed(probe)
+
+
+def _check_source():
+    source = current_app.extensions["rlx.source"]
+
+    def probe():
+        source.check()
+        return {"kind": source.kind, "describe": source.describe()}
+
+    return _timed(probe)

@@ -1,0 +1,5 @@
+"""gunicorn -k gevent wsgi:app"""
+
+from rlx import create_app
+
+app = create_app()
