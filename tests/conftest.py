@@ -1,4 +1,4 @@
-"""Test-wide setup: an isolated environment per test, and the stand-ins for the outside world."""
+"""Test-wide setup: an isolated environment per test, a real Redis, apps from the factory, and the stand-ins."""
 
 import os
 
@@ -8,4 +8,85 @@ os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
 os.environ.setdefault("HF_HUB_DISABLE_IMPLICIT_TOKEN", "1")
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from rlx import create_app  # noqa: E402
+from rlx.config import Config  # noqa: E402
+from rlx.queue.embedded import EmbeddedRedis  # noqa: E402
+
 pytest_plugins = ["tests.stand_ins.hub_fixtures"]
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+_OUR_VARIABLES = ("STORAGE_DIR", "RLX_CACHE_DIR", "REDIS_URL", "HF_ENDPOINT", "RLX_SOURCE", "SESSION_SECRET")
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch):
+    """Config comes from the environment: no test sees another's settings (or the developer's)."""
+    for name in _OUR_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    """One real redis-server (the embedded one) for the whole run."""
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
+    url = server.start()
+    yield url
+    server.stop()
+
+
+@pytest.fixture
+def redis_client(redis_url):
+    from rlx.queue.connection import connect
+
+    client = connect(redis_url)
+    client.flushall()
+    return client
+
+
+@pytest.fixture
+def make_config(tmp_path, redis_url):
+    """A Config for a fresh STORAGE_DIR; keyword arguments override environment variables."""
+
+    def make(**env):
+        values = {"STORAGE_DIR": str(tmp_path / "data"), "REDIS_URL": redis_url, "SESSION_SECRET": "test-secret",
+                  "RLX_SOURCE": str(EXAMPLES), **env}
+        return Config.from_env({k: v for k, v in values.items() if v is not None})
+
+    return make
+
+
+@pytest.fixture
+def app(make_config, redis_client):
+    return create_app(make_config())
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def running_worker(make_config, redis_url, redis_client):
+    """A real `rlx worker` process on the test Redis, stopped after the test."""
+    import subprocess
+    import sys
+    import time
+
+    from rq import Worker
+
+    config = make_config()
+    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
+           "RLX_SOURCE": config.source, "SESSION_SECRET": "test-secret"}
+    process = subprocess.Popen([sys.executable, "-m", "workers.rq_worker"], env=env)
+    deadline = time.monotonic() + 30
+    while not Worker.all(connection=redis_client):
+        assert process.poll() is None, "the worker exited at start"
+        assert time.monotonic() < deadline, "the worker did not register within 30 s"
+        time.sleep(0.05)
+    yield process
+    process.terminate()
+    process.wait(15)

@@ -20,11 +20,11 @@ class AppWorker(Worker):
 
     flask_app: Flask | None = None
 
-    def perform_job(self, job, queue):
+    def perform_job(self, job, queue, *args, **kwargs):
         if self.flask_app is None:
-            return super().perform_job(job, queue)
+            return super().perform_job(job, queue, *args, **kwargs)
         with self.flask_app.app_context():
-            return super().perform_job(job, queue)
+            return super().perform_job(job, queue, *args, **kwargs)
 
 
 def build_worker(app: Flask, queues=tuple(QUEUES), name: str | None = None) -> AppWorker:
