@@ -1,1 +1,23 @@
-"""Adapters: read each environment format through one contract."""
+"""Adapters: every environment format is read through one contract (rlx/adapters/contract.py).
+
+Built-in adapters register here through the same door a new format uses: `register(MyAdapter())`.
+"""
+
+from rlx.adapters.contract import (
+    Adapter, Block, FileView, Index, RunField, RunOption, Section, TaskRow, TaskView, Withheld,
+)
+from rlx.adapters.env import Env
+from rlx.adapters.public import public
+from rlx.adapters.registry import all_adapters, get, pick, register, unregister
+
+__all__ = [
+    "Adapter", "Block", "Env", "FileView", "Index", "RunField", "RunOption", "Section", "TaskRow", "TaskView",
+    "Withheld", "all_adapters", "get", "pick", "public", "register", "unregister",
+]
+
+
+def register_builtin() -> None:
+    from rlx.adapters.harbor.adapter import HarborAdapter
+
+    if get("harbor") is None:
+        register(HarborAdapter())

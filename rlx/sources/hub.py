@@ -15,6 +15,7 @@ Plain blocking calls: under gevent the monkey-patched sockets and sleeps make th
 from __future__ import annotations
 
 import email.utils
+import re
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
@@ -30,7 +31,7 @@ from huggingface_hub.errors import (
     RepositoryNotFoundError,
     RevisionNotFoundError,
 )
-from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status, parse_ratelimit_headers
 
 from rlx.sources.base import FileEntry, RepoRecord, RepoType
 from rlx.sources.errors import AccessDenied, EntryNotFound, RepoNotFound, SourceError, Unavailable
@@ -38,6 +39,7 @@ from rlx.sources.errors import AccessDenied, EntryNotFound, RepoNotFound, Source
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 # Failures worth another attempt: the request never got going, or the connection broke (a kept-alive one went stale).
 RETRY_ERRORS = (httpx2.NetworkError, httpx2.RemoteProtocolError, httpx2.ConnectTimeout, httpx2.PoolTimeout)
+REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 PATHS_PER_CALL = 500  # huggingface_hub does not chunk paths-info; the Hub documents no maximum
 MAX_PAGES = 10_000  # a bound on any paginated listing (10 million entries at the Hub's 1,000 per page)
 DATASET_FIELDS = ("author", "sha", "tags", "likes", "downloads", "trendingScore", "createdAt", "lastModified",
@@ -77,7 +79,7 @@ class HubSource:
         return f"the Hub at {self.endpoint}"
 
     def check(self) -> None:
-        what = f"a one-item listing from {self.describe()}"
+        what = f"a test listing at {self.endpoint}"
         url = f"{self.endpoint}/api/datasets"
         with self._send("GET", url, what, None, params={"limit": 1}, attempts=1) as response:
             if not isinstance(_json(response, what), list):
@@ -88,10 +90,14 @@ class HubSource:
     def list_repos(self, repo_type: RepoType, tags: Sequence[str], token: str | None = None) -> list[RepoRecord]:
         fields = SPACE_FIELDS if repo_type == "space" else DATASET_FIELDS
         merged: dict[str, RepoRecord] = {}
-        for tag in dict.fromkeys(tags):  # the Hub ANDs repeated filters: one query per tag, merged here
-            params = [("filter", tag), ("sort", "trendingScore"), *(("expand", f) for f in fields)]
+        # The Hub ANDs repeated filters: one query per tag, merged here. No tags: one unfiltered query, as
+        # FolderSource lists everything then (on huggingface.co that is hundreds of pages: pass tags).
+        for tag in dict.fromkeys(tags) if tags else [None]:
+            params = [("filter", tag)] if tag else []
+            params += [("sort", "trendingScore"), *(("expand", f) for f in fields)]
             url = f"{self.endpoint}/api/{repo_type}s"
-            for item in self._pages(url, f"the {repo_type} listing for tag {tag!r}", token, params):
+            what = f"the {repo_type} listing" + (f" for tag {tag!r}" if tag else "")
+            for item in self._pages(url, what, token, params):
                 if isinstance(item, dict) and item.get("id"):
                     merged.setdefault(item["id"], _record(repo_type, item))
         return sorted(merged.values(), key=lambda r: (-r.trending_score, -r.likes, r.id))
@@ -164,6 +170,7 @@ class HubSource:
     ) -> bytes:
         path = path.strip("/")
         rev = revision or constants.DEFAULT_REVISION
+        self._repo_api(repo_type, repo_id)  # validates the id
         url = hf_hub_url(repo_id, path, repo_type=repo_type, revision=rev, endpoint=self.endpoint)
         what = _label(repo_type, repo_id, path, revision)
         # Streamed into memory, never through huggingface_hub's disk cache: private bytes stay off the disk.
@@ -185,6 +192,8 @@ class HubSource:
     # -- transport ----------------------------------------------------------------------------------------------
 
     def _repo_api(self, repo_type: RepoType, repo_id: str) -> str:
+        if not REPO_ID.match(repo_id or ""):  # it becomes part of a URL path: nothing else may ride along
+            raise RepoNotFound(f"{repo_id!r} is not a repository id (expected org/name).")
         return f"{self.endpoint}/api/{repo_type}s/{repo_id}"
 
     def _pages(self, url: str, what: str, token, params, repo=None) -> Iterator:
@@ -280,7 +289,10 @@ def _json(response: httpx2.Response, what: str):
 
 
 def _retry_after(response: httpx2.Response) -> float | None:
-    """Seconds from a Retry-After header (a number or an HTTP date), or None."""
+    """Seconds the Hub asks us to wait: its RateLimit reset on an exhausted 429, else Retry-After; or None."""
+    limit = parse_ratelimit_headers(response.headers) if response.status_code == 429 else None
+    if limit is not None and limit.remaining == 0:
+        return float(limit.reset_in_seconds)
     value = (response.headers.get("retry-after") or "").strip()
     if not value:
         return None
@@ -334,23 +346,26 @@ def _record(repo_type: RepoType, data: dict) -> RepoRecord:
     card = data.get("cardData") if isinstance(data.get("cardData"), dict) else {}
     subdomain = data.get("subdomain")
     host = data.get("host") or (f"https://{subdomain}.hf.space" if repo_type == "space" and subdomain else None)
-    return RepoRecord(
-        id=data["id"],
-        repo_type=repo_type,
-        sha=data.get("sha"),
-        tags=tuple(str(t) for t in data.get("tags") or ()),
-        likes=int(data.get("likes") or 0),
-        downloads=int(data.get("downloads") or 0),
-        trending_score=float(data.get("trendingScore") or 0.0),
-        created_at=data.get("createdAt"),
-        last_modified=data.get("lastModified"),
-        private=bool(data.get("private")),
-        gated=data.get("gated") not in (None, False, "false", "False"),
-        card=card,
-        sdk=data.get("sdk"),
-        stage=runtime.get("stage"),
-        host=host,
-    )
+    try:
+        return RepoRecord(
+            id=data["id"],
+            repo_type=repo_type,
+            sha=data.get("sha"),
+            tags=tuple(str(t) for t in data.get("tags") or ()),
+            likes=int(data.get("likes") or 0),
+            downloads=int(data.get("downloads") or 0),
+            trending_score=float(data.get("trendingScore") or 0.0),
+            created_at=data.get("createdAt"),
+            last_modified=data.get("lastModified"),
+            private=bool(data.get("private")),
+            gated=data.get("gated") not in (None, False, "false", "False"),
+            card=card,
+            sdk=data.get("sdk"),
+            stage=runtime.get("stage"),
+            host=host,
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise SourceError(f"The Hub described {data.get('id', 'a repository')!r} in a shape we cannot read.") from err
 
 
 def _entry(item: dict) -> FileEntry:

@@ -4,10 +4,14 @@ from flask import Flask
 
 
 def register_web(app: Flask) -> None:
-    from rlx.web import errors, explore, health
+    from rlx.adapters import register_builtin
+    from rlx.web import envs, errors, explore, health, tasks
     from rlx.web.context import init_context
 
     init_context(app)
     errors.init_app(app)
     app.register_blueprint(health.bp)
     app.register_blueprint(explore.bp)
+    app.register_blueprint(envs.bp)
+    app.register_blueprint(tasks.bp)
+    register_builtin()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from flask import Blueprint, current_app, request
+from flask import Blueprint, current_app, request, url_for
 
 from rlx.catalog import KINDS, fetch_listing, kind_of
 from rlx.web.render import render
@@ -37,6 +37,7 @@ def _card(record):
         "downloads": record.downloads,
         "modified": record.last_modified,
         "summary": str(record.card.get("description") or record.card.get("short_description") or ""),
+        "url": url_for("envs.env_page", org=record.org, name=record.name) if record.repo_type == "dataset" else None,
     }
 
 

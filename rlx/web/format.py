@@ -37,3 +37,16 @@ def relative_date(value: str | None, now: datetime | None = None) -> str:
             count = int(seconds // size)
             return f"{count} {unit}{'s' if count != 1 else ''} ago"
     return "just now"
+
+
+def file_size(n) -> str:
+    """Bytes as 512 B, 3.4 KB, 1.2 MB."""
+    try:
+        n = float(n)
+    except (TypeError, ValueError):
+        return ""
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return ""

@@ -231,9 +231,11 @@ def read_repo_folder(folder: Path) -> tuple[dict[str, bytes], dict]:
     files: dict[str, bytes] = {}
     meta: dict = {}
     for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
+        dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__")]
         rel = Path(dirpath).relative_to(folder).as_posix()
         for name in filenames:
+            if name == ".DS_Store":
+                continue
             data = (Path(dirpath) / name).read_bytes()
             if rel == "." and name == ".hub.json":
                 meta = json.loads(data)
@@ -260,8 +262,12 @@ class Identity:
         return repo.repo_id in self.grants or self.owns(repo)
 
     def whoami(self) -> dict:
-        org = lambda n: {"type": "org", "id": _hash("org:", n)[:24], "name": n, "fullname": n, "email": None,  # noqa: E731
-                         "canPay": False, "avatarUrl": "", "periodEnd": None, "roleInOrg": "read"}  # fmt: skip
+        """The whoami-v2 payload for this token."""
+        orgs = [
+            {"type": "org", "id": _hash("org:", n)[:24], "name": n, "fullname": n, "email": None, "canPay": False,
+             "avatarUrl": "", "periodEnd": None, "roleInOrg": "read"}
+            for n in self.orgs
+        ]  # fmt: skip
         return {
             "type": "user",
             "id": _hash("user:", self.name)[:24],
@@ -271,7 +277,7 @@ class Identity:
             "isPro": False,
             "periodEnd": None,
             "avatarUrl": "",
-            "orgs": [org(n) for n in self.orgs],
+            "orgs": orgs,
             "auth": {
                 "type": "access_token",
                 "accessToken": {"displayName": f"{self.name}-token", "role": "read", "createdAt": DEFAULT_DATE},
@@ -285,6 +291,7 @@ class _Fault:
     times: int
     path_contains: str | None
     retry_after: float | None
+    headers: dict
 
 
 @dataclass
@@ -299,6 +306,7 @@ class _Request:
     """What one handler call is working on."""
 
     method: str
+    target: str  # the request line's path and query, as sent
     path: str
     query: list[tuple[str, str]]
     body: bytes
@@ -338,10 +346,8 @@ class HubStandIn:
             base = Path(root) / plural
             for folder in sorted(base.glob("*/*")) if base.is_dir() else ():
                 if folder.is_dir():
-                    files, meta = read_repo_folder(folder)
-                    self.repos[(repo_type, f"{folder.parent.name}/{folder.name}")] = Repo(
-                        repo_type, f"{folder.parent.name}/{folder.name}", files, meta
-                    )
+                    repo_id = f"{folder.parent.name}/{folder.name}"
+                    self.repos[(repo_type, repo_id)] = Repo(repo_type, repo_id, *read_repo_folder(folder))
 
     def add_repo(self, repo_type: str, repo_id: str, files: dict[str, bytes | str], meta: dict | None = None) -> Repo:
         """Add (or replace) a repository built in code; str contents are stored as UTF-8."""
@@ -360,10 +366,17 @@ class HubStandIn:
 
     # -- faults and the log -------------------------------------------------------------------------------------
 
-    def fail(self, status: int, times: int = 1, path_contains: str | None = None, retry_after: float | None = None):
-        """Answer the next `times` matching requests with `status` (and a Retry-After header when given)."""
+    def fail(
+        self,
+        status: int,
+        times: int = 1,
+        path_contains: str | None = None,
+        retry_after: float | None = None,
+        headers: dict | None = None,
+    ) -> None:
+        """Answer the next `times` matching requests with `status` (plus Retry-After and `headers` when given)."""
         with self._lock:
-            self._faults.append(_Fault(status, times, path_contains, retry_after))
+            self._faults.append(_Fault(status, times, path_contains, retry_after, dict(headers or {})))
 
     def slow(self, seconds: float, path_contains: str | None = None, times: int | None = None) -> None:
         """Delay matching requests by `seconds` (all of them, or the next `times`)."""
@@ -377,12 +390,12 @@ class HubStandIn:
             self.latency = 0.0
 
     def count(self, method: str | None = None, contains: str | None = None) -> int:
-        """How many logged requests match the method and contain the text in their path (with query)."""
+        """How many logged requests match the method and contain the text in their path and query (raw or decoded)."""
         with self._lock:
             return sum(
                 1
                 for m, p in self.requests
-                if (method is None or m == method.upper()) and (contains is None or contains in p)
+                if (method is None or m == method.upper()) and (contains is None or _contains(p, contains))
             )
 
     def reset_log(self) -> None:
@@ -405,7 +418,9 @@ class HubStandIn:
         self._stopping.clear()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.hub = self
-        self._thread = threading.Thread(target=self._server.serve_forever, name="hub-stand-in", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="hub-stand-in", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -430,7 +445,7 @@ class HubStandIn:
 
     def _before(self, req: _Request) -> tuple[int, dict, bytes] | None:
         """Log the request, apply latency and slow rules, and answer a queued failure if one matches."""
-        full = req.path + ("?" + urlencode(req.query) if req.query else "")
+        full = req.target
         with self._lock:
             self.requests.append((req.method, full))
             self.request_tokens.append(_bearer(req.headers))
@@ -440,14 +455,14 @@ class HubStandIn:
         fault = None
         with self._lock:
             for rule in list(self._slow):
-                if rule.path_contains is None or rule.path_contains in full:
+                if rule.path_contains is None or _contains(full, rule.path_contains):
                     delay += rule.seconds
                     if rule.times is not None:
                         rule.times -= 1
                         if rule.times <= 0:
                             self._slow.remove(rule)
             for queued in self._faults:
-                if queued.path_contains is None or queued.path_contains in full:
+                if queued.path_contains is None or _contains(full, queued.path_contains):
                     fault = queued
                     queued.times -= 1
                     if queued.times <= 0:
@@ -457,7 +472,9 @@ class HubStandIn:
             self._stopping.wait(delay)
         if fault is None:
             return None
-        headers = {} if fault.retry_after is None else {"Retry-After": _number(fault.retry_after)}
+        headers = dict(fault.headers)
+        if fault.retry_after is not None:
+            headers["Retry-After"] = _number(fault.retry_after)
         return _json(fault.status, {"error": f"Injected failure {fault.status}"}, headers)
 
     def handle(self, req: _Request) -> tuple[int, dict, bytes]:
@@ -524,16 +541,13 @@ class HubStandIn:
 
     def _list(self, req: _Request, repo_type: str) -> tuple[int, dict, bytes]:
         params = _multi(req.query)
-        expand = params.get("expand", [])
-        unknown = [e for e in expand if e not in EXPANDABLE[repo_type]]
-        if unknown:
-            raise HubError(400, f'"expand" must be one of {sorted(EXPANDABLE[repo_type])}, not {unknown}.')
+        expand = _expand(params, repo_type)
         sort = _first(params, "sort")
         if sort is not None and sort not in SORT_KEYS:
             raise HubError(400, f'"sort" must be one of {sorted(SORT_KEYS)}.')
         found = [
             repo
-            for (kind, _), repo in self.repos.items()
+            for (kind, _), repo in list(self.repos.items())
             if kind == repo_type and self._visible(repo, req.ident) and _matches(repo, params)
         ]
         found.sort(key=lambda r: r.repo_id)
@@ -541,7 +555,7 @@ class HubStandIn:
             found.sort(key=lambda r: r.prop(sort) or 0, reverse=True)
         size = min(_int(_first(params, "limit"), self.list_page_size), self.list_page_size)
         if expand:
-            names = list(dict.fromkeys(expand))
+            names = expand
         else:
             names = list(LIST_DEFAULT[repo_type])
             if _first(params, "full") in ("true", "True", "1"):
@@ -562,7 +576,7 @@ class HubStandIn:
     def _info(self, req: _Request, repo_type: str, repo_id: str, revision: str) -> tuple[int, dict, bytes]:
         repo = self._repo(req, repo_type, repo_id, revision)
         params = _multi(req.query)
-        names = params.get("expand") or INFO_DEFAULT[repo_type]
+        names = _expand(params, repo_type) or INFO_DEFAULT[repo_type]
         blobs = _first(params, "blobs") in ("true", "True", "1")
         return _json(200, repo.as_json(names, blobs=blobs))
 
@@ -652,6 +666,15 @@ def _first(params: dict[str, list[str]], key: str) -> str | None:
     return values[0] if values else None
 
 
+def _expand(params: dict[str, list[str]], repo_type: str) -> list[str]:
+    """The `expand` properties asked for, refused with a 400 like the Hub's when one is unknown."""
+    expand = list(dict.fromkeys(params.get("expand", [])))
+    unknown = [e for e in expand if e not in EXPANDABLE[repo_type]]
+    if unknown:
+        raise HubError(400, f'"expand" must be one of {sorted(EXPANDABLE[repo_type])}, not {unknown}.')
+    return expand
+
+
 def _int(value: str | None, default: int) -> int:
     try:
         return int(value) if value is not None else default
@@ -674,6 +697,11 @@ def _cursor_offset(cursor: str | None) -> int:
         return int(json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))["offset"])
     except (ValueError, KeyError, TypeError):
         raise HubError(400, "Invalid cursor.") from None
+
+
+def _contains(target: str, text: str) -> bool:
+    """Whether a request target holds `text` as sent (`tasks%2Fa`) or decoded (`tasks/a`)."""
+    return text in target or text in unquote(target)
 
 
 def _sub_path(segments: list[str]) -> str:
@@ -759,6 +787,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         req = _Request(
             method=self.command,
+            target=self.path,
             path=split.path,
             query=parse_qsl(split.query, keep_blank_values=True),
             body=body,

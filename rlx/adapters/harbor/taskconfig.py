@@ -331,7 +331,7 @@ def _read_healthcheck(value: Any, where: str, extra: dict) -> dict | None:
         raise TaskTomlError(f"task.toml [{where}] needs a command.")
     check = {"command": command}
     for key, default in _HEALTHCHECK_DEFAULTS.items():
-        reader = _integer if isinstance(default, int) else _number
+        reader = read_integer if isinstance(default, int) else read_number
         check[key] = reader(table, key, where, default)
     return check
 

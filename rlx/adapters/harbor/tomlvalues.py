@@ -17,7 +17,7 @@ class TaskTomlError(ValueError):
     """task.toml could not be read; the message is one sentence for the page."""
 
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMK])(?:I?B)?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMK])(?:iB|i|B)?\s*$", re.IGNORECASE)
 _MB_PER_UNIT = {"G": 1024, "M": 1, "K": 1 / 1024}
 
 
@@ -27,14 +27,6 @@ def parse_size_mb(text: Any) -> int | None:
     if match is None:
         return None
     return max(1, round(float(match.group(1)) * _MB_PER_UNIT[match.group(2).upper()]))
-
-
-# tomllib's terse wording, said the way a task author would understand it.
-_PLAIN_WORDS = {
-    "invalid value": "a value is missing or is not valid TOML",
-    "cannot overwrite a value": "a key is set twice",
-    "unterminated string": "a string is never closed",
-}
 
 
 NETWORK_MODES = ("public", "no-network", "allowlist")
@@ -76,6 +68,14 @@ def read_network_mode(table: dict, where: str, legacy: list[str]) -> str:
     mode = "public" if allow else "no-network"
     legacy.append(f'{prefix}allow_internet = {shown} read as network_mode = "{mode}"')
     return mode
+
+
+# tomllib's terse wording, said the way a task author would understand it.
+_PLAIN_WORDS = {
+    "invalid value": "a value is missing or is not valid TOML",
+    "cannot overwrite a value": "a key is set twice",
+    "unterminated string": "a string is never closed",
+}
 
 
 def syntax_sentence(message: str, text: str) -> str:

@@ -13,3 +13,36 @@
     try { localStorage.setItem("rlx-theme", next); } catch (e) {}
   });
 })();
+
+/* Line ranges in the file viewer: #L10-L20 selects lines 10 to 20; shift-click on a line number extends. */
+(function () {
+  function lines(from, to) {
+    document.querySelectorAll(".code .line.selected").forEach(function (el) { el.classList.remove("selected"); });
+    var first = null;
+    for (var n = Math.min(from, to); n <= Math.max(from, to); n++) {
+      var el = document.getElementById("L" + n);
+      if (el) { el.classList.add("selected"); first = first || el; }
+    }
+    return first;
+  }
+  function apply() {
+    var m = /^#L(\d+)(?:-L(\d+))?$/.exec(location.hash);
+    if (!m) return;
+    var first = lines(+m[1], +(m[2] || m[1]));
+    if (first) first.scrollIntoView({ block: "center" });
+  }
+  var anchor = null;
+  document.addEventListener("click", function (ev) {
+    var link = ev.target.closest && ev.target.closest(".code a.ln");
+    if (!link) return;
+    var n = +link.getAttribute("href").slice(2);
+    if (ev.shiftKey && anchor) {
+      ev.preventDefault();
+      history.replaceState(null, "", "#L" + Math.min(anchor, n) + "-L" + Math.max(anchor, n));
+      apply();
+    } else { anchor = n; }
+  });
+  window.addEventListener("hashchange", apply);
+  document.addEventListener("DOMContentLoaded", apply);
+  document.addEventListener("htmx:afterSettle", apply);
+})();

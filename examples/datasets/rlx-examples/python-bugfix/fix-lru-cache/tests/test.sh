@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Verifier: scripted and randomised operation sequences against /app/lru.py.
+set -u
+mkdir -p /logs/verifier
+if python3 /tests/test_outputs.py; then
+  echo 1 > /logs/verifier/reward.txt
+else
+  echo 0 > /logs/verifier/reward.txt
+fi

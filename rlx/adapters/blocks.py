@@ -1,0 +1,100 @@
+"""Constructors for each block kind, and each block as plain text (what MCP and search read).
+
+Shapes of `data`, by kind:
+  kv        [[label, value], ...]                       value: text, number, bool or list of text
+  stats     [{"label", "items": [[name, count], ...]}]  counts drawn as bars
+  markdown  {"text"}                                    rendered, then sanitized
+  code      {"text", "language", "path"}                highlighted, with line numbers
+  note      {"text", "tone"}                            tone: info, warn, bad, ok
+  value     {"value"}                                   any JSON value, shown pretty
+  messages  [{"role", "content"}]                       a chat
+  steps     [{"title", "blocks": [Block]}]              a multi-step task, one part per step
+  links     [{"label", "href", "hint"}]
+  disclose  {"summary", "blocks": [Block]}              closed until opened
+  files     {"entries": [{"path", "type", "size", "withheld"}]}
+"""
+
+from __future__ import annotations
+
+import json
+
+from rlx.adapters.contract import Block
+
+
+def kv(pairs, title=None) -> Block:
+    return Block("kv", [[str(k), v] for k, v in pairs if v not in (None, "", [], {})], title)
+
+
+def stats(groups, title=None) -> Block:
+    return Block("stats", groups, title)
+
+
+def markdown(text: str, title=None) -> Block:
+    return Block("markdown", {"text": text}, title)
+
+
+def code(text: str, language: str = "text", path: str | None = None, title=None) -> Block:
+    return Block("code", {"text": text, "language": language, "path": path}, title)
+
+
+def note(text: str, tone: str = "info", title=None) -> Block:
+    return Block("note", {"text": text, "tone": tone}, title)
+
+
+def value(data, title=None) -> Block:
+    return Block("value", {"value": data}, title)
+
+
+def messages(items, title=None) -> Block:
+    return Block("messages", [{"role": str(m.get("role", "")), "content": m.get("content", "")} for m in items], title)
+
+
+def steps(parts, title=None) -> Block:
+    return Block("steps", parts, title)
+
+
+def links(items, title=None) -> Block:
+    return Block("links", items, title)
+
+
+def disclose(summary: str, inner: list[Block], title=None) -> Block:
+    return Block("disclose", {"summary": summary, "blocks": inner}, title)
+
+
+def files(entries, title=None) -> Block:
+    return Block("files", {"entries": entries}, title)
+
+
+def to_text(block: Block) -> str:
+    """A block as plain text: the same content the page shows, for MCP clients and search."""
+    head = f"## {block.title}\n" if block.title else ""
+    data = block.data
+    if block.kind == "kv":
+        body = "\n".join(f"- {k}: {', '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in data)
+    elif block.kind == "stats":
+        body = "\n".join(
+            f"{group['label']}: " + ", ".join(f"{name} ({count})" for name, count in group["items"]) for group in data
+        )
+    elif block.kind in ("markdown", "note"):
+        body = data["text"]
+    elif block.kind == "code":
+        fence = "```"
+        body = f"{data.get('path') or ''}\n{fence}{data.get('language') or ''}\n{data['text']}\n{fence}".lstrip("\n")
+    elif block.kind == "value":
+        body = json.dumps(data["value"], indent=2, ensure_ascii=False, default=str)
+    elif block.kind == "messages":
+        body = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in data)
+    elif block.kind == "steps":
+        body = "\n\n".join(f"### {part['title']}\n" + "\n\n".join(to_text(b) for b in part["blocks"]) for part in data)
+    elif block.kind == "links":
+        body = "\n".join(f"- {item['label']}: {item['href']}" for item in data)
+    elif block.kind == "disclose":
+        body = f"{data['summary']}\n" + "\n\n".join(to_text(b) for b in data["blocks"])
+    elif block.kind == "files":
+        body = "\n".join(
+            f"- {e['path']}{'/' if e['type'] == 'directory' else ''}{' (withheld)' if e.get('withheld') else ''}"
+            for e in data["entries"]
+        )
+    else:  # pragma: no cover - Block refuses unknown kinds
+        body = str(data)
+    return head + body

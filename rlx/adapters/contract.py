@@ -1,0 +1,162 @@
+"""The environment contract: what every format's adapter answers, in plain data.
+
+An adapter answers five questions about an environment: its tasks (an overview, cards, one task as sections of
+blocks, its files), what they run in, how they can run (run options, each by a runner, with its own fields),
+which other tasks are the same task (aliases), and any extra MCP tools. Pages, JSON and MCP are drawn from these
+answers alone, so a new format needs an adapter and no new template.
+
+Keys beginning with `_` are the server's own (a task's folder, a pack hash): `rlx.adapters.public` strips them
+before anything leaves the server.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rlx.adapters.env import Env
+    from rlx.queue.progress import Progress
+    from rlx.sources.base import RepoRecord
+
+BLOCK_KINDS = ("kv", "stats", "markdown", "code", "note", "value", "messages", "steps", "links", "disclose", "files")
+
+
+@dataclass
+class Block:
+    """One piece of a section. `data` depends on `kind` (see rlx/adapters/blocks.py for each shape)."""
+
+    kind: str
+    data: Any
+    title: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in BLOCK_KINDS:
+            raise ValueError(f"unknown block kind {self.kind!r}")
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    blocks: list[Block]
+
+
+@dataclass
+class TaskRow:
+    """One task in an index: what cards, facets and search read."""
+
+    ref: str
+    title: str
+    brief: str = ""
+    facets: dict[str, Any] = field(default_factory=dict)  # name -> value or list of values
+    error: str | None = None  # set when the task could not be read (it still lists)
+    extra: dict[str, Any] = field(default_factory=dict)  # adapter's own; `_` keys stay on the server
+
+
+@dataclass
+class Withheld:
+    where: str
+    why: str
+
+
+@dataclass
+class TaskView:
+    ref: str
+    title: str
+    sections: list[Section]
+    withheld: list[Withheld] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)  # the glance line: difficulty, category, timeouts...
+
+
+@dataclass
+class FileView:
+    """One file of a task, as the viewer shows it."""
+
+    path: str
+    text: str | None = None  # None when withheld or binary
+    withheld: str | None = None  # the reason, when withheld
+    binary: bool = False
+    size: int = 0
+    truncated: bool = False
+
+
+@dataclass
+class RunField:
+    name: str
+    label: str
+    type: str = "text"  # text, number, choice
+    choices: list[str] = field(default_factory=list)
+    default: Any = None
+
+
+@dataclass
+class RunOption:
+    key: str
+    label: str
+    runner: str
+    can_run: bool
+    why_not: str | None = None
+    fields: list[RunField] = field(default_factory=list)
+
+
+@dataclass
+class Index:
+    """An environment's task index as stored: rows plus the overview numbers, one per revision."""
+
+    env_id: str
+    adapter: str
+    revision: str | None
+    version: int
+    built_at: str
+    complete: bool
+    rows: list[TaskRow]
+    summary: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+class Adapter(ABC):
+    """One environment format. Subclass, then `rlx.adapters.register(MyAdapter())`."""
+
+    key: str = ""
+    label: str = ""
+    index_version: int = 1
+
+    @abstractmethod
+    def score(self, record: "RepoRecord") -> float:
+        """A cheap guess from the listing record alone, 0 (not mine) to 1 (surely mine)."""
+
+    def confirm(self, env: "Env") -> bool:
+        """A closer look when the score is unsure (reads a file or two). Default: trust the score."""
+        return True
+
+    @abstractmethod
+    def build_index(self, env: "Env", progress: "Progress | None" = None) -> Index:
+        """Read the environment and return its index (and write whatever else it needs to the store)."""
+
+    @abstractmethod
+    def overview(self, env: "Env", index: Index) -> list[Section]:
+        """The environment page's summary sections."""
+
+    @abstractmethod
+    def task(self, env: "Env", index: Index, ref: str) -> TaskView | None:
+        """One task as sections of blocks, answers withheld; None when `ref` is not a task here."""
+
+    def list_folder(self, env: "Env", index: Index, ref: str, path: str) -> list[dict] | None:
+        """One folder of a task: [{path, type, size, withheld}], or None when there is no such folder."""
+        return None
+
+    def read_file(self, env: "Env", index: Index, ref: str, path: str) -> FileView | None:
+        """One file of a task, or None when there is no such file."""
+        return None
+
+    def run_options(self, env: "Env", index: Index, ref: str) -> list[RunOption]:
+        return []
+
+    def aliases(self, env: "Env", index: Index, ref: str) -> list[tuple[str, str]]:
+        """Other (environment id, ref) pairs that are the same task: their rollouts are shared."""
+        return []
+
+    def mcp_tools(self, env: "Env") -> list[dict]:
+        return []

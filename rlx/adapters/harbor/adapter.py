@@ -1,0 +1,147 @@
+"""The Harbor adapter: datasets of task folders (task.toml, instruction.md, environment/, tests/, solution/)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from rlx.adapters.contract import Adapter, FileView, Index
+from rlx.adapters.harbor import build, sections
+from rlx.adapters.harbor.reader import is_text_name
+from rlx.adapters.indexes import load_pack
+from rlx.adapters.paths import safe_relpath
+from rlx.adapters.withhold import mask_grader_script, mask_toml_answers, withheld_file_reason
+from rlx.sources.errors import EntryNotFound
+
+FILE_SHOWN_MAX = 1024 * 1024  # a file larger than this is shown cut, with a note
+FILE_FETCH_MAX = 4 * 1024 * 1024  # a file larger than this is not fetched at all
+_LAZY_LISTINGS: dict[tuple, list | None] = {}  # (env, revision, folder) -> entries, for walked tasks
+
+
+class HarborAdapter(Adapter):
+    key = "harbor"
+    label = "Harbor"
+    index_version = 1
+
+    def score(self, record) -> float:
+        if record.repo_type != "dataset":
+            return 0.0
+        return 1.0 if "harbor" in record.tags else 0.3
+
+    def confirm(self, env) -> bool:
+        """Untagged datasets: a task.toml at the root, in a root folder, or in the first folder under tasks/."""
+        source, kw = env.source, {"revision": env.revision, "token": env.token}
+        folders = [e.path for e in source.list_tree(env.repo_type, env.id, recursive=False, **kw) if e.is_dir][:200]
+        probes = ["task.toml", *(f"{f}/task.toml" for f in folders)]
+        if "tasks" in folders:
+            first = next((e.path for e in source.list_tree(env.repo_type, env.id, path="tasks", **kw) if e.is_dir),
+                         None)
+            if first:
+                probes.append(f"{first}/task.toml")
+        return bool(source.paths_info(env.repo_type, env.id, probes, **kw))
+
+    def build_index(self, env, progress=None) -> Index:
+        index = build.build_index(env, self.key, self.index_version, progress)
+        return index
+
+    def overview(self, env, index: Index):
+        return sections.overview(index, index.summary.get("readme"))
+
+    def task(self, env, index: Index, ref: str):
+        row = _row(index, ref)
+        pack = load_pack(env.store, env.id)
+        if row is None or pack is None or ref not in pack["tasks"]:
+            return None
+        return sections.task_view(row, pack["tasks"][ref], pack["blobs"])
+
+    def list_folder(self, env, index: Index, ref: str, path: str):
+        entry = self._entry(env, index, ref)
+        folder = safe_relpath(path)
+        if entry is None or folder is None:
+            return None
+        known = {p: (p, t, s, w) for p, t, s, w in entry["files"]}
+        if entry.get("walked"):  # a walked task's folders are listed on first open, never while indexing
+            lazy = self._list_lazily(env, entry, folder)
+            if lazy is None and folder not in ("",) and folder not in known:
+                return None
+            for item in lazy or []:
+                known.setdefault(item[0], item)
+        elif folder and known.get(folder, (None, None))[1] != "directory":
+            return None
+        children = [e for p, e in known.items() if posixpath.dirname(p) == folder]
+        return [{"path": p, "type": t, "size": s, "withheld": w or withheld_file_reason(p)} for p, t, s, w in
+                sorted(children, key=lambda e: (e[1] != "directory", e[0]))]
+
+    def read_file(self, env, index: Index, ref: str, path: str):
+        entry = self._entry(env, index, ref)
+        rel = safe_relpath(path)
+        if entry is None or not rel:
+            return None
+        listed = {p: (t, s) for p, t, s, _ in entry["files"]}
+        reason = withheld_file_reason(rel)
+        if rel not in listed and not (entry.get("walked") and self._exists_lazily(env, entry, rel)):
+            return None
+        kind, size = listed.get(rel, ("file", 0))
+        if kind == "directory":
+            return None
+        if reason:
+            return FileView(path=rel, withheld=reason, size=size)
+        pack = load_pack(env.store, env.id)
+        blob = entry["texts"].get(rel)
+        if blob is not None:
+            text = pack["blobs"][blob]
+            return FileView(path=rel, text=text, size=size or len(text.encode()))
+        return self._fetch_file(env, entry, rel, size)
+
+    # Internals
+
+    def _entry(self, env, index: Index, ref: str):
+        pack = load_pack(env.store, env.id)
+        if pack is None or _row(index, ref) is None:
+            return None
+        return pack["tasks"].get(ref)
+
+    def _full_path(self, entry, rel: str) -> str:
+        return f"{entry['dir']}/{rel}" if entry["dir"] else rel
+
+    def _list_lazily(self, env, entry, folder: str):
+        """One folder of a walked task, listed from the source (remembered a while); None when absent."""
+        full = self._full_path(entry, folder).rstrip("/")
+        key = (env.id, env.revision, full)
+        if key not in _LAZY_LISTINGS:
+            try:
+                found = list(env.source.list_tree(env.repo_type, env.id, path=full, revision=env.revision,
+                                                  token=env.token))
+            except EntryNotFound:
+                found = None
+            prefix = entry["dir"]
+            _LAZY_LISTINGS[key] = None if found is None else [
+                (e.path[len(prefix) + 1:] if prefix else e.path, e.type, e.size, None) for e in found]
+            while len(_LAZY_LISTINGS) > 2048:
+                _LAZY_LISTINGS.pop(next(iter(_LAZY_LISTINGS)))
+        return _LAZY_LISTINGS[key]
+
+    def _exists_lazily(self, env, entry, rel: str) -> bool:
+        found = env.source.paths_info(env.repo_type, env.id, [self._full_path(entry, rel)], revision=env.revision,
+                                      token=env.token)
+        return any(not e.is_dir for e in found)
+
+    def _fetch_file(self, env, entry, rel: str, size: int) -> FileView:
+        if size > FILE_FETCH_MAX:
+            return FileView(path=rel, binary=not is_text_name(rel), size=size, truncated=True)
+        data = env.source.read_file(env.repo_type, env.id, self._full_path(entry, rel), revision=env.revision,
+                                    token=env.token, max_bytes=FILE_FETCH_MAX)
+        if b"\x00" in data[:8192]:
+            return FileView(path=rel, binary=True, size=size or len(data))
+        text = data[:FILE_SHOWN_MAX].decode("utf-8", errors="replace")
+        if rel.endswith("task.toml"):
+            text, _ = mask_toml_answers(text)
+        elif rel.startswith("tests/") or "/tests/" in rel:
+            text, _ = mask_grader_script(text)
+        return FileView(path=rel, text=text, size=size or len(data), truncated=len(data) > FILE_SHOWN_MAX)
+
+
+def _row(index: Index, ref: str):
+    for row in index.rows:
+        if row.ref == ref:
+            return row
+    return None

@@ -1,0 +1,61 @@
+"""Indexes and packs in the store: written atomically, read through a small per-process cache.
+
+An index is one JSON file per environment (rows + overview numbers); a pack holds the texts its task pages show,
+de-duplicated across tasks, so a task page never waits on the source. Both name the revision they were built
+from and the adapter's index version, so a stale one is noticed and rebuilt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from rlx.adapters.contract import Index, TaskRow
+from rlx.store import Store, read_json, write_json
+
+_CACHE_SIZE = 16
+_cache: OrderedDict[tuple[str, int, int], object] = OrderedDict()
+_lock = threading.Lock()
+
+
+def save_index(store: Store, index: Index) -> None:
+    write_json(store.index_path(index.env_id), dataclasses.asdict(index), compress=True)
+
+
+def load_index(store: Store, env_id: str) -> Index | None:
+    data = _cached_json(store.index_path(env_id))
+    if data is None:
+        return None
+    rows = [TaskRow(**row) for row in data["rows"]]
+    return Index(**{**data, "rows": rows})
+
+
+def save_pack(store: Store, env_id: str, pack: dict) -> None:
+    write_json(store.pack_path(env_id), pack, compress=True)
+
+
+def load_pack(store: Store, env_id: str) -> dict | None:
+    return _cached_json(store.pack_path(env_id))
+
+
+def _cached_json(path: Path):
+    """Parsed JSON for `path`, cached by (path, mtime, size): a rewrite is seen at once, a reread costs nothing."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    data = read_json(path)
+    with _lock:
+        for old in [k for k in _cache if k[0] == key[0]]:
+            del _cache[old]
+        _cache[key] = data
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return data

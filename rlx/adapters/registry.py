@@ -1,0 +1,43 @@
+"""The registry: built-in adapters register through the same door a new format would."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rlx.adapters.contract import Adapter
+
+if TYPE_CHECKING:
+    from rlx.adapters.env import Env
+
+_ADAPTERS: dict[str, Adapter] = {}
+SURE = 0.9  # at or above this score an adapter is trusted without a closer look
+
+
+def register(adapter: Adapter) -> Adapter:
+    if not adapter.key:
+        raise ValueError("an adapter needs a key")
+    _ADAPTERS[adapter.key] = adapter
+    return adapter
+
+
+def unregister(key: str) -> None:
+    _ADAPTERS.pop(key, None)
+
+
+def get(key: str) -> Adapter | None:
+    return _ADAPTERS.get(key)
+
+
+def all_adapters() -> list[Adapter]:
+    return list(_ADAPTERS.values())
+
+
+def pick(env: "Env") -> Adapter | None:
+    """The surest adapter that confirms: best score first; below SURE, it must confirm with a closer look."""
+    scored = sorted(((a.score(env.record), a) for a in _ADAPTERS.values()), key=lambda sa: -sa[0])
+    for score, adapter in scored:
+        if score <= 0:
+            break
+        if score >= SURE or adapter.confirm(env):
+            return adapter
+    return None

@@ -1,0 +1,25 @@
+"""Answers stay out: what every format uses to withhold answers from pages, JSON, MCP, search and runs.
+
+- `is_answer_key` / `strip_answers`: answer-named keys at any depth (the rule is in keys.py).
+- `withheld_file_reason`: solution/, and answer or data files beside the grader (files.py).
+- `mask_grader_script`: answers written into grader scripts, masked in place (scripts.py, pyliterals.py).
+- `mask_toml_answers`: answer-keyed values in raw task.toml text, masked in place (tomltext.py).
+Each returns what it withheld as `Withheld(where, why)`, so a page can say what it left out.
+"""
+
+from rlx.adapters.withhold.files import withheld_file_reason
+from rlx.adapters.withhold.keys import is_answer_key, key_words, strip_answers
+from rlx.adapters.withhold.masking import MASK, Withheld
+from rlx.adapters.withhold.scripts import mask_grader_script
+from rlx.adapters.withhold.tomltext import mask_toml_answers
+
+__all__ = [
+    "MASK",
+    "Withheld",
+    "is_answer_key",
+    "key_words",
+    "mask_grader_script",
+    "mask_toml_answers",
+    "strip_answers",
+    "withheld_file_reason",
+]

@@ -1,0 +1,69 @@
+"""Indexing one dataset as an RQ job, and starting that job at most once per revision."""
+
+from __future__ import annotations
+
+import re
+
+from flask import current_app
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from rlx.adapters import Env, pick
+from rlx.queue import Progress, get_queue, get_redis
+from rlx.queue.defaults import QUEUES
+
+try:  # RQ >= 2.8 enqueues atomically with unique=True
+    from rq.exceptions import DuplicateJobError
+except ImportError:  # pragma: no cover
+    DuplicateJobError = None
+
+STEPS = ["listing", "fetching", "packing"]
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+
+
+def index_job_id(repo_id: str, revision: str | None) -> str:
+    """One id per dataset and revision: two visitors opening the same dataset share one job."""
+    return "index-" + _UNSAFE.sub("-", f"{repo_id.replace('/', '--')}-{(revision or 'main')[:16]}")
+
+
+def index_dataset(repo_id: str, revision: str | None = None) -> dict:
+    """The job: read the dataset through its adapter and write its index and pack to the store."""
+    app = current_app
+    source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
+    progress = Progress.for_current_job(STEPS)
+    try:
+        record = source.repo_info("dataset", repo_id, token=None)
+        env = Env(record, source, store)
+        adapter = pick(env)
+        if adapter is None:
+            raise ValueError(f"{repo_id} is in no format this explorer reads.")
+        index = adapter.build_index(env, progress)
+    except Exception as exc:
+        progress.fail(str(exc) or type(exc).__name__)
+        raise
+    return {"tasks": len(index.rows), "revision": index.revision, "seconds": index.summary.get("seconds")}
+
+
+def ensure_index_job(repo_id: str, revision: str | None, retry: bool = False) -> Job:
+    """The job indexing this revision: the running or finished one, or a new one (a failed one unless retry)."""
+    job_id = index_job_id(repo_id, revision)
+    redis = get_redis()
+    try:
+        job = Job.fetch(job_id, connection=redis)
+        status = job.get_status()
+        if status in ACTIVE or (status == JobStatus.FAILED and not retry) or status == JobStatus.FINISHED:
+            return job
+        job.delete()
+    except NoSuchJobError:
+        pass
+    defaults = QUEUES["index"]
+    kwargs = dict(job_id=job_id, job_timeout=defaults.job_timeout, result_ttl=defaults.result_ttl,
+                  failure_ttl=defaults.failure_ttl, description=f"index {repo_id}")
+    queue = get_queue("index")
+    try:
+        return queue.enqueue(index_dataset, repo_id, revision, unique=True, **kwargs)
+    except Exception as exc:
+        if DuplicateJobError is not None and isinstance(exc, DuplicateJobError):
+            return Job.fetch(job_id, connection=redis)  # another visitor enqueued it a moment ago
+        raise

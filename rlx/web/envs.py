@@ -1,0 +1,65 @@
+"""The environment page /d/<org>/<name>: its overview and its task list, or the indexing job's progress."""
+
+from __future__ import annotations
+
+from flask import Blueprint, make_response, redirect, request, url_for
+
+from rlx.adapters import public
+from rlx.jobs.index import ensure_index_job
+from rlx.web.loaders import load_env
+from rlx.web.render import render
+from rlx.web.tasklist import TaskQuery, page_of, search
+
+bp = Blueprint("envs", __name__)
+
+
+@bp.get("/d/<org>/<name>")
+def env_page(org: str, name: str):
+    state = load_env(org, name)
+    query = TaskQuery.from_args(request.args)
+    context = {"state": state, "org": org, "name": name, "query": query,
+               "facet_url": lambda key, value: url_for("envs.env_page", org=org, name=name,
+                                                       **query.toggled(key, value)) + "#tasks"}
+    if state.index is not None:
+        rows, facets = search(state.index.rows, query)
+        shown, page, pages = page_of(rows, query.page)
+        context.update(rows=shown, total=len(rows), facets=facets, page=page, pages=pages,
+                       overview=state.adapter.overview(state.env, state.index) if state.ready else [])
+    response = render("pages/env.html", fragment="tasks", **context)
+    if not state.ready:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/d/<org>/<name>/progress")
+def env_progress(org: str, name: str):
+    """The indexing timeline alone, polled by htmx; once the index is complete the page reloads itself."""
+    state = load_env(org, name)
+    if state.ready or (state.index is not None and request.args.get("had_rows") != "1"):
+        response = make_response("", 200)
+        response.headers["HX-Refresh"] = "true"
+        return response
+    response = render("partials/progress.html", state=state, org=org, name=name)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/d/<org>/<name>/reindex")
+def env_retry(org: str, name: str):
+    """Try a failed indexing again (the page's button)."""
+    state = load_env(org, name, start_indexing=False)
+    if not state.ready:
+        ensure_index_job(state.env.id, state.env.revision, retry=True)
+    return redirect(url_for("envs.env_page", org=org, name=name), code=303)
+
+
+@bp.get("/api/env/<org>/<name>")
+def env_json(org: str, name: str):
+    state = load_env(org, name)
+    body = {"id": state.env.id, "adapter": state.adapter.key, "revision": state.env.revision,
+            "state": "ready" if state.ready else ("failed" if state.failure else "indexing"),
+            "progress": state.progress}
+    if state.index is not None:
+        body["tasks"] = len(state.index.rows)
+        body["overview"] = public(state.adapter.overview(state.env, state.index)) if state.ready else []
+    return body

@@ -1,0 +1,101 @@
+"""The task page /t/<org>/<name>/<ref>: the task as the agent gets it, how it is graded, its files."""
+
+from __future__ import annotations
+
+import posixpath
+
+from flask import Blueprint, abort, request, url_for
+
+from rlx.adapters import public
+from rlx.adapters.paths import safe_relpath
+from rlx.web.loaders import load_env
+from rlx.web.render import render
+
+bp = Blueprint("tasks", __name__)
+
+
+def _neighbours(rows, ref):
+    refs = [r.ref for r in rows]
+    i = refs.index(ref)
+    return (rows[i - 1] if i > 0 else None), (rows[i + 1] if i + 1 < len(rows) else None), i + 1, len(rows)
+
+
+def _load_task(org, name, ref):
+    state = load_env(org, name)
+    if state.index is None or not any(r.ref == ref for r in state.index.rows):
+        if state.index is None or state.index.complete:
+            abort(404, f"{org}/{name} has no task {ref!r}.")
+    return state
+
+
+def _tree(state, ref, opened: str | None):
+    """The task's files as a flat, indented list: every known entry, plus the folder the visitor opened."""
+    adapter, env, index = state.adapter, state.env, state.index
+    entries, queue = [], [""]
+    while queue and len(entries) < 5000:
+        folder = queue.pop(0)
+        children = adapter.list_folder(env, index, ref, folder) or []
+        for child in children:
+            entries.append(child)
+            known_inside = child["type"] == "directory" and (
+                child["path"] == opened or (opened or "").startswith(child["path"] + "/")
+                or any(c["path"].startswith(child["path"] + "/") for c in children))
+            if child["type"] == "directory" and not child["withheld"]:
+                queue.append(child["path"])
+            child["unlisted"] = False
+    ordered = sorted(entries, key=lambda e: e["path"].split("/"))
+    listed_dirs = {posixpath.dirname(e["path"]) for e in ordered}
+    for e in ordered:
+        e["unlisted"] = e["type"] == "directory" and e["path"] not in listed_dirs and not e["withheld"]
+    return ordered
+
+
+@bp.get("/t/<org>/<name>/<path:ref>")
+def task_page(org: str, name: str, ref: str):
+    state = _load_task(org, name, ref)
+    row = next((r for r in state.index.rows if r.ref == ref), None)
+    view = state.adapter.task(state.env, state.index, ref) if state.ready else None
+    prev_row, next_row, position, count = _neighbours(state.index.rows, ref)
+    raw_path = request.args.get("f")
+    selected = safe_relpath(raw_path) if raw_path is not None else None
+    if raw_path is not None and not selected:
+        abort(404, "That path is not inside this task.")
+    file_view = None
+    if selected and state.ready:
+        file_view = state.adapter.read_file(state.env, state.index, ref, selected)
+        if file_view is None:
+            abort(404, f"This task has no file {selected!r}.")
+    context = dict(
+        state=state, org=org, name=name, ref=ref, row=row, view=view, prev_row=prev_row, next_row=next_row,
+        position=position, count=count, file_view=file_view,
+        tree=_tree(state, ref, None) if state.ready else [],
+        file_url=lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer",
+    )
+    if request.args.get("view") == "full" and file_view is not None:
+        return render("pages/file.html", **context)
+    return render("pages/task.html", fragment="viewer", **context)
+
+
+@bp.get("/t/<org>/<name>/<path:ref>/folder")
+def task_folder(org: str, name: str, ref: str):
+    """One folder of a task, listed on demand (a walked dataset's folders are not in its index)."""
+    state = _load_task(org, name, ref)
+    folder = safe_relpath(request.args.get("p", ""))
+    if folder is None or not state.ready:
+        abort(404, "That folder is not inside this task.")
+    entries = state.adapter.list_folder(state.env, state.index, ref, folder)
+    if entries is None:
+        abort(404, f"This task has no folder {folder!r}.")
+    file_url = lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer"  # noqa
+    return render("partials/folder.html", entries=entries, file_url=file_url, org=org, name=name, ref=ref)
+
+
+@bp.get("/api/task/<org>/<name>/<path:ref>")
+def task_json(org: str, name: str, ref: str):
+    state = _load_task(org, name, ref)
+    if not state.ready:
+        abort(503, "This dataset is still being indexed.")
+    view = state.adapter.task(state.env, state.index, ref)
+    if view is None:
+        abort(404, f"{org}/{name} has no task {ref!r}.")
+    return public(view)
