@@ -121,5 +121,33 @@ def worker(burst: bool) -> None:
     run_worker(burst=burst)
 
 
+@main.command()
+@click.argument("repo_id")
+def index(repo_id: str) -> None:
+    """Index one dataset now (ORG/NAME), in this process, with a progress bar."""
+    from rlx import create_app
+    from rlx.adapters import Env, pick
+    from rlx.cli_progress import TerminalProgress
+    from rlx.jobs.index import STEPS
+    from rlx.sources import SourceError
+
+    config = load_config()
+    app = create_app(config)
+    with app.app_context():
+        source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
+        try:
+            env = Env(source.repo_info("dataset", repo_id), source, store)
+            adapter = pick(env)
+            if adapter is None:
+                raise click.ClickException(f"{repo_id} is in no format this explorer reads.")
+            progress = TerminalProgress(STEPS)
+            index = adapter.build_index(env, progress)
+            progress.close()
+        except SourceError as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(f"{repo_id}: {len(index.rows):,} tasks indexed in {index.summary.get('seconds', 0):.1f} s "
+               f"(revision {(index.revision or '')[:12]}).")
+
+
 if __name__ == "__main__":
     main()

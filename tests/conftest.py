@@ -90,3 +90,29 @@ def running_worker(make_config, redis_url, redis_client):
     yield process
     process.terminate()
     process.wait(15)
+
+
+HARBOR_EXAMPLES = ("rlx-examples/terminal-basics", "rlx-examples/python-bugfix", "rlx-examples/science-puzzles")
+
+
+def index_now(app, repo_id: str):
+    """Build a dataset's index in this process (what the worker's job does), and return it."""
+    from rlx.adapters import Env, pick
+
+    with app.app_context():
+        source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
+        env = Env(source.repo_info("dataset", repo_id), source, store)
+        return pick(env).build_index(env)
+
+
+@pytest.fixture
+def indexed_app(app):
+    """The app on the bundled examples, with every Harbor example already indexed."""
+    for repo_id in HARBOR_EXAMPLES:
+        index_now(app, repo_id)
+    return app
+
+
+@pytest.fixture
+def indexed_client(indexed_app):
+    return indexed_app.test_client()

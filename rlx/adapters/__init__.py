@@ -14,10 +14,3 @@ __all__ = [
     "Adapter", "Block", "Env", "FileView", "Index", "RunField", "RunOption", "Section", "TaskRow", "TaskView",
     "Withheld", "all_adapters", "get", "pick", "public", "register", "unregister",
 ]
-
-
-def register_builtin() -> None:
-    from rlx.adapters.harbor.adapter import HarborAdapter
-
-    if get("harbor") is None:
-        register(HarborAdapter())

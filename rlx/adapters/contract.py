@@ -15,6 +15,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rlx.adapters.withhold import Withheld  # noqa: F401  (part of the contract: what a page says it withheld)
+
 if TYPE_CHECKING:
     from rlx.adapters.env import Env
     from rlx.queue.progress import Progress
@@ -53,12 +55,6 @@ class TaskRow:
     facets: dict[str, Any] = field(default_factory=dict)  # name -> value or list of values
     error: str | None = None  # set when the task could not be read (it still lists)
     extra: dict[str, Any] = field(default_factory=dict)  # adapter's own; `_` keys stay on the server
-
-
-@dataclass
-class Withheld:
-    where: str
-    why: str
 
 
 @dataclass

@@ -25,16 +25,30 @@ def unregister(key: str) -> None:
 
 
 def get(key: str) -> Adapter | None:
+    _ensure_builtin()
     return _ADAPTERS.get(key)
 
 
 def all_adapters() -> list[Adapter]:
+    _ensure_builtin()
     return list(_ADAPTERS.values())
+
+
+def _ensure_builtin() -> None:
+    """The built-in formats register on first use, through the same `register` a new format calls."""
+    if not _builtin_done:
+        _builtin_done.append(True)
+        from rlx.adapters.harbor.adapter import HarborAdapter
+
+        register(HarborAdapter())
+
+
+_builtin_done: list[bool] = []
 
 
 def pick(env: "Env") -> Adapter | None:
     """The surest adapter that confirms: best score first; below SURE, it must confirm with a closer look."""
-    scored = sorted(((a.score(env.record), a) for a in _ADAPTERS.values()), key=lambda sa: -sa[0])
+    scored = sorted(((a.score(env.record), a) for a in all_adapters()), key=lambda sa: -sa[0])
     for score, adapter in scored:
         if score <= 0:
             break

@@ -67,6 +67,9 @@ class Progress:
         self.message = message
         self._write(force=True)
 
+    def on_change(self, force: bool) -> None:
+        """Hook for progress that is not a job's (the `rlx index` progress bar)."""
+
     def as_dict(self) -> dict:
         return {"steps": [asdict(s) for s in self.steps], "message": self.message}
 
@@ -78,6 +81,7 @@ class Progress:
 
     def _write(self, force: bool = False) -> None:
         if self._job is None:
+            self.on_change(force)
             return
         now = time.monotonic()
         if not force and now - self._written < self.min_interval:

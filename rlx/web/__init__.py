@@ -4,7 +4,6 @@ from flask import Flask
 
 
 def register_web(app: Flask) -> None:
-    from rlx.adapters import register_builtin
     from rlx.web import envs, errors, explore, health, tasks
     from rlx.web.context import init_context
 
@@ -14,4 +13,3 @@ def register_web(app: Flask) -> None:
     app.register_blueprint(explore.bp)
     app.register_blueprint(envs.bp)
     app.register_blueprint(tasks.bp)
-    register_builtin()

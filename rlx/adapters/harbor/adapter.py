@@ -68,7 +68,8 @@ class HarborAdapter(Adapter):
         elif folder and known.get(folder, (None, None))[1] != "directory":
             return None
         children = [e for p, e in known.items() if posixpath.dirname(p) == folder]
-        return [{"path": p, "type": t, "size": s, "withheld": w or withheld_file_reason(p)} for p, t, s, w in
+        return [{"path": p, "type": t, "size": s, "withheld": w or withheld_file_reason(p, is_dir=t == "directory")}
+                for p, t, s, w in
                 sorted(children, key=lambda e: (e[1] != "directory", e[0]))]
 
     def read_file(self, env, index: Index, ref: str, path: str):
@@ -136,7 +137,7 @@ class HarborAdapter(Adapter):
         if rel.endswith("task.toml"):
             text, _ = mask_toml_answers(text)
         elif rel.startswith("tests/") or "/tests/" in rel:
-            text, _ = mask_grader_script(text)
+            text, _ = mask_grader_script(text, where=rel)
         return FileView(path=rel, text=text, size=size or len(data), truncated=len(data) > FILE_SHOWN_MAX)
 
 

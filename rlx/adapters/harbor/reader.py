@@ -70,7 +70,7 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
     withheld: list[list[str]] = []
     file_list = []
     for entry in sorted(entries, key=lambda e: e.path):
-        reason = withheld_file_reason(entry.path)
+        reason = withheld_file_reason(entry.path, is_dir=entry.is_dir)
         if reason:
             withheld.append([entry.path, reason])
         file_list.append([entry.path, entry.type, entry.size, reason])
@@ -81,10 +81,10 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
         if path.endswith("task.toml"):
             text, found = mask_toml_answers(text)
         elif path.startswith("tests/") or "/tests/" in path:
-            text, found = mask_grader_script(text)
+            text, found = mask_grader_script(text, where=path)
         else:
             found = []
-        withheld += [[w.where if "/" in w.where or "." in w.where else f"{path}: {w.where}", w.why] for w in found]
+        withheld += [[w.where, w.why] for w in found]
         packed[path] = text
 
     config, error = None, None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from rlx.adapters.withhold.masking import Withheld
@@ -62,9 +63,15 @@ def is_answer_key(key: str, extra_keys: Iterable[str] = ()) -> bool:
     """True if `key` names an answer (see the module docstring), or is one of `extra_keys` (any spelling)."""
     if not isinstance(key, str):
         return False
-    words = key_words(key)
-    if extra_keys and "_".join(words) in _spellings(extra_keys):
+    if extra_keys and "_".join(key_words(key)) in _spellings(extra_keys):
         return True
+    return _by_rule(key)
+
+
+@lru_cache(maxsize=8192)
+def _by_rule(key: str) -> bool:
+    """The rule itself; cached, since rows repeat the same keys thousands of times."""
+    words = key_words(key)
     present = set(words)
     for word in words:
         if word == "ref" and not present & CONTENT_WORDS:
@@ -132,7 +139,7 @@ def _strip(value: Any, where: str, extra: frozenset, withheld: list[Withheld], d
         kept = {}
         for key, item in value.items():
             place = f"{where}.{key}" if where else str(key)
-            if is_answer_key(str(key)) or "_".join(key_words(str(key))) in extra:
+            if is_answer_key(str(key)) or (extra and "_".join(key_words(str(key))) in extra):
                 withheld.append(Withheld(place, KEY_WHY))
             else:
                 kept[key] = _strip(item, place, extra, withheld, depth + 1)

@@ -41,9 +41,9 @@ def apply_spans(lines: list[str], spans: list[Span], mask: str = MASK, filler: s
         if span.start_line == span.end_line:
             out[span.start_line] = first[: span.start_col] + mask + first[span.end_col:]
             continue
-        out[span.start_line] = first[: span.start_col] + mask
+        out[span.start_line] = first[: span.start_col] + mask + _line_end(first)
         for index in range(span.start_line + 1, span.end_line):
-            out[index] = _indent(out[index]) + filler
+            out[index] = _indent(out[index]) + filler + _line_end(out[index])
         out[span.end_line] = _indent(last) + filler + last[span.end_col:]
     return out
 
@@ -64,6 +64,11 @@ def merge_spans(spans: list[Span]) -> list[Span]:
 def shift(spans: list[Span], lines: int) -> list[Span]:
     """The same spans, `lines` further down (for text found inside a larger file)."""
     return [Span(s.start_line + lines, s.start_col, s.end_line + lines, s.end_col, s.why) for s in spans]
+
+
+def _line_end(line: str) -> str:
+    """A CRLF file split on \n keeps \r on each line; masked lines keep it too."""
+    return "\r" if line.endswith("\r") else ""
 
 
 def _indent(line: str) -> str:

@@ -23,6 +23,7 @@ from rlx.adapters.withhold.pyliterals import python_literal_spans
 
 MAX_SCRIPT_CHARS = 2_000_000
 MAX_VALUE_LINES = 5_000
+MAX_HEREDOC_NESTING = 8
 
 _HEREDOC = re.compile(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
 _HERESTRING = re.compile(r"<<<[ \t]*")
@@ -60,14 +61,14 @@ def mask_grader_script(text: str, where: str = "") -> tuple[str, list[Withheld]]
     return "\n".join(apply_spans(lines, spans)), withheld
 
 
-def shell_spans(lines: list[str]) -> list[Span]:
+def shell_spans(lines: list[str], nesting: int = 0) -> list[Span]:
     spans: list[Span] = []
     index = 0
     while index < len(lines):
         line = lines[index]
         openers = list(_HEREDOC.finditer(_code_part(line)))
         if openers:
-            index = _heredoc_spans(lines, index, openers, spans)
+            index = _heredoc_spans(lines, index, openers, spans, nesting)
             continue
         spans.extend(_line_spans(lines, index))
         index += 1
@@ -76,21 +77,22 @@ def shell_spans(lines: list[str]) -> list[Span]:
 
 # --- heredocs -------------------------------------------------------------------------------------------
 
-def _heredoc_spans(lines: list[str], index: int, openers: list[re.Match], spans: list[Span]) -> int:
+def _heredoc_spans(lines: list[str], index: int, openers: list[re.Match], spans: list[Span], nesting: int) -> int:
     """Mask or re-read the bodies of the heredocs opened on line `index`; returns the line after the last."""
     opener = _code_part(lines[index])
     rest_of_line = _HEREDOC.sub(" ", opener)
     feeds_answer = _names_answer(rest_of_line) or _first_word(opener) in _COMPARING_COMMANDS
+    too_deep = nesting >= MAX_HEREDOC_NESTING  # heredocs inside heredocs this deep are masked, not read
     body_start = index + 1
     for match in openers:
         strip_tabs, delimiter = match.group(1) == "-", match.group(3)
         end = _heredoc_end(lines, body_start, delimiter, strip_tabs)
         if end > body_start:
-            if feeds_answer or is_answer_key(delimiter):
+            if feeds_answer or too_deep or is_answer_key(delimiter):
                 why = "the text this heredoc writes looks like an answer"
-                spans.append(Span(body_start, 0, end - 1, len(lines[end - 1]), why))
+                spans.append(Span(body_start, 0, end - 1, len(lines[end - 1].rstrip("\r")), why))
             else:
-                spans.extend(shift(_embedded_spans(lines[body_start:end]), body_start))
+                spans.extend(shift(_embedded_spans(lines[body_start:end], nesting + 1), body_start))
         body_start = end + 1
     return body_start
 
@@ -104,9 +106,9 @@ def _heredoc_end(lines: list[str], start: int, delimiter: str, strip_tabs: bool)
     return len(lines)
 
 
-def _embedded_spans(body: list[str]) -> list[Span]:
+def _embedded_spans(body: list[str], nesting: int) -> list[Span]:
     spans = python_literal_spans("\n".join(body))
-    return spans if spans is not None else shell_spans(body)
+    return spans if spans is not None else shell_spans(body, nesting)
 
 
 # --- one line (and the lines its value runs on to) ----------------------------------------------------------

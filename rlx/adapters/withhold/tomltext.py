@@ -80,15 +80,22 @@ class _Scanner:
 
     def sweep(self) -> None:
         """After losing track: mask the rest of any line that sets an answer-named key, wherever it is."""
+        covered: dict[int, list[tuple[int, float]]] = {}
+        for span in self.spans:
+            for index in range(span.start_line, span.end_line + 1):
+                start = span.start_col if index == span.start_line else 0
+                end = span.end_col if index == span.end_line else float("inf")
+                covered.setdefault(index, []).append((start, end))
         for index, line in enumerate(self.lines):
             for match in _ANY_PAIR.finditer(line):
                 key = next(group for group in match.groups() if group)
-                if is_answer_key(key) and not self.covered(index, match.end()):
-                    self.spans.append(Span(index, match.end(), index, len(line.rstrip("\r")), KEY_WHY))
-                    self.withheld.append(Withheld(key, KEY_WHY))
-
-    def covered(self, line: int, col: int) -> bool:
-        return any((s.start_line, s.start_col) <= (line, col) <= (s.end_line, s.end_col) for s in self.spans)
+                col = match.end()
+                if not is_answer_key(key) or any(a <= col <= b for a, b in covered.get(index, ())):
+                    continue
+                end = len(line.rstrip("\r"))
+                self.spans.append(Span(index, col, index, end, KEY_WHY))
+                self.withheld.append(Withheld(key, KEY_WHY))
+                covered.setdefault(index, []).append((col, end))
 
     # -- structure -----------------------------------------------------------------------------------
 

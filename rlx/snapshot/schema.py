@@ -1,0 +1,119 @@
+"""The snapshot's layout: its version number and every CREATE statement, in one place.
+
+Bump SCHEMA whenever a table or column changes meaning: the publisher then writes a new pointer name
+(snapshots/LATEST.v<SCHEMA>.json), so an app of the old version keeps reading the snapshots it understands.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+SCHEMA = 1
+
+# Filled row by row during the build.
+TABLES = (
+    # One row per public environment. `id` is "org/name" for a dataset and "space:org/name" for a Space (the two
+    # may share a name); `search_blob` is the lowercased text that word search reads.
+    """CREATE TABLE envs (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        key TEXT NOT NULL,
+        repo_type TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        heading TEXT NOT NULL,
+        brief TEXT NOT NULL,
+        likes INTEGER NOT NULL,
+        downloads INTEGER NOT NULL,
+        trending REAL NOT NULL,
+        created TEXT,
+        modified TEXT,
+        task_count INTEGER NOT NULL,
+        tags TEXT NOT NULL,
+        sdk TEXT,
+        stage TEXT,
+        search_blob TEXT NOT NULL
+    )""",
+    # Tag filters and the tag facet read this instead of parsing every row's JSON (see research/perf-anchors.md).
+    "CREATE TABLE env_tags (tag TEXT NOT NULL, env_rowid INTEGER NOT NULL, PRIMARY KEY (tag, env_rowid)) "
+    "WITHOUT ROWID",
+    """CREATE TABLE tasks (
+        rowid INTEGER PRIMARY KEY,
+        env_id TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        title TEXT NOT NULL,
+        brief TEXT NOT NULL,
+        category TEXT,
+        difficulty TEXT,
+        grading TEXT,
+        runtime TEXT,
+        runs_here INTEGER,
+        tags TEXT NOT NULL
+    )""",
+    # The task facets, narrow, so counting them over thousands of matches reads a few pages, not the wide rows.
+    """CREATE TABLE task_facets (
+        rowid INTEGER PRIMARY KEY,
+        env_id TEXT NOT NULL,
+        category TEXT,
+        difficulty TEXT
+    )""",
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+
+# External-content FTS tables, filled by one 'rebuild' after the rows are in. `content="..."` in double quotes
+# so tools that detect FTS tables (Datasette among them) link each to its table.
+FTS = (
+    # Trigram over the one search column: a quoted word matches exactly where it occurs as a substring.
+    'CREATE VIRTUAL TABLE envs_fts USING fts5(search_blob, content="envs", content_rowid="rowid", '
+    "tokenize=\"trigram\")",
+    # Words, accents folded. prefix='2 3' answers the short prefixes people type first ("gr", "gra") from the
+    # index instead of walking every term that starts with them; it costs about a third more file size.
+    'CREATE VIRTUAL TABLE tasks_fts USING fts5(title, brief, content="tasks", content_rowid="rowid", '
+    "tokenize=\"unicode61 remove_diacritics 2\", prefix='2 3')",
+)
+
+# Built after the rows are in (cheaper than keeping them up to date row by row).
+SORT_COLUMNS = {
+    "trending": "trending",
+    "downloads": "downloads",
+    "likes": "likes",
+    "modified": "modified",
+    "created": "created",
+    "tasks": "task_count",
+}
+
+INDEXES = (
+    # Every sort order is "column DESC, id": each index holds the rowid too, so a deep page is an OFFSET over
+    # the index alone, and only the page's own rows are read from the table.
+    *(f"CREATE INDEX envs_by_{name} ON envs ({column} DESC, id)" for name, column in SORT_COLUMNS.items()),
+    # Kind filters, the kind facet, and a trending rank within one kind.
+    "CREATE INDEX envs_by_kind ON envs (kind, trending DESC, id)",
+    "CREATE INDEX env_tags_by_env ON env_tags (env_rowid, tag)",
+    "CREATE INDEX tasks_by_env ON tasks (env_id, ref)",
+    "CREATE INDEX task_facets_by_env ON task_facets (env_id)",
+)
+
+FTS_TABLES = ("envs_fts", "tasks_fts")
+
+
+def pointer_name(schema: int = SCHEMA) -> str:
+    """The pointer file for one schema version, inside the snapshots folder."""
+    return f"LATEST.v{schema}.json"
+
+
+def open_immutable(path: Path) -> sqlite3.Connection:
+    """A read-only connection that never writes, locks or checks the file for changes (it never changes)."""
+    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro&immutable=1"
+    return sqlite3.connect(uri, uri=True, check_same_thread=False)
+
+
+def read_meta(db: sqlite3.Connection) -> dict:
+    """The meta table as {"schema": int, "built_at": str, "counts": dict}; ValueError when it is malformed."""
+    values = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    try:
+        return {"schema": int(values["schema"]), "built_at": values["built_at"],
+                "counts": json.loads(values["counts"])}
+    except (KeyError, ValueError, TypeError) as exc:
+        raise ValueError(f"the snapshot's meta table is malformed ({exc})") from None

@@ -1,0 +1,139 @@
+"""The environment page, the task page and the file viewer, as a visitor sees them (JS off: plain GETs)."""
+
+import re
+import shutil
+
+import pytest
+
+from rlx import create_app
+from tests.conftest import index_now
+
+FIXTURE_TASK = __import__("pathlib").Path(__file__).parent / "fixtures" / "answers" / "task"
+SECRET = re.compile(r"ZX-ANSWER-\d{4}")
+
+
+def test_environment_page_shows_the_overview_and_every_task(indexed_client):
+    html = indexed_client.get("/d/rlx-examples/terminal-basics").get_data(as_text=True)
+    assert "At a glance" in html and "Runnable here" in html
+    assert html.count('class="task-row') == 6
+    assert "Difficulty" in html and 'class="facet-value' in html
+
+
+def test_task_search_and_facets_narrow_the_list_and_keep_the_state_in_the_url(indexed_client):
+    html = indexed_client.get("/d/rlx-examples/terminal-basics?q=csv").get_data(as_text=True)
+    assert html.count('class="task-row') == 1 and "csv-sales-rollup" in html
+    html = indexed_client.get("/d/rlx-examples/python-bugfix?f=network:public").get_data(as_text=True)
+    assert html.count('class="task-row') == 1 and "parse-duration" in html
+    assert "f=network%3Apublic" in html or "f=network:public" in html  # the selected value links to its removal
+
+
+def test_htmx_task_list_request_gets_the_list_fragment_only(indexed_client):
+    response = indexed_client.get("/d/rlx-examples/terminal-basics?q=log",
+                                  headers={"HX-Request": "true", "HX-Target": "tasks"})
+    html = response.get_data(as_text=True)
+    assert "<html" not in html and "task-row" in html and "At a glance" not in html
+
+
+@pytest.mark.parametrize("query", ['"', "NEAR(a b)", "a*", "title:x", "%", "_", "'; DROP TABLE x; --", "csv OR x",
+                                   "log -x", "日本語", "\x00"])
+def test_search_words_are_plain_substrings_whatever_they_contain(indexed_app, indexed_client, query):
+    from rlx.adapters.indexes import load_index
+
+    rows = load_index(indexed_app.extensions["rlx.store"], "rlx-examples/terminal-basics").rows
+    words = query.lower().split()
+    expected = [r.ref for r in rows
+                if all(w in " ".join([r.ref, r.title, r.brief, *r.facets.get("tags", [])]).lower() for w in words)]
+    response = indexed_client.get("/d/rlx-examples/terminal-basics", query_string={"q": query})
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert html.count('class="task-row') == len(expected)
+
+
+def test_task_page_shows_the_task_as_the_agent_gets_it(indexed_client):
+    page = indexed_client.get("/t/rlx-examples/terminal-basics/csv-sales-rollup")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    for heading in ("What the agent gets", "How it is graded", "What it runs in", "Metadata", "Files"):
+        assert heading in html
+    assert "Dockerfile" in html and "tests/test.sh" in html
+    assert "withheld" in html and "solution" in html
+    assert 'rel="prev"' in html and 'rel="next"' in html
+
+
+def test_the_file_viewer_highlights_with_line_links_and_a_full_view(indexed_client):
+    html = indexed_client.get("/t/rlx-examples/terminal-basics/csv-sales-rollup?f=tests/test.sh").get_data(
+        as_text=True)
+    assert 'id="L1"' in html and 'href="#L1"' in html and "Full view" in html
+    full = indexed_client.get("/t/rlx-examples/terminal-basics/csv-sales-rollup?f=tests/test.sh&view=full")
+    assert full.status_code == 200 and 'id="L1"' in full.get_data(as_text=True)
+    fragment = indexed_client.get("/t/rlx-examples/terminal-basics/csv-sales-rollup?f=task.toml",
+                                  headers={"HX-Request": "true", "HX-Target": "viewer"}).get_data(as_text=True)
+    assert "<html" not in fragment and "task.toml" in fragment
+
+
+def test_a_withheld_file_is_listed_but_never_served(indexed_client):
+    solution = (__import__("tests.conftest", fromlist=["EXAMPLES"]).EXAMPLES / "datasets/rlx-examples/"
+                "terminal-basics/tasks/csv-sales-rollup/solution/solve.sh").read_text()
+    page = indexed_client.get("/t/rlx-examples/terminal-basics/csv-sales-rollup?f=solution/solve.sh")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and "Withheld." in html
+    distinctive = max(solution.splitlines(), key=len)
+    assert distinctive.strip() and distinctive not in html
+
+
+ESCAPES = ["../task.toml", "/etc/passwd", "..", "a/../../b", "%2e%2e/x", "..%2fx", "tests\\..\\..\\x",
+           "tests/../../../etc/passwd", "\x00", "~/x", "C:\\x", "//etc/passwd", "tests/./../.."]
+
+
+@pytest.mark.parametrize("path", ESCAPES)
+def test_every_path_escape_is_a_404(indexed_client, path):
+    base = "/t/rlx-examples/terminal-basics/csv-sales-rollup"
+    assert indexed_client.get(base, query_string={"f": path}).status_code == 404
+    assert indexed_client.get(base + "/folder", query_string={"p": path}).status_code == 404
+
+
+def test_unknown_task_and_unknown_dataset_are_404s(indexed_client):
+    assert indexed_client.get("/t/rlx-examples/terminal-basics/no-such-task").status_code == 404
+    assert indexed_client.get("/d/rlx-examples/no-such-dataset").status_code == 404
+    assert indexed_client.get("/d/bad%20org/x").status_code == 404
+
+
+def test_the_task_json_leaves_out_private_keys(indexed_client):
+    body = indexed_client.get("/api/task/rlx-examples/python-bugfix/fix-lru-cache").get_json()
+    assert body["ref"] == "fix-lru-cache" and body["sections"]
+    assert "_dir" not in repr(body)
+
+
+@pytest.fixture
+def leaky_client(make_config, redis_client, tmp_path):
+    """A folder source with one dataset whose task plants answers everywhere (tests/fixtures/answers/task)."""
+    root = tmp_path / "source"
+    shutil.copytree(FIXTURE_TASK, root / "datasets" / "adv" / "leaky" / "tasks" / "planted")
+    (root / "datasets" / "adv" / "leaky" / "README.md").write_text("---\ntags: [harbor]\n---\n# Leaky\n")
+    app = create_app(make_config(RLX_SOURCE=str(root)))
+    index_now(app, "adv/leaky")
+    return app.test_client()
+
+
+def test_no_planted_answer_reaches_any_response(leaky_client):
+    seen = []
+    pages = ["/", "/d/adv/leaky", "/d/adv/leaky?q=planted", "/api/env/adv/leaky", "/t/adv/leaky/planted",
+             "/api/task/adv/leaky/planted"]
+    for url in pages:
+        response = leaky_client.get(url)
+        assert response.status_code == 200, url
+        seen.append((url, response.get_data(as_text=True)))
+    task_html = seen[4][1]
+    files = re.findall(r'href="/t/adv/leaky/planted\?f=([^"#]+)', task_html)
+    assert files, "the tree links its files"
+    for path in set(files) | {"solution/solve.sh", "steps/two/solution/solve.sh", "steps/two/tests/answers.txt",
+                              "tests/test.sh", "task.toml"}:
+        for extra in ("", "&view=full"):
+            response = leaky_client.get(f"/t/adv/leaky/planted?f={path}{extra}")
+            seen.append((path, response.get_data(as_text=True)))
+    for folder in ("", "tests", "steps/two", "solution"):
+        seen.append((folder, leaky_client.get("/t/adv/leaky/planted/folder", query_string={"p": folder})
+                     .get_data(as_text=True)))
+    leaks = [(where, SECRET.findall(body)) for where, body in seen if SECRET.search(body)]
+    assert leaks == []
+    assert "withheld" in task_html
