@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from rlx.adapters.contract import Adapter
@@ -36,14 +37,18 @@ def all_adapters() -> list[Adapter]:
 
 def _ensure_builtin() -> None:
     """The built-in formats register on first use, through the same `register` a new format calls."""
-    if not _builtin_done:
-        _builtin_done.append(True)
-        from rlx.adapters.harbor.adapter import HarborAdapter
+    if _builtin_done:
+        return
+    with _builtin_lock:  # concurrent first requests must all see the built-ins, not an empty registry
+        if not _builtin_done:
+            from rlx.adapters.harbor.adapter import HarborAdapter
 
-        register(HarborAdapter())
+            register(HarborAdapter())
+            _builtin_done.append(True)
 
 
 _builtin_done: list[bool] = []
+_builtin_lock = threading.Lock()
 
 
 def pick(env: "Env") -> Adapter | None:
