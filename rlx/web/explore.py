@@ -37,7 +37,8 @@ def _card(record):
         "downloads": record.downloads,
         "modified": record.last_modified,
         "summary": str(record.card.get("description") or record.card.get("short_description") or ""),
-        "url": url_for("envs.env_page", org=record.org, name=record.name) if record.repo_type == "dataset" else None,
+        # Pages exist for the formats an adapter reads (Harbor so far); other cards are not links yet.
+        "url": url_for("envs.env_page", org=record.org, name=record.name) if kind == "harbor" else None,
     }
 
 

@@ -30,8 +30,8 @@ def render_markdown(text: str) -> Markup:
 def _line(number: int, html: str, anchors: bool) -> str:
     if anchors:
         return (f'<span class="line" id="L{number}"><a class="ln" href="#L{number}" aria-label="line {number}">'
-                f'{number}</a><span class="lc">{html}</span></span>\n')
-    return f'<span class="line"><span class="ln">{number}</span><span class="lc">{html}</span></span>\n'
+                f'{number}</a><span class="lc">{html}</span></span>')
+    return f'<span class="line"><span class="ln">{number}</span><span class="lc">{html}</span></span>'
 
 
 class _LineFormatter(HtmlFormatter):

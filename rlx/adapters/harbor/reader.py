@@ -216,7 +216,8 @@ def _text(value) -> str | None:
 
 
 def _default_title(ref: str) -> str:
-    return ref.rsplit("/", 1)[-1].replace("-", " ").replace("_", " ").strip().capitalize() or ref
+    """A task is known by its folder name (terminal-bench's `chess-best-move`): keep it as written."""
+    return ref.rsplit("/", 1)[-1] or ref
 
 
 def _brief(instruction: str, limit: int = 240) -> str:

@@ -149,7 +149,7 @@ def overview(index, readme: str | None) -> list[Section]:
             groups.append({"label": label, "key": key, "items": counts.most_common(12)})
     tags = Counter(t for r in rows for t in r.facets.get("tags", []))
     if tags:
-        groups.append({"label": "Tags", "key": "tags", "items": tags.most_common(12)})
+        groups.append({"label": "Tags", "key": "tags", "items": tags.most_common(8)})
     runnable = sum(1 for r in rows if r.facets.get("runs_here") == "yes")
     dockerfiles = [r for r in rows if r.facets.get("runtime") == "dockerfile"]
     replayable = sum(1 for r in dockerfiles if r.extra.get("replayable"))
@@ -158,7 +158,7 @@ def overview(index, readme: str | None) -> list[Section]:
              ("Dockerfiles replayable", f"{_share(replayable, len(dockerfiles))} ({replayable:,} of "
               f"{len(dockerfiles):,})" if dockerfiles else None),
              ("Read from", f"revision {index.revision[:10]}" if index.revision else None),
-             ("Indexed", index.built_at)]
+             ("Indexed", index.built_at[:16].replace("T", " ") + " UTC" if index.built_at else None)]
     sections = [Section("summary", "At a glance", [b.kv(pairs), b.stats(groups)])]
     if index.summary.get("walked"):
         sections[0].blocks.append(b.note("This repository is large: it was walked level by level, and each "

@@ -1,0 +1,248 @@
+"""The questions the search API asks the snapshot: a page of environments with facet counts, task search, and
+one environment's trending rank. Each takes an open connection (see SnapshotReader.connection).
+
+What a visitor types is data, never SQL or FTS syntax: every search word is bound as a parameter, quoted as one
+FTS string (so AND, NEAR, *, ^, column filters and stray quotes mean nothing), and checked again as a plain
+substring. Sort and facet names come from allow-lists. Ties are broken by id, so pages never overlap.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from rlx.snapshot.schema import SORT_COLUMNS
+
+MAX_WORDS = 16
+MAX_WORD_CHARS = 100
+MAX_PAGE_SIZE = 100
+FACET_SIZE = 30
+_TRIGRAM = 3  # the trigram index cannot look up anything shorter: such words are matched as substrings only
+_TASK_TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits
+
+FILTERS = ("tags",)  # facet filters besides kind, which has its own argument
+_ENV_CARD = ("id", "key", "repo_type", "kind", "heading", "brief", "likes", "downloads", "trending", "created",
+             "modified", "task_count", "tags", "sdk", "stage")
+_TASK_CARD = ("env_id", "ref", "title", "brief", "category", "difficulty", "grading", "runtime", "runs_here", "tags")
+
+
+class QueryError(ValueError):
+    """The request cannot be answered as asked; the message is one sentence for the visitor."""
+
+
+@dataclass(frozen=True)
+class _Condition:
+    sql: str
+    params: tuple = ()
+
+
+def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | None = None,
+                filters: dict[str, str | list[str]] | None = None, sort: str = "trending", page: int = 1,
+                size: int = 24) -> dict:
+    """One page of environment cards, the total, and each facet counted over what the other filters leave."""
+    column = SORT_COLUMNS.get(sort)
+    if column is None:
+        raise QueryError(f"sort must be one of {', '.join(SORT_COLUMNS)}.")
+    page, size = _paging(page, size)
+    conditions = {"q": _word_conditions(q), "kind": _kind_conditions(kind), "tags": _tag_conditions(filters)}
+    where, params = _where(conditions)
+    rowids = [r[0] for r in db.execute(
+        f"SELECT rowid FROM envs {where} ORDER BY {column} DESC, id LIMIT ? OFFSET ?",
+        (*params, size, (page - 1) * size))]
+    total = db.execute(f"SELECT count(*) FROM envs {where}", params).fetchone()[0]
+    facets = {"kind": _kind_facet(db, _where(conditions, leave_out="kind")),
+              "tags": _tag_facet(db, _where(conditions, leave_out="tags"))}
+    return {"cards": _env_cards(db, rowids), "total": total, "page": page, "size": size, "facets": facets}
+
+
+def search_words(q: str) -> list[str]:
+    """The words of a search, lowercased; each must occur in an environment's text."""
+    words = str(q or "").lower().split()
+    if len(words) > MAX_WORDS:
+        raise QueryError(f"a search may have at most {MAX_WORDS} words.")
+    if any(len(word) > MAX_WORD_CHARS for word in words):
+        raise QueryError(f"a search word may have at most {MAX_WORD_CHARS} characters.")
+    return words
+
+
+def _word_conditions(q: str) -> list[_Condition]:
+    words = search_words(q)
+    if not all(_encodable(word) for word in words):
+        return [_Condition("0")]  # text that cannot be UTF-8 occurs in no stored text
+    conditions = [_Condition("instr(search_blob, ?) > 0", (word,)) for word in words]
+    # The trigram index narrows the rows first; the substring check above keeps the answer exact.
+    phrases = [_fts_string(word) for word in words if len(word) >= _TRIGRAM and word.isprintable()]
+    if phrases:
+        conditions.insert(0, _Condition("rowid IN (SELECT rowid FROM envs_fts WHERE envs_fts MATCH ?)",
+                                        (" ".join(phrases),)))
+    return conditions
+
+
+def _kind_conditions(kind: str | list[str] | None) -> list[_Condition]:
+    kinds = _values(kind)
+    if not kinds:
+        return []
+    return [_Condition(f"kind IN ({', '.join('?' * len(kinds))})", tuple(kinds))]
+
+
+def _tag_conditions(filters: dict | None) -> list[_Condition]:
+    unknown = set(filters or {}) - set(FILTERS)
+    if unknown:
+        raise QueryError(f"{sorted(unknown)[0]!r} is not a filter; the filters are {', '.join(FILTERS)}.")
+    # Each tag narrows the set: an environment must carry every tag asked for.
+    return [_Condition("rowid IN (SELECT env_rowid FROM env_tags WHERE tag = ?)", (tag,))
+            for tag in _values((filters or {}).get("tags"))]
+
+
+def _where(conditions: dict[str, list[_Condition]], leave_out: str | None = None) -> tuple[str, tuple]:
+    chosen = [c for name, group in conditions.items() if name != leave_out for c in group]
+    if not chosen:
+        return "", ()
+    return "WHERE " + " AND ".join(c.sql for c in chosen), tuple(p for c in chosen for p in c.params)
+
+
+def _kind_facet(db: sqlite3.Connection, where: tuple[str, tuple]) -> list[tuple[str, int]]:
+    sql, params = where
+    rows = db.execute(f"SELECT kind, count(*) FROM envs {sql} GROUP BY kind ORDER BY 2 DESC, 1", params)
+    return [(kind, n) for kind, n in rows]
+
+
+def _tag_facet(db: sqlite3.Connection, where: tuple[str, tuple]) -> list[tuple[str, int]]:
+    sql, params = where
+    among = f"WHERE env_rowid IN (SELECT rowid FROM envs {sql})" if sql else ""
+    rows = db.execute(f"SELECT tag, count(*) FROM env_tags {among} GROUP BY tag ORDER BY 2 DESC, 1 LIMIT ?",
+                      (*params, FACET_SIZE))
+    return [(tag, n) for tag, n in rows]
+
+
+def _env_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
+    """The page's rows, fetched by rowid after the ordering picked them (a deep page reads only its own rows)."""
+    if not rowids:
+        return []
+    rows = db.execute(f"SELECT rowid, {', '.join(_ENV_CARD)} FROM envs WHERE rowid IN "
+                      f"({', '.join('?' * len(rowids))})", rowids).fetchall()
+    by_rowid = {row[0]: dict(zip(_ENV_CARD, row[1:])) for row in rows}
+    cards = [by_rowid[r] for r in rowids]
+    for card in cards:
+        card["tags"] = json.loads(card["tags"])
+    return cards
+
+
+def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, page: int = 1,
+                 size: int = 24) -> dict:
+    """Tasks whose title or brief has words starting with each word of `q`, best match first.
+
+    With no words, an environment's tasks (or every task) in index order. Category and difficulty are counted
+    over all the matches.
+    """
+    page, size = _paging(page, size)
+    tokens = task_tokens(q)
+    if tokens:
+        match = " ".join(f'"{token}"*' for token in tokens)
+        scope = "SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH ?"
+        params: tuple = (match,)
+        if env is not None:
+            scope += " AND rowid IN (SELECT rowid FROM task_facets WHERE env_id = ?)"
+            params += (env,)
+        ordered = f"{scope} ORDER BY rank, rowid"
+    else:
+        scope, params = "SELECT rowid FROM task_facets", ()
+        if env is not None:
+            scope, params = f"{scope} WHERE env_id = ?", (env,)
+        ordered = f"{scope} ORDER BY rowid"
+    rowids = [r[0] for r in db.execute(f"{ordered} LIMIT ? OFFSET ?", (*params, size, (page - 1) * size))]
+    total = db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0]
+    return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size,
+            "facets": _task_facets(db, scope, params)}
+
+
+def task_tokens(q: str) -> list[str]:
+    """The letter-and-digit runs of a task search, lowercased: each is matched as a word prefix."""
+    tokens = _TASK_TOKEN.findall(str(q or "").lower())
+    if len(tokens) > MAX_WORDS:
+        raise QueryError(f"a search may have at most {MAX_WORDS} words.")
+    return [token[:MAX_WORD_CHARS] for token in tokens]
+
+
+def _task_facets(db: sqlite3.Connection, scope: str, params: tuple) -> dict[str, list[tuple[str, int]]]:
+    # One pass over the narrow facet table yields both facets.
+    category: dict[str, int] = {}
+    difficulty: dict[str, int] = {}
+    rows = db.execute(f"SELECT category, difficulty, count(*) FROM task_facets WHERE rowid IN ({scope}) "
+                      "GROUP BY category, difficulty", params)
+    for cat, diff, n in rows:
+        if cat is not None:
+            category[cat] = category.get(cat, 0) + n
+        if diff is not None:
+            difficulty[diff] = difficulty.get(diff, 0) + n
+    return {"category": _top(category), "difficulty": _top(difficulty)}
+
+
+def _task_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
+    if not rowids:
+        return []
+    columns = ", ".join(f"t.{c}" for c in _TASK_CARD)
+    rows = db.execute(f"SELECT t.rowid, {columns}, e.heading, e.kind FROM tasks t LEFT JOIN envs e ON e.id = t.env_id "
+                      f"WHERE t.rowid IN ({', '.join('?' * len(rowids))})", rowids).fetchall()
+    by_rowid = {}
+    for row in rows:
+        card = dict(zip(_TASK_CARD, row[1:]))
+        card["tags"] = json.loads(card["tags"])
+        card["runs_here"] = None if card["runs_here"] is None else bool(card["runs_here"])
+        card["env_heading"], card["env_kind"] = row[-2], row[-1]
+        by_rowid[row[0]] = card
+    return [by_rowid[r] for r in rowids]
+
+
+def trending_rank(db: sqlite3.Connection, key: str) -> dict | None:
+    """Where one environment stands in trending among its kind: {"n": 599, "of": 6818}; None when absent.
+
+    `key` is an environment id ("org/name", "space:org/name"), or a bare "org/name" that only a Space has.
+    """
+    row = None
+    for env_id in (key, f"space:{key}"):
+        row = db.execute("SELECT kind, trending, id FROM envs WHERE id = ?", (env_id,)).fetchone()
+        if row is not None:
+            break
+    if row is None:
+        return None
+    kind, trending, env_id = row
+    ahead = db.execute("SELECT count(*) FROM envs WHERE kind = ? AND (trending > ? OR (trending = ? AND id < ?))",
+                       (kind, trending, trending, env_id)).fetchone()[0]
+    of = db.execute("SELECT count(*) FROM envs WHERE kind = ?", (kind,)).fetchone()[0]
+    return {"n": ahead + 1, "of": of, "kind": kind}
+
+
+def _paging(page, size) -> tuple[int, int]:
+    try:
+        page, size = int(page), int(size)
+    except (TypeError, ValueError):
+        raise QueryError("page and size must be whole numbers.") from None
+    if page < 1 or not 1 <= size <= MAX_PAGE_SIZE:
+        raise QueryError(f"page must be 1 or more and size between 1 and {MAX_PAGE_SIZE}.")
+    return page, size
+
+
+def _values(value) -> list[str]:
+    if value is None or value == "":
+        return []
+    values = [value] if isinstance(value, str) else list(value)
+    return [str(v) for v in values if str(v)]
+
+
+def _fts_string(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _encodable(word: str) -> bool:
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _top(counts: dict[str, int]) -> list[tuple[str, int]]:
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:FACET_SIZE]
