@@ -21,7 +21,7 @@ from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import load_index
 from rlx.catalog import fetch_listing
 from rlx.catalog import kind_of as catalog_kind_of
-from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, SCHEMA, TABLES
+from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, SCHEMA, TABLES, TOTALS
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
 
@@ -89,6 +89,8 @@ def _write_database(path: Path, records, indexes, kind_of, built_at: str) -> tup
         for statement in (*TABLES, *FTS):
             db.execute(statement)
         counts = _insert_rows(db, records, indexes, kind_of)
+        for statement in TOTALS:
+            db.execute(statement)
         meta = {"schema": str(SCHEMA), "built_at": built_at, "counts": json.dumps(counts, sort_keys=True)}
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
         lap("rows")
@@ -135,8 +137,6 @@ def _insert_rows(db: sqlite3.Connection, records, indexes, kind_of) -> dict:
         counts["datasets" if record.repo_type == "dataset" else "spaces"] += 1
         counts["indexed"] += index is not None
         counts["tasks"] += len(rows)
-    db.execute("INSERT INTO task_facets (rowid, env_id, category, difficulty) "
-               "SELECT rowid, env_id, category, difficulty FROM tasks")
     return counts
 
 

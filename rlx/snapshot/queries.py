@@ -18,6 +18,7 @@ from rlx.snapshot.schema import SORT_COLUMNS
 MAX_WORDS = 16
 MAX_WORD_CHARS = 100
 MAX_PAGE_SIZE = 100
+RANK_LIMIT = 5000  # task matches beyond which results are listed in catalog order instead of by relevance
 FACET_SIZE = 30
 _TRIGRAM = 3  # the trigram index cannot look up anything shorter: such words are matched as substrings only
 _TASK_TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits
@@ -105,16 +106,25 @@ def _where(conditions: dict[str, list[_Condition]], leave_out: str | None = None
 
 def _kind_facet(db: sqlite3.Connection, where: tuple[str, tuple]) -> list[tuple[str, int]]:
     sql, params = where
+    if not sql:
+        return _facet_totals(db, "kind", limit=-1)
     rows = db.execute(f"SELECT kind, count(*) FROM envs {sql} GROUP BY kind ORDER BY 2 DESC, 1", params)
     return [(kind, n) for kind, n in rows]
 
 
 def _tag_facet(db: sqlite3.Connection, where: tuple[str, tuple]) -> list[tuple[str, int]]:
     sql, params = where
-    among = f"WHERE env_rowid IN (SELECT rowid FROM envs {sql})" if sql else ""
-    rows = db.execute(f"SELECT tag, count(*) FROM env_tags {among} GROUP BY tag ORDER BY 2 DESC, 1 LIMIT ?",
-                      (*params, FACET_SIZE))
+    if not sql:
+        return _facet_totals(db, "tags", limit=FACET_SIZE)
+    rows = db.execute(f"SELECT tag, count(*) FROM env_tags WHERE env_rowid IN (SELECT rowid FROM envs {sql}) "
+                      "GROUP BY tag ORDER BY 2 DESC, 1 LIMIT ?", (*params, FACET_SIZE))
     return [(tag, n) for tag, n in rows]
+
+
+def _facet_totals(db: sqlite3.Connection, facet: str, limit: int) -> list[tuple[str, int]]:
+    rows = db.execute("SELECT value, n FROM facet_totals WHERE facet = ? ORDER BY n DESC, value LIMIT ?",
+                      (facet, limit))
+    return [(value, n) for value, n in rows]
 
 
 def _env_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
@@ -140,30 +150,37 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     page, size = _paging(page, size)
     tokens = task_tokens(q)
     if tokens:
-        match = " ".join(f'"{token}"*' for token in tokens)
         scope = "SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH ?"
-        params: tuple = (match,)
+        params: tuple = (_task_match(tokens),)
         if env is not None:
             scope += " AND rowid IN (SELECT rowid FROM task_facets WHERE env_id = ?)"
             params += (env,)
-        ordered = f"{scope} ORDER BY rank, rowid"
     else:
         scope, params = "SELECT rowid FROM task_facets", ()
         if env is not None:
             scope, params = f"{scope} WHERE env_id = ?", (env,)
-        ordered = f"{scope} ORDER BY rowid"
-    rowids = [r[0] for r in db.execute(f"{ordered} LIMIT ? OFFSET ?", (*params, size, (page - 1) * size))]
     total = db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0]
+    # Scoring costs time for every match; past RANK_LIMIT matches the words say too little to rank by, so
+    # such broad searches list in catalog order instead.
+    order = "rank, rowid" if tokens and total <= RANK_LIMIT else "rowid"
+    rowids = [r[0] for r in db.execute(f"{scope} ORDER BY {order} LIMIT ? OFFSET ?",
+                                       (*params, size, (page - 1) * size))]
     return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size,
-            "facets": _task_facets(db, scope, params)}
+            "ranked": order.startswith("rank"), "facets": _task_facets(db, scope, params)}
 
 
 def task_tokens(q: str) -> list[str]:
-    """The letter-and-digit runs of a task search, lowercased: each is matched as a word prefix."""
+    """The letter-and-digit runs of a task search, lowercased."""
     tokens = _TASK_TOKEN.findall(str(q or "").lower())
     if len(tokens) > MAX_WORDS:
         raise QueryError(f"a search may have at most {MAX_WORDS} words.")
     return [token[:MAX_WORD_CHARS] for token in tokens]
+
+
+def _task_match(tokens: list[str]) -> str:
+    """Each token a quoted prefix; a single character is a whole word ("c", "r"), since as a prefix it would
+    match a large share of the vocabulary and say nothing."""
+    return " ".join(f'"{token}"' if len(token) == 1 else f'"{token}"*' for token in tokens)
 
 
 def _task_facets(db: sqlite3.Connection, scope: str, params: tuple) -> dict[str, list[tuple[str, int]]]:

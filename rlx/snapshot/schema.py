@@ -59,7 +59,19 @@ TABLES = (
         category TEXT,
         difficulty TEXT
     )""",
+    # Each environment facet counted over the whole catalog: the unfiltered home page reads these few rows
+    # instead of grouping every environment's tags.
+    "CREATE TABLE facet_totals (facet TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL, "
+    "PRIMARY KEY (facet, value)) WITHOUT ROWID",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+
+# Run once every row is in.
+TOTALS = (
+    "INSERT INTO task_facets (rowid, env_id, category, difficulty) "
+    "SELECT rowid, env_id, category, difficulty FROM tasks",
+    "INSERT INTO facet_totals (facet, value, n) SELECT 'kind', kind, count(*) FROM envs GROUP BY kind",
+    "INSERT INTO facet_totals (facet, value, n) SELECT 'tags', tag, count(*) FROM env_tags GROUP BY tag",
 )
 
 # External-content FTS tables, filled by one 'rebuild' after the rows are in. `content="..."` in double quotes

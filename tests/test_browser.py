@@ -1,0 +1,96 @@
+"""In real Chromium: the theme toggle is remembered, htmx search swaps the list in place, line ranges highlight.
+
+Runs against a real server (gunicorn + gevent, the production path) on the test Redis.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tests.conftest import HARBOR_EXAMPLES, index_now
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(app, make_config, redis_url):
+    for repo_id in HARBOR_EXAMPLES:
+        index_now(app, repo_id)
+    config = app.config["RLX"]
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
+           "RLX_SOURCE": config.source, "SESSION_SECRET": "test-secret"}
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1", "-b",
+                                f"127.0.0.1:{port}", "rlx:create_app()"], env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url + "/healthz", timeout=1)
+            break
+        except OSError:
+            assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
+            time.sleep(0.1)
+    yield url
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture
+def page(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+        yield context.new_page()
+        browser.close()
+
+
+def test_the_theme_toggle_is_remembered_across_pages(page, server):
+    page.goto(server + "/")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    page.click("[data-theme-toggle]")
+    page.goto(server + "/d/rlx-examples/terminal-basics")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") != "rgb(255, 255, 255)"
+
+
+def test_typing_in_the_task_search_swaps_the_list_and_keeps_the_state_in_the_url(page, server):
+    page.goto(server + "/d/rlx-examples/terminal-basics")
+    page.evaluate("window.__sameDocument = true")
+    page.fill("#task-q", "nginx")
+    page.wait_for_function("document.querySelectorAll('.task-row').length === 1")
+    assert page.evaluate("window.__sameDocument") is True  # swapped in place, not a reload
+    assert "q=nginx" in page.url
+    page.reload()
+    assert page.locator(".task-row").count() == 1  # the pushed URL is a full page
+
+
+def test_a_line_range_in_the_url_highlights_those_lines(page, server):
+    page.goto(server + "/t/rlx-examples/terminal-basics/csv-sales-rollup?f=tests/test.sh#L2-L4")
+    page.wait_for_selector(".line.selected")
+    assert page.evaluate("[...document.querySelectorAll('.line.selected')].map(e => e.id)") == ["L2", "L3", "L4"]
+
+
+def test_clicking_a_file_in_the_tree_opens_it_in_the_viewer_without_a_reload(page, server):
+    page.goto(server + "/t/rlx-examples/terminal-basics/csv-sales-rollup")
+    page.evaluate("window.__sameDocument = true")
+    page.click(".tree a:text-is('task.toml')")
+    page.wait_for_selector("#viewer .viewer-path:text-is('task.toml')")
+    assert page.evaluate("window.__sameDocument") is True and "f=task.toml" in page.url
