@@ -115,3 +115,19 @@ def test_the_surest_confirming_adapter_wins(tmp_path):
     finally:
         unregister("unsure")
         unregister("riddles")
+
+
+def test_every_block_has_a_plain_text_form_with_the_same_content(indexed_app):
+    from rlx.adapters import Env, pick
+    from rlx.adapters.blocks import to_text
+    from rlx.adapters.indexes import load_index
+
+    with indexed_app.app_context():
+        source, store = indexed_app.extensions["rlx.source"], indexed_app.extensions["rlx.store"]
+        env = Env(source.repo_info("dataset", "rlx-examples/python-bugfix"), source, store)
+        adapter = pick(env)
+        view = adapter.task(env, load_index(store, env.id), "inventory-service")
+    text = "\n\n".join(to_text(block) for section in view.sections for block in section.blocks)
+    assert "fix-tests" in text and "restock-report" in text  # the steps
+    assert "tests/test.sh" in text or "Reward" in text
+    assert "solution/solve.sh" not in text or "(withheld)" in text

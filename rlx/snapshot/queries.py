@@ -226,10 +226,12 @@ def trending_rank(db: sqlite3.Connection, key: str) -> dict | None:
     if row is None:
         return None
     kind, trending, env_id = row
-    ahead = db.execute("SELECT count(*) FROM envs WHERE kind = ? AND (trending > ? OR (trending = ? AND id < ?))",
-                       (kind, trending, trending, env_id)).fetchone()[0]
-    of = db.execute("SELECT count(*) FROM envs WHERE kind = ?", (kind,)).fetchone()[0]
-    return {"n": ahead + 1, "of": of, "kind": kind}
+    # Two range counts over the (kind, trending, id) index; one OR-ed condition would scan the whole kind.
+    above = db.execute("SELECT count(*) FROM envs WHERE kind = ? AND trending > ?", (kind, trending)).fetchone()[0]
+    level = db.execute("SELECT count(*) FROM envs WHERE kind = ? AND trending = ? AND id < ?",
+                       (kind, trending, env_id)).fetchone()[0]
+    of = db.execute("SELECT n FROM facet_totals WHERE facet = 'kind' AND value = ?", (kind,)).fetchone()[0]
+    return {"n": above + level + 1, "of": of, "kind": kind}
 
 
 def _paging(page, size) -> tuple[int, int]:
