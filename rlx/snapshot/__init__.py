@@ -1,11 +1,16 @@
-"""The catalog snapshot: built offline into one SQLite file, published behind a pointer, read immutable."""
+"""The catalog snapshot: built offline into one SQLite file, published behind a pointer, read immutable.
+
+build.py writes the file, publish.py puts it in the store (database first, then the pointer), reader.py follows
+the pointer in each app process, queries.py answers the search API from it. `rlx.snapshot.publish` is the module
+(its function is `rlx.snapshot.publish.publish`).
+"""
 
 from rlx.snapshot.build import StoredIndexes, build_snapshot, env_id_of, in_process_builder
-from rlx.snapshot.publish import PublishError, prune, publish
+from rlx.snapshot.publish import PublishError, prune
 from rlx.snapshot.queries import QueryError, search_envs, search_tasks, trending_rank
 from rlx.snapshot.reader import SnapshotReader, SnapshotUnavailable
 from rlx.snapshot.schema import SCHEMA, pointer_name
 
 __all__ = ["SCHEMA", "PublishError", "QueryError", "SnapshotReader", "SnapshotUnavailable", "StoredIndexes",
-           "build_snapshot", "env_id_of", "in_process_builder", "pointer_name", "prune", "publish", "search_envs",
+           "build_snapshot", "env_id_of", "in_process_builder", "pointer_name", "prune", "search_envs",
            "search_tasks", "trending_rank"]

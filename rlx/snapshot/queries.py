@@ -50,7 +50,7 @@ def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | Non
     conditions = {"q": _word_conditions(q), "kind": _kind_conditions(kind), "tags": _tag_conditions(filters)}
     where, params = _where(conditions)
     rowids = [r[0] for r in db.execute(
-        f"SELECT rowid FROM envs {where} ORDER BY {column} DESC, id LIMIT ? OFFSET ?",
+        f"SELECT rowid FROM envs {where} ORDER BY {column} DESC, id DESC LIMIT ? OFFSET ?",
         (*params, size, (page - 1) * size))]
     total = db.execute(f"SELECT count(*) FROM envs {where}", params).fetchone()[0]
     facets = {"kind": _kind_facet(db, _where(conditions, leave_out="kind")),

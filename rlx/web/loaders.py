@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+import time
 from dataclasses import dataclass
 
 from flask import abort, current_app
@@ -14,6 +16,7 @@ from rlx.jobs.index import ensure_index_job
 from rlx.queue import read_progress
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+RECORD_TTL_S = 30.0  # a repository's record (revision, counters) is asked of the source at most this often
 
 
 @dataclass
@@ -35,12 +38,26 @@ def visitor_token() -> str | None:
     return None
 
 
+def _repo_info(source, repo_id: str, token: str | None):
+    """The source's record, remembered briefly per visitor token, so a page view does not wait on the Hub."""
+    _records = current_app.extensions.setdefault("rlx.records", {})  # per app: each app has its own source
+    key = (repo_id, hashlib.sha256(token.encode()).hexdigest() if token else None)
+    hit = _records.get(key)
+    if hit and time.monotonic() - hit[0] < RECORD_TTL_S:
+        return hit[1]
+    record = source.repo_info("dataset", repo_id, token=token)
+    _records[key] = (time.monotonic(), record)
+    while len(_records) > 4096:
+        _records.pop(next(iter(_records)))
+    return record
+
+
 def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     if not (_NAME.match(org) and _NAME.match(name)):
         abort(404, f"{org}/{name} is not a dataset id.")
     repo_id = f"{org}/{name}"
     source, store = current_app.extensions["rlx.source"], current_app.extensions["rlx.store"]
-    record = source.repo_info("dataset", repo_id, token=visitor_token())  # 404/403/503 via the error handler
+    record = _repo_info(source, repo_id, visitor_token())  # 404/403/503 via the error handler
     env = Env(record, source, store, visitor_token())
     adapter = pick(env)
     if adapter is None:
