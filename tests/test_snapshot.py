@@ -251,6 +251,10 @@ def _damage_inside_keeping_the_checksum(store, tmp_path):
     write_pointer(store, {**published, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)})
 
 
+def _truncate(path):
+    path.write_bytes(path.read_bytes()[:4096])
+
+
 def _publish_then(spoil):
     def make_bad(store, tmp_path):
         published = publish_catalog(store, tmp_path, generation=1)
@@ -265,8 +269,7 @@ BAD_POINTERS = {
     "a path out of the folder": _publish_then(lambda store, p: write_pointer(store, {**p, "db": "../../etc/passwd"})),
     "a path into a subfolder": _publish_then(lambda store, p: write_pointer(store, {**p, "db": "x/catalog-1.db"})),
     "a missing database": _publish_then(lambda store, p: (store.snapshots_dir / p["db"]).unlink()),
-    "a truncated database": _publish_then(
-        lambda store, p: (store.snapshots_dir / p["db"]).write_bytes((store.snapshots_dir / p["db"]).read_bytes()[:4096])),
+    "a truncated database": _publish_then(lambda store, p: _truncate(store.snapshots_dir / p["db"])),
     "a corrupt database": _publish_then(lambda store, p: _flip_bytes(store.snapshots_dir / p["db"])),
     "counts that do not match": _publish_then(
         lambda store, p: write_pointer(store, {**p, "counts": {**p["counts"], "envs": p["counts"]["envs"] + 1}})),

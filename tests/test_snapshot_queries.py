@@ -80,7 +80,8 @@ def make_tasks(rng, count):
                     brief=" ".join(rng.choice(WORDS + ["grading", "gradient", "café", "binary", "search"])
                                    for _ in range(rng.randint(3, 12))),
                     facets={"category": rng.choice(["build", "math", "web", None]),
-                            "difficulty": rng.choice(["easy", "medium", "hard"]), "runs_here": rng.choice(["yes", "no"])})
+                            "difficulty": rng.choice(["easy", "medium", "hard"]),
+                            "runs_here": rng.choice(["yes", "no"])})
             for j in range(count)]
 
 
@@ -273,8 +274,8 @@ def test_task_search_within_one_environment(snapshot):
 def test_task_facets_count_every_match(snapshot):
     db, _, indexes = snapshot
     answer = search_tasks(db, "gra")
-    rows = [row for env_id, index in indexes.items() for row in index.rows
-            if (env_id, row.ref) in reference_tasks(indexes, "gra")]
+    matches = reference_tasks(indexes, "gra")
+    rows = [row for env_id, index in indexes.items() for row in index.rows if (env_id, row.ref) in matches]
     assert answer["facets"]["difficulty"] == counted(r.facets["difficulty"] for r in rows)
     assert answer["facets"]["category"] == counted(r.facets["category"] for r in rows if r.facets["category"])
 

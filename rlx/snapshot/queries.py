@@ -50,7 +50,7 @@ def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | Non
     conditions = {"q": _word_conditions(q), "kind": _kind_conditions(kind), "tags": _tag_conditions(filters)}
     where, params = _where(conditions)
     rowids = [r[0] for r in db.execute(
-        f"SELECT rowid FROM envs {where} ORDER BY {column} DESC, id DESC LIMIT ? OFFSET ?",
+        f"SELECT rowid FROM envs {where} ORDER BY {column} DESC, id LIMIT ? OFFSET ?",
         (*params, size, (page - 1) * size))]
     total = db.execute(f"SELECT count(*) FROM envs {where}", params).fetchone()[0]
     facets = {"kind": _kind_facet(db, _where(conditions, leave_out="kind")),
@@ -73,7 +73,8 @@ def _word_conditions(q: str) -> list[_Condition]:
     if not all(_encodable(word) for word in words):
         return [_Condition("0")]  # text that cannot be UTF-8 occurs in no stored text
     conditions = [_Condition("instr(search_blob, ?) > 0", (word,)) for word in words]
-    # The trigram index narrows the rows first; the substring check above keeps the answer exact.
+    # The trigram index narrows the rows first; the substring check above keeps the answer exact. Control
+    # characters (a NUL ends an FTS query early) and words under three characters go by substring alone.
     phrases = [_fts_string(word) for word in words if len(word) >= _TRIGRAM and word.isprintable()]
     if phrases:
         conditions.insert(0, _Condition("rowid IN (SELECT rowid FROM envs_fts WHERE envs_fts MATCH ?)",

@@ -81,7 +81,8 @@ FTS = (
     'CREATE VIRTUAL TABLE envs_fts USING fts5(search_blob, content="envs", content_rowid="rowid", '
     "tokenize=\"trigram\")",
     # Words, accents folded. prefix='2 3' answers the short prefixes people type first ("gr", "gra") from the
-    # index instead of walking every term that starts with them; it costs about a third more file size.
+    # index instead of walking every term that starts with them; it costs about a quarter more file size
+    # (52.9 vs 42.3 MB for 7,000 environments and 50,000 tasks) and turns a 2-letter prefix from ~500 ms into ~1 ms.
     'CREATE VIRTUAL TABLE tasks_fts USING fts5(title, brief, content="tasks", content_rowid="rowid", '
     "tokenize=\"unicode61 remove_diacritics 2\", prefix='2 3')",
 )
