@@ -13,6 +13,11 @@ from rlx.web.render import render
 
 bp = Blueprint("tasks", __name__)
 
+# The tree opens at most this many folders and this deep by itself (a walked task's folders each cost the source
+# a listing); the rest show a "list" link that opens them on demand.
+TREE_FOLDERS_OPENED = 40
+TREE_DEPTH = 2
+
 
 def _neighbours(rows, ref):
     refs = [r.ref for r in rows]
@@ -28,21 +33,17 @@ def _load_task(org, name, ref):
     return state
 
 
-def _tree(state, ref, opened: str | None):
-    """The task's files as a flat, indented list: every known entry, plus the folder the visitor opened."""
+def _tree(state, ref):
+    """The task's files as one indented list: every folder the index knows, walked breadth first; a folder whose
+    children are not known yet (a walked task) is marked `unlisted` and lists itself when opened."""
     adapter, env, index = state.adapter, state.env, state.index
-    entries, queue = [], [""]
-    while queue and len(entries) < 5000:
-        folder = queue.pop(0)
-        children = adapter.list_folder(env, index, ref, folder) or []
-        for child in children:
-            entries.append(child)
-            known_inside = child["type"] == "directory" and (
-                child["path"] == opened or (opened or "").startswith(child["path"] + "/")
-                or any(c["path"].startswith(child["path"] + "/") for c in children))
-            if child["type"] == "directory" and not child["withheld"]:
-                queue.append(child["path"])
-            child["unlisted"] = False
+    entries, queue, opened = [], [""], 0
+    while queue and opened < TREE_FOLDERS_OPENED and len(entries) < 5000:
+        children = adapter.list_folder(env, index, ref, queue.pop(0)) or []
+        opened += 1
+        entries.extend(children)
+        queue.extend(c["path"] for c in children
+                     if c["type"] == "directory" and not c["withheld"] and c["path"].count("/") < TREE_DEPTH)
     ordered = sorted(entries, key=lambda e: e["path"].split("/"))
     listed_dirs = {posixpath.dirname(e["path"]) for e in ordered}
     for e in ordered:
@@ -68,7 +69,7 @@ def task_page(org: str, name: str, ref: str):
     context = dict(
         state=state, org=org, name=name, ref=ref, row=row, view=view, prev_row=prev_row, next_row=next_row,
         position=position, count=count, file_view=file_view,
-        tree=_tree(state, ref, None) if state.ready else [],
+        tree=_tree(state, ref) if state.ready else [],
         file_url=lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer",
     )
     if request.args.get("view") == "full" and file_view is not None:
