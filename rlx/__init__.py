@@ -22,8 +22,15 @@ def create_app(config: Config | None = None) -> Flask:
         JSON_SORT_KEYS=False,
     )
 
+    from flask_compress import Compress
+
     from rlx import queue, sources, store
     from rlx.web import register_web
+
+    app.config.update(COMPRESS_ALGORITHM=["gzip"], COMPRESS_LEVEL=6, COMPRESS_MIN_SIZE=600,
+                      COMPRESS_MIMETYPES=["text/html", "application/json", "text/css", "application/javascript",
+                                          "image/svg+xml", "text/plain"])
+    Compress(app)
 
     app.extensions["rlx.store"] = store.Store(config.storage_dir)
     app.extensions["rlx.source"] = sources.open_source(config)

@@ -149,5 +149,47 @@ def index(repo_id: str) -> None:
                f"(revision {(index.revision or '')[:12]}).")
 
 
+@main.group()
+def snapshot() -> None:
+    """The catalog snapshot: build and publish it."""
+
+
+@snapshot.command("build")
+@click.option("--force", is_flag=True, help="Publish even a listing much smaller than the last snapshot's.")
+@click.option("--budget-seconds", default=1800, show_default=True, type=click.IntRange(0),
+              help="Stop rebuilding indexes after this many seconds (the snapshot is still published).")
+@click.option("--max-builds", default=100, show_default=True, type=click.IntRange(0),
+              help="Rebuild at most this many indexes in this run.")
+def snapshot_build(force: bool, budget_seconds: int, max_builds: int) -> None:
+    """List the catalog, rebuild the indexes that changed, build the snapshot and publish it, in this process."""
+    from rlx.cli_progress import TerminalProgress
+    from rlx.jobs.snapshot import job_token
+    from rlx.snapshot.build import SnapshotBuildError
+    from rlx.snapshot.indexer import STEPS, run_indexer
+    from rlx.snapshot.publish import PublishError
+    from rlx.sources import SourceError, open_source
+    from rlx.store import Store
+    from rlx.store.settings import SettingsFile
+
+    config = load_config()
+    source, store = open_source(config), Store(config.storage_dir)
+    progress = TerminalProgress(STEPS)
+    try:
+        summary = run_indexer(source, store, config.cache_dir, settings=SettingsFile(store.settings_path).get(),
+                              force=force, budget_s=budget_seconds, max_builds=max_builds, progress=progress,
+                              token=job_token(source))
+    except (SourceError, PublishError, SnapshotBuildError) as exc:
+        raise click.ClickException(f"{exc} Nothing was published.") from None
+    finally:
+        progress.close()
+    if summary["refused"]:
+        raise click.ClickException(summary["refused"])
+    counts = summary["counts"]
+    click.echo(f"Published {summary['published']['db']}: {counts['envs']:,} environments, {counts['tasks']:,} "
+               f"tasks; {len(summary['rebuilt']):,} indexes rebuilt, {len(summary['failed']):,} failed, "
+               f"{summary['skipped']['current']:,} current, {len(summary['skipped']['over_budget']):,} left for "
+               f"the next run ({summary['seconds']:.1f} s).")
+
+
 if __name__ == "__main__":
     main()

@@ -7,7 +7,7 @@ def test_home_lists_the_bundled_catalog_in_the_layout(client):
     page = client.get("/")
     assert page.status_code == 200
     html = page.get_data(as_text=True)
-    assert "<title>HF RL Explorer</title>" in html
+    assert "<title>HF RL Explorer: reinforcement-learning environments on the Hub</title>" in html
     assert 'src="/static/vendor/htmx-2.0.11.min.js"' in html
     assert "rlx-examples/terminal-basics" in html
     assert 'class="cards"' in html
@@ -36,8 +36,13 @@ def test_search_words_narrow_the_list_and_an_empty_result_says_so(client):
     assert "0 environments" in html
 
 
+def results_of(html: str) -> str:
+    """The search results region only (the trending row and the header suggestions list everything)."""
+    return html.split('id="results"', 1)[1]
+
+
 def test_kind_filter_keeps_only_that_kind(client):
-    html = client.get("/?kind=openenv-space").get_data(as_text=True)
+    html = results_of(client.get("/?kind=openenv-space").get_data(as_text=True))
     assert "rlx-examples/echo-env" in html
     assert "rlx-examples/terminal-basics" not in html
 

@@ -41,17 +41,27 @@ class _Condition:
 
 def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | None = None,
                 filters: dict[str, str | list[str]] | None = None, sort: str = "trending", page: int = 1,
-                size: int = 24) -> dict:
-    """One page of environment cards, the total, and each facet counted over what the other filters leave."""
+                size: int = 24, exclude_ids=(), only_ids=None, pinned=()) -> dict:
+    """One page of environment cards, the total, and each facet counted over what the other filters leave.
+
+    The admin's settings arrive per query: `exclude_ids` (hidden environments), `only_ids` (a collection) and
+    `pinned` (first in trending order, in their order).
+    """
     column = SORT_COLUMNS.get(sort)
     if column is None:
         raise QueryError(f"sort must be one of {', '.join(SORT_COLUMNS)}.")
     page, size = _paging(page, size)
-    conditions = {"q": _word_conditions(q), "kind": _kind_conditions(kind), "tags": _tag_conditions(filters)}
+    conditions = {"q": _word_conditions(q), "kind": _kind_conditions(kind), "tags": _tag_conditions(filters),
+                  "ids": _id_conditions(exclude_ids, only_ids)}
     where, params = _where(conditions)
+    order, order_params = f"{column} DESC, id", ()
+    pins = [p for p in pinned if isinstance(p, str)][:50] if sort == "trending" else []
+    if pins:
+        order = f"CASE id {' '.join('WHEN ? THEN ' + str(i) for i in range(len(pins)))} ELSE {len(pins)} END, {order}"
+        order_params = tuple(pins)
     rowids = [r[0] for r in db.execute(
-        f"SELECT rowid FROM envs {where} ORDER BY {column} DESC, id LIMIT ? OFFSET ?",
-        (*params, size, (page - 1) * size))]
+        f"SELECT rowid FROM envs {where} ORDER BY {order} LIMIT ? OFFSET ?",
+        (*params, *order_params, size, (page - 1) * size))]
     total = db.execute(f"SELECT count(*) FROM envs {where}", params).fetchone()[0]
     facets = {"kind": _kind_facet(db, _where(conditions, leave_out="kind")),
               "tags": _tag_facet(db, _where(conditions, leave_out="tags"))}
@@ -79,6 +89,18 @@ def _word_conditions(q: str) -> list[_Condition]:
     if phrases:
         conditions.insert(0, _Condition("rowid IN (SELECT rowid FROM envs_fts WHERE envs_fts MATCH ?)",
                                         (" ".join(phrases),)))
+    return conditions
+
+
+def _id_conditions(exclude_ids, only_ids) -> list[_Condition]:
+    conditions = []
+    hidden = [i for i in exclude_ids or () if isinstance(i, str)]
+    if hidden:
+        conditions.append(_Condition(f"id NOT IN ({', '.join('?' * len(hidden))})", tuple(hidden)))
+    if only_ids is not None:
+        chosen = [i for i in only_ids if isinstance(i, str)]
+        conditions.append(_Condition(f"id IN ({', '.join('?' * len(chosen))})", tuple(chosen)) if chosen
+                          else _Condition("0"))
     return conditions
 
 

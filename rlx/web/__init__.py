@@ -4,12 +4,14 @@ from flask import Flask
 
 
 def register_web(app: Flask) -> None:
-    from rlx.web import envs, errors, explore, health, tasks
+    from rlx.web import api_search, catalog_db, envs, errors, explore, health, tasks
     from rlx.web.context import init_context
 
     init_context(app)
+    catalog_db.init_app(app)
     errors.init_app(app)
     app.register_blueprint(health.bp)
     app.register_blueprint(explore.bp)
+    app.register_blueprint(api_search.bp)
     app.register_blueprint(envs.bp)
     app.register_blueprint(tasks.bp)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 from flask import Flask
+from markupsafe import Markup
+
+from rlx.catalog.kinds import KINDS
 
 from rlx.web.format import compact_number, file_size, relative_date
 from rlx.web.richtext import render_code, render_markdown
@@ -19,4 +25,26 @@ def init_context(app: Flask) -> None:
 
     @app.context_processor
     def _globals():
-        return {"app_name": "HF RL Explorer"}
+        return {"app_name": "HF RL Explorer", "kind_labels": {k: v.label for k, v in KINDS.items()},
+                "header_trending": header_trending, "inline_css": inline_css}
+
+
+def header_trending() -> list[dict]:
+    """The header search's suggestions before you type: the top trending environments (none when the catalog is
+    not ready: a page never fails for want of suggestions)."""
+    from rlx.web.catalog_db import catalog, settings
+    from rlx.snapshot.queries import search_envs
+
+    try:
+        admin = settings()
+        with catalog() as db:
+            return search_envs(db, size=10, exclude_ids=admin.hidden, pinned=admin.pinned)["cards"]
+    except Exception:  # the snapshot may be missing or being built
+        return []
+
+
+@functools.lru_cache(maxsize=1)
+def inline_css() -> Markup:
+    """The stylesheet, inlined: the first response alone can draw the page (one request, no render-blocking CSS)."""
+    path = Path(__file__).resolve().parent.parent / "static" / "css" / "app.css"
+    return Markup(path.read_text().replace("</", "<\\/"))

@@ -7,6 +7,8 @@ import logging
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from rlx.snapshot.queries import QueryError
+from rlx.snapshot.reader import SnapshotUnavailable
 from rlx.sources.errors import SourceError, Unavailable
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,14 @@ def init_app(app: Flask) -> None:
     def _source(exc: SourceError):
         retry_after = exc.retry_after if isinstance(exc, Unavailable) else None
         return error_response(exc.status, str(exc), retry_after=retry_after)
+
+    @app.errorhandler(QueryError)
+    def _query(exc: QueryError):
+        return error_response(400, str(exc))
+
+    @app.errorhandler(SnapshotUnavailable)
+    def _no_snapshot(exc: SnapshotUnavailable):
+        return error_response(503, "The catalog is not ready yet; it is being built.", retry_after=10)
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

@@ -1,59 +1,71 @@
-"""The catalog's list page: every environment, filtered by words and kind."""
+"""The home page: the banner, the numbers, trending rows, one search with kind, facets, sort, cards and pages.
+
+Its first response already holds the first page of cards (no second request for data); every control is a
+link or a GET form, and htmx only swaps the region that changed.
+"""
 
 from __future__ import annotations
 
-import time
+from urllib.parse import urlparse
 
-from flask import Blueprint, current_app, request, url_for
+from flask import Blueprint, abort, redirect, request
 
-from rlx.catalog import KINDS, fetch_listing, kind_of
+from rlx.web.catalog_db import settings
 from rlx.web.render import render
+from rlx.web.search import SORTS, TRENDING_MAX, SearchQuery, run_search
 
 bp = Blueprint("explore", __name__)
 
-_LISTING_TTL = 60.0
-
-
-def _listing():
-    """The source's listing, kept a minute per process (the snapshot replaces this in production)."""
-    cached = current_app.extensions.get("rlx.listing")
-    if cached and time.monotonic() - cached[0] < _LISTING_TTL:
-        return cached[1]
-    records = fetch_listing(current_app.extensions["rlx.source"])
-    current_app.extensions["rlx.listing"] = (time.monotonic(), records)
-    return records
-
-
-def _card(record):
-    kind = kind_of(record)
-    return {
-        "id": record.id,
-        "repo_type": record.repo_type,
-        "title": record.pretty_name,
-        "kind": kind,
-        "kind_label": KINDS[kind].label,
-        "tags": [t for t in record.tags if ":" not in t][:5],
-        "likes": record.likes,
-        "downloads": record.downloads,
-        "modified": record.last_modified,
-        "summary": str(record.card.get("description") or record.card.get("short_description") or ""),
-        # Pages exist for the formats an adapter reads (Harbor so far); other cards are not links yet.
-        "url": url_for("envs.env_page", org=record.org, name=record.name) if kind == "harbor" else None,
-    }
+TRENDING_PER_PAGE = 8  # two rows of four on a wide screen
+BANNER_COOKIE = "rlx_banner_closed"
+WEEK_S = 7 * 24 * 3600
 
 
 @bp.get("/")
 def home():
-    q = request.args.get("q", "").strip()[:200]
-    kind = request.args.get("kind", "")
-    cards = [_card(r) for r in _listing() if not r.private]
-    counts = {}
-    for card in cards:
-        counts[card["kind"]] = counts.get(card["kind"], 0) + 1
-    if q:
-        words = q.lower().split()
-        cards = [c for c in cards if all(w in f"{c['id']} {c['title']} {' '.join(c['tags'])}".lower() for w in words)]
-    if kind in KINDS:
-        cards = [c for c in cards if c["kind"] == kind]
-    kinds = [(k, KINDS[k].label, n) for k, n in sorted(counts.items(), key=lambda kv: -kv[1])]
-    return render("pages/home.html", fragment="results", cards=cards, q=q, kind=kind, kinds=kinds)
+    query = SearchQuery.from_args(request.args)
+    try:
+        trending_page = max(1, min(int(request.args.get("tp", 1) or 1), TRENDING_MAX // TRENDING_PER_PAGE))
+    except ValueError:
+        trending_page = 1
+    result = run_search(query, trending=TRENDING_MAX)
+    trending = result["trending"]
+    first = (trending_page - 1) * TRENDING_PER_PAGE
+    banner = settings().banner
+    if banner and request.cookies.get(BANNER_COOKIE) == banner["id"]:
+        banner = None
+    return render(
+        "pages/home.html", fragment=("results", "trending"), query=query, result=result, q=query.q, sorts=SORTS,
+        trending=trending[first:first + TRENDING_PER_PAGE], trending_page=trending_page,
+        trending_pages=max(1, -(-len(trending) // TRENDING_PER_PAGE)), numbers=result["numbers"], banner=banner,
+    )
+
+
+@bp.post("/banner/dismiss")
+def dismiss_banner():
+    """Close the banner for a week (a cookie on this browser only)."""
+    if not _same_origin():
+        abort(403, "Cross-site requests may not change anything here.")
+    banner = settings().banner
+    target = request.form.get("next", "/")
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        target = "/"
+    response = redirect(target, code=303)
+    if banner:
+        response.set_cookie(BANNER_COOKIE, banner["id"], max_age=WEEK_S, httponly=True, samesite="Lax")
+    if request.headers.get("HX-Request") == "true":
+        response.status_code, response.data = 200, b""
+        response.headers.pop("Location", None)
+    return response
+
+
+def _same_origin() -> bool:
+    """A write must come from our own pages: Sec-Fetch-Site when the browser sends it, else the Origin."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None:
+        return site in ("same-origin", "none")
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True  # not a browser's cross-site form post (those always carry Origin)
+    parsed = urlparse(origin)
+    return f"{parsed.scheme}://{parsed.netloc}" == request.host_url.rstrip("/")

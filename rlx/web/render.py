@@ -21,10 +21,12 @@ def wants_fragment(target: str) -> bool:
     )
 
 
-def render(template: str, fragment: str | None = None, status: int = 200, **context):
-    """Render `template`, or only its block `fragment` when htmx targets the element of the same id."""
-    if fragment and wants_fragment(fragment):
-        body = render_block(template, fragment, **context)
+def render(template: str, fragment: str | tuple[str, ...] | None = None, status: int = 200, **context):
+    """Render `template`, or only its block named like the element htmx targets (one of `fragment`)."""
+    names = (fragment,) if isinstance(fragment, str) else tuple(fragment or ())
+    chosen = next((name for name in names if wants_fragment(name)), None)
+    if chosen:
+        body = render_block(template, chosen, **context)
     else:
         body = render_template(template, **context)
     response = make_response(body, status)

@@ -329,6 +329,7 @@ class HubStandIn:
         self.latency = 0.0
         self.requests: list[tuple[str, str]] = []  # (method, path with query)
         self.request_tokens: list[str | None] = []  # the bearer token of each logged request, None when anonymous
+        self.scheduled_jobs: list[dict] = []  # the body of each scheduled Job created, with its namespace
         self._faults: list[_Fault] = []
         self._slow: list[_Slow] = []
         self._lock = threading.Lock()
@@ -517,6 +518,8 @@ class HubStandIn:
         if len(parts) >= 7 and parts[1] in REPO_TYPES and parts[4] == "resolve" and method in ("GET", "HEAD"):
             repo_id = f"{unquote(parts[2])}/{unquote(parts[3])}"
             return self._resolve(req, REPO_TYPES[parts[1]], repo_id, unquote(parts[5]), _sub_path(parts[6:]))
+        if method == "POST" and len(parts) == 4 and parts[:3] == ["", "api", "scheduled-jobs"]:
+            return self._create_scheduled_job(req, unquote(parts[3]))
         raise HubError(404, f"Sorry, we can't find the page you are looking for ({method} {req.path}).")
 
     # -- access -------------------------------------------------------------------------------------------------
@@ -607,6 +610,23 @@ class HubStandIn:
             elif path and repo.is_dir(path):
                 out.append(repo.entry(path, True, expand))
         return _json(200, out)
+
+    def _create_scheduled_job(self, req: _Request, namespace: str) -> tuple[int, dict, bytes]:
+        """Record the scheduled Job and answer a ScheduledJobInfo, as the Hub's Jobs API does."""
+        if req.ident is None:
+            raise HubError(401, BAD_TOKEN, headers={"X-Error-Message": BAD_TOKEN})
+        if namespace != req.ident.name and namespace not in req.ident.orgs:
+            raise HubError(403, f"You cannot create Jobs in the namespace {namespace}.")
+        body = json.loads(req.body or b"{}")
+        with self._lock:
+            self.scheduled_jobs.append({"namespace": namespace, **body})
+            job_id = _hash("scheduled-job:", namespace, str(len(self.scheduled_jobs)))[:24]
+        owner = {"id": _hash("owner:", namespace)[:24], "name": namespace,
+                 "type": "user" if namespace == req.ident.name else "org"}
+        info = {"id": job_id, "owner": owner, "schedule": body.get("schedule"), "suspend": bool(body.get("suspend")),
+                "concurrency": bool(body.get("concurrency")), "jobSpec": body.get("jobSpec") or {},
+                "status": {"lastJob": None, "nextJobRunAt": "2025-01-01T01:00:00.000Z"}, "createdAt": DEFAULT_DATE}
+        return _json(200, info)
 
     def _resolve(self, req: _Request, repo_type: str, repo_id: str, revision: str, path: str):
         repo = self._repo(req, repo_type, repo_id, revision)

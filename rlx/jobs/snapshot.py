@@ -1,0 +1,65 @@
+"""The indexer as an RQ job on the `snapshot` queue, and starting that job at most once at a time."""
+
+from __future__ import annotations
+
+import os
+
+from flask import current_app
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from rlx.queue import Progress, get_queue, get_redis
+from rlx.queue.defaults import QUEUES
+from rlx.snapshot.indexer import STEPS, ListingRefused, run_indexer
+from rlx.store.settings import SettingsFile
+
+try:  # RQ >= 2.8 enqueues atomically with unique=True
+    from rq.exceptions import DuplicateJobError
+except ImportError:  # pragma: no cover
+    DuplicateJobError = None
+
+SNAPSHOT_JOB_ID = "snapshot-build"  # one indexer run at a time, whoever asks
+ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+
+
+def build_catalog_snapshot(force: bool = False) -> dict:
+    """The job: one indexer run (listing, indexes, snapshot, publication), its progress on the job."""
+    app = current_app
+    source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
+    progress = Progress.for_current_job(STEPS)
+    settings = SettingsFile(store.settings_path).get()
+    try:
+        summary = run_indexer(source, store, app.config["RLX"].cache_dir, settings=settings, force=force,
+                              progress=progress, token=job_token(source))
+    except Exception as exc:
+        progress.fail(str(exc) or type(exc).__name__)
+        raise
+    if summary["refused"]:
+        raise ListingRefused(summary["refused"])  # a failed job, so whoever watches the queue sees it
+    return summary
+
+
+def job_token(source) -> str | None:
+    """The Job's own HF_TOKEN, for reading public datasets with higher rate limits (never a visitor's)."""
+    return (os.environ.get("HF_TOKEN") or None) if source.kind == "hub" else None
+
+
+def ensure_snapshot_job(force: bool = False) -> Job:
+    """The queued or running indexer job, or a new one (a finished or failed one is replaced)."""
+    redis = get_redis()
+    try:
+        job = Job.fetch(SNAPSHOT_JOB_ID, connection=redis)
+        if job.get_status() in ACTIVE:
+            return job
+        job.delete()
+    except NoSuchJobError:
+        pass
+    defaults = QUEUES["snapshot"]
+    try:
+        return get_queue("snapshot").enqueue(
+            build_catalog_snapshot, force, job_id=SNAPSHOT_JOB_ID, unique=True, job_timeout=defaults.job_timeout,
+            result_ttl=defaults.result_ttl, failure_ttl=defaults.failure_ttl, description="build the catalog snapshot")
+    except Exception as exc:
+        if DuplicateJobError is not None and isinstance(exc, DuplicateJobError):
+            return Job.fetch(SNAPSHOT_JOB_ID, connection=redis)  # someone else enqueued it a moment ago
+        raise

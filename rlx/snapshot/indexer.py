@@ -1,0 +1,284 @@
+"""The indexer: one run fetches the listing, rebuilds the dataset indexes that changed, builds the catalog
+snapshot on local disk and publishes it (the database first, then the pointer).
+
+It runs hourly as an HF Job (`rlx snapshot build`) or as an RQ job on the `snapshot` queue. Every run publishes a
+whole snapshot or nothing: a listing that fails or comes back much smaller than the last snapshot's, a build that
+fails, a copy that lands short — each leaves the previous pointer in place. Reruns are safe: a current index costs
+no call to the source, and the snapshot is always built afresh from the listing and the indexes on disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from rq.timeouts import BaseTimeoutException
+
+from rlx.adapters import Adapter, Env, Index, all_adapters, get
+from rlx.adapters.registry import SURE
+from rlx.catalog import fetch_listing, write_listing_file
+from rlx.snapshot.build import StoredIndexes, build_snapshot, env_id_of
+from rlx.snapshot.publish import publish
+from rlx.snapshot.schema import pointer_name
+from rlx.snapshot.state import IndexerState, load_state, save_state
+from rlx.sources.base import RepoRecord, Source
+from rlx.sources.errors import SourceError, Unavailable
+from rlx.store import Store, read_json
+from rlx.store.settings import AdminSettings
+
+log = logging.getLogger("rlx.indexer")
+
+STEPS = ["listing", "indexes", "building", "publishing"]
+REFUSE_BELOW = 0.8  # a listing under this share of the last snapshot's (overall, datasets or Spaces) is refused
+OUTAGE_STREAK = 3  # builds in a row failing with "source unavailable": the source is down, stop building
+MODIFIED_MARGIN_S = 300  # a repository touched this close to its index's build may have changed after it
+
+
+class ListingRefused(Exception):
+    """The listing is much smaller than the last snapshot's: publishing it would empty part of the site."""
+
+
+@dataclass
+class Rebuild:
+    record: RepoRecord
+    adapter: Adapter
+    reason: str  # never-indexed, changed, older-version, partial
+
+
+@dataclass
+class Plan:
+    todo: list[Rebuild] = field(default_factory=list)
+    current: int = 0  # datasets whose index is up to date
+    failed_recently: list[str] = field(default_factory=list)  # left alone: failed at this revision within a day
+
+
+def run_indexer(source: Source, store: Store, cache_dir: Path, settings: AdminSettings | None = None,
+                force: bool = False, budget_s: float = 1800, max_builds: int = 100,
+                clock: Callable[[], float] = time.time, progress=None, token: str | None = None) -> dict:
+    """One indexer run; returns its summary. `token` is used for reading public datasets only (rate limits).
+
+    Raises when the listing, the build or the publication fails (nothing is published then); a refused listing
+    is not an error here: the summary says why in `refused`, and nothing is published.
+    """
+    started, timer = clock(), time.perf_counter()
+    settings = settings or AdminSettings()
+    _start(progress, "listing", message=f"Listing {source.describe()}")
+    records = fetch_listing(source, settings=settings)  # anonymous: the catalog is what everyone can see
+    counts = public_counts(records)
+    refused = None if force else refusal(counts, last_snapshot_counts(store))
+    if refused:
+        log.warning("indexer.refused %s", refused)
+        _fail(progress, refused)
+        return {"listing": counts, "refused": refused, "published": None, "rebuilt": [], "failed": [],
+                "skipped": {}, "seconds": round(time.perf_counter() - timer, 2)}
+    write_listing_file(store.listing_path, records, _iso(started), source.describe())
+    _finish(progress, "listing", f"{counts['envs']:,} environments listed")
+
+    state = load_state(store.indexer_state_path)
+    plan = plan_rebuilds(records, store, settings, state, started, source)
+    outcome = rebuild(plan, source, store, state, clock, deadline=started + budget_s, max_builds=max_builds,
+                      progress=progress, token=token)
+    state.forget_unlisted({r.id for r in records if r.repo_type == "dataset"})
+    save_state(store.indexer_state_path, state)
+
+    _start(progress, "building", message="Building the snapshot")
+    local = Path(cache_dir) / "indexer" / f"catalog-{os.getpid()}.db"
+    try:
+        built = build_snapshot(records, CompleteIndexes(store), local, built_at=_iso(clock()))
+        _finish(progress, "building", f"{built['counts']['envs']:,} environments, {built['counts']['tasks']:,} tasks")
+        _start(progress, "publishing", message="Publishing the snapshot")
+        published = publish(local, store, now=datetime.fromtimestamp(clock(), timezone.utc))
+    finally:
+        local.unlink(missing_ok=True)
+    _finish(progress, "publishing", f"Published {published['db']}")
+    summary = {"listing": counts, "refused": None, "counts": built["counts"], "published": published,
+               **outcome, "skipped": {"current": plan.current, "failed_recently": plan.failed_recently,
+                                      **outcome["skipped"]},
+               "seconds": round(time.perf_counter() - timer, 2)}
+    log.info("indexer.published db=%s envs=%s tasks=%s rebuilt=%d failed=%d", published["db"],
+             built["counts"]["envs"], built["counts"]["tasks"], len(outcome["rebuilt"]), len(outcome["failed"]))
+    return summary
+
+
+# -- the listing ------------------------------------------------------------------------------------------------
+
+
+def public_counts(records: list[RepoRecord]) -> dict:
+    """What a snapshot of this listing would count: public, ungated environments, each once."""
+    kinds = {env_id_of(r): r.repo_type for r in records if not r.private and not r.gated}
+    datasets = sum(1 for kind in kinds.values() if kind == "dataset")
+    return {"envs": len(kinds), "datasets": datasets, "spaces": len(kinds) - datasets}
+
+
+def last_snapshot_counts(store: Store) -> dict | None:
+    """The counts the current pointer names, or None when there is no readable pointer."""
+    try:
+        pointer = read_json(store.snapshots_dir / pointer_name())
+    except (OSError, ValueError):
+        return None
+    counts = pointer.get("counts") if isinstance(pointer, dict) else None
+    return counts if isinstance(counts, dict) else None
+
+
+def refusal(counts: dict, last: dict | None) -> str | None:
+    """One sentence saying why this listing must not be published, or None when it may be."""
+    for key, label in (("envs", "environments"), ("datasets", "datasets"), ("spaces", "Spaces")):
+        before = (last or {}).get(key)
+        if isinstance(before, int) and before > 0 and counts[key] < REFUSE_BELOW * before:
+            return (f"The listing has {counts[key]:,} {label}, under {REFUSE_BELOW:.0%} of the last snapshot's "
+                    f"{before:,}, so nothing was published (use --force to publish it anyway).")
+    return None
+
+
+# -- which indexes to rebuild -----------------------------------------------------------------------------------
+
+
+def plan_rebuilds(records: list[RepoRecord], store: Store, settings: AdminSettings, state: IndexerState,
+                  now: float, source: Source) -> Plan:
+    """The public datasets whose index is missing or stale, featured first, then by trending."""
+    plan = Plan()
+    for record in records:
+        if record.repo_type != "dataset" or record.private or record.gated:
+            continue  # the snapshot shows neither, so no index is built for them here
+        index = _stored_index(store, record.id)
+        adapter = adapter_for(record, index)
+        if adapter is None:
+            continue
+        if record.sha is None and index is not None and not _surely_unchanged(record, index):
+            record = _with_revision(source, record)  # one info call: was it touched after the build?
+        reason = staleness(record, index, adapter)
+        if reason is None:
+            plan.current += 1
+        elif state.failed_recently(record.id, record.sha, now):
+            plan.failed_recently.append(record.id)
+        else:
+            plan.todo.append(Rebuild(record, adapter, reason))
+    featured = {env_id: n for n, env_id in enumerate(settings.featured)}
+    plan.todo.sort(key=lambda r: (featured.get(r.record.id, len(featured)), -r.record.trending_score, r.record.id))
+    return plan
+
+
+def adapter_for(record: RepoRecord, index: Index | None) -> Adapter | None:
+    """The adapter that built the stored index, else one sure of the record from its tags alone (no call)."""
+    if index is not None and (adapter := get(index.adapter)) is not None:
+        return adapter
+    scored = sorted(((a.score(record), a) for a in all_adapters()), key=lambda sa: -sa[0])
+    return scored[0][1] if scored and scored[0][0] >= SURE else None
+
+
+def staleness(record: RepoRecord, index: Index | None, adapter: Adapter) -> str | None:
+    """Why the stored index must be rebuilt, or None when it is current."""
+    if index is None:
+        return "never-indexed"
+    if index.version != adapter.index_version:
+        return "older-version"
+    if record.sha is not None and index.revision != record.sha:
+        return "changed"
+    if not index.complete:
+        return "partial"
+    return None
+
+
+def _stored_index(store: Store, env_id: str) -> Index | None:
+    try:
+        return StoredIndexes(store)[env_id]
+    except KeyError:
+        return None
+
+
+def _surely_unchanged(record: RepoRecord, index: Index) -> bool:
+    """Without a revision in the listing: last modified well before the index was built."""
+    modified, built = _epoch(record.last_modified), _epoch(index.built_at)
+    return modified is not None and built is not None and modified < built - MODIFIED_MARGIN_S
+
+
+def _with_revision(source: Source, record: RepoRecord) -> RepoRecord:
+    try:
+        return source.repo_info("dataset", record.id)
+    except SourceError as exc:
+        log.warning("indexer.revision_unknown repo=%s reason=%s", record.id, exc)
+        return record
+
+
+# -- rebuilding -------------------------------------------------------------------------------------------------
+
+
+def rebuild(plan: Plan, source: Source, store: Store, state: IndexerState, clock, deadline: float,
+            max_builds: int, progress=None, token: str | None = None) -> dict:
+    """Build the planned indexes in order until the time or count budget runs out; record each failure."""
+    rebuilt, failed, over_budget = [], [], []
+    outages = 0
+    _start(progress, "indexes", total=min(len(plan.todo), max_builds), message="Rebuilding indexes")
+    for position, item in enumerate(plan.todo):
+        env_id = item.record.id
+        if len(rebuilt) + len(failed) >= max_builds or clock() >= deadline or outages >= OUTAGE_STREAK:
+            over_budget = [r.record.id for r in plan.todo[position:]]
+            break
+        _update(progress, "indexes", len(rebuilt) + len(failed), message=f"{env_id} ({item.reason})")
+        try:
+            index = item.adapter.build_index(Env(item.record, source, store, token), None)
+            if not index.complete:
+                raise RuntimeError("the build ended with a partial index")
+        except BaseTimeoutException:
+            raise  # the job's own time limit: stop the run, publish nothing
+        except Exception as exc:
+            error = str(exc) or type(exc).__name__
+            state.record_failure(env_id, item.record.sha, clock(), error)
+            failed.append({"id": env_id, "revision": item.record.sha, "error": error})
+            outages = outages + 1 if isinstance(exc, Unavailable) else 0
+            log.warning("indexer.build_failed repo=%s reason=%s error=%s", env_id, item.reason, error)
+        else:
+            state.record_success(env_id)
+            rebuilt.append(env_id)
+            outages = 0
+    _finish(progress, "indexes", f"{len(rebuilt):,} rebuilt, {len(failed):,} failed")
+    return {"rebuilt": rebuilt, "failed": failed, "skipped": {"over_budget": over_budget}}
+
+
+class CompleteIndexes(StoredIndexes):
+    """The stored indexes a snapshot may show: complete ones only (a partial one is a build that did not end)."""
+
+    def __getitem__(self, env_id: str) -> Index:
+        index = super().__getitem__(env_id)
+        if not index.complete:
+            raise KeyError(env_id)
+        return index
+
+
+# -- helpers ----------------------------------------------------------------------------------------------------
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _epoch(value: str | None) -> float | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp() if value else None
+    except ValueError:
+        return None
+
+
+def _start(progress, step: str, total: int | None = None, message: str = "") -> None:
+    if progress is not None:
+        progress.start(step, total=total, message=message)
+
+
+def _update(progress, step: str, done: int, message: str | None = None) -> None:
+    if progress is not None:
+        progress.update(step, done, message=message)
+
+
+def _finish(progress, step: str, message: str = "") -> None:
+    if progress is not None:
+        progress.finish(step, message)
+
+
+def _fail(progress, message: str) -> None:
+    if progress is not None:
+        progress.fail(message)

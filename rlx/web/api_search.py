@@ -1,0 +1,94 @@
+"""The search API: /api/search (environments), /api/search/tasks, /api/search/rank and /api/search/status.
+
+Answers are public and cacheable for 30 s; each carries a weak ETag naming the snapshot, the admin settings and
+the query, so a repeat is a 304, and Server-Timing says how long the database took.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from flask import Blueprint, current_app, jsonify, make_response, request
+
+from rlx.snapshot.queries import QueryError, search_tasks, trending_rank
+from rlx.web.catalog_db import catalog, reader
+from rlx.web.search import TRENDING_MAX, SearchQuery, run_search
+
+bp = Blueprint("api_search", __name__)
+
+
+def etag_for(*parts) -> str:
+    """A weak validator for what this answer was made from: the snapshot, the settings, the request."""
+    status = reader().status()
+    settings_file = current_app.extensions["rlx.settings"]
+    try:
+        stat = settings_file.path.stat()
+        settings_seen = f"{stat.st_mtime_ns}:{stat.st_size}"
+    except FileNotFoundError:
+        settings_seen = "-"
+    digest = hashlib.sha256("|".join(map(str, (status.get("sha256"), settings_seen, *parts))).encode())
+    return digest.hexdigest()[:32]
+
+
+def cached_json(body: dict, etag: str, max_age: int = 30, db_ms: float | None = None):
+    response = make_response(jsonify(body))
+    response.set_etag(etag, weak=True)
+    response.headers["Cache-Control"] = f"public, max-age={max_age}, stale-while-revalidate=120"
+    response.headers["X-Robots-Tag"] = "noindex"
+    if db_ms is not None:
+        response.headers["Server-Timing"] = f"db;dur={db_ms}"
+    return response.make_conditional(request)
+
+
+def _not_modified(etag: str):
+    if request.if_none_match.contains_weak(etag):
+        response = make_response("", 304)
+        response.set_etag(etag, weak=True)
+        response.headers["Cache-Control"] = "public, max-age=30, stale-while-revalidate=120"
+        return response
+    return None
+
+
+@bp.get("/api/search")
+def search():
+    query = SearchQuery.from_args(request.args)
+    try:
+        trending = max(0, min(int(request.args.get("trending", 0) or 0), TRENDING_MAX))
+    except ValueError:
+        raise QueryError("trending must be a whole number.") from None
+    etag = etag_for("envs", sorted(request.args.items(multi=True)))
+    if (hit := _not_modified(etag)) is not None:
+        return hit
+    result = run_search(query, trending=trending)
+    db_ms = result.pop("db_ms")
+    return cached_json(result, etag, db_ms=db_ms)
+
+
+@bp.get("/api/search/tasks")
+def tasks():
+    etag = etag_for("tasks", sorted(request.args.items(multi=True)))
+    if (hit := _not_modified(etag)) is not None:
+        return hit
+    with catalog() as db:
+        result = search_tasks(db, q=request.args.get("q", "")[:300], env=request.args.get("env") or None,
+                              page=request.args.get("page", 1), size=request.args.get("size", 24))
+    return cached_json(result, etag, max_age=60)
+
+
+@bp.get("/api/search/rank")
+def rank():
+    key = request.args.get("key", "")[:200]
+    if not key:
+        raise QueryError("rank needs key=<org>/<name>.")
+    with catalog() as db:
+        found = trending_rank(db, key)
+    if found is None:
+        return jsonify({"ok": False, "status": 404, "error": f"{key} is not in the catalog."}), 404
+    return cached_json(found, etag_for("rank", key), max_age=60)
+
+
+@bp.get("/api/search/status")
+def status():
+    response = jsonify(reader().status())
+    response.headers["Cache-Control"] = "no-store"
+    return response

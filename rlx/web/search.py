@@ -1,0 +1,113 @@
+"""One search, read from a request, answered from the snapshot with the admin's settings applied.
+
+The home page and /api/search both call `run_search`, so the page and the JSON always agree.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from flask import url_for
+from werkzeug.datastructures import MultiDict
+
+from rlx.catalog.kinds import KINDS
+from rlx.snapshot.queries import SORT_COLUMNS, QueryError, search_envs
+from rlx.snapshot.schema import read_meta
+from rlx.web.catalog_db import catalog, settings
+
+PAGE_SIZE = 24
+TRENDING_MAX = 48
+SORTS = {"trending": "Trending", "downloads": "Most downloaded", "likes": "Most liked", "modified": "Recently updated",
+         "created": "Newest", "tasks": "Most tasks"}
+
+
+@dataclass
+class SearchQuery:
+    q: str = ""
+    kind: str = ""
+    collection: str = ""
+    tags: list[str] = field(default_factory=list)
+    sort: str = "trending"
+    page: int = 1
+    size: int = PAGE_SIZE
+
+    @classmethod
+    def from_args(cls, args: MultiDict) -> "SearchQuery":
+        """Read the arguments; anything unknown is a QueryError with one sentence (a 400)."""
+        kind = args.get("kind", "")
+        if kind and kind not in KINDS:
+            raise QueryError(f"kind must be one of {', '.join(KINDS)}.")
+        sort = args.get("sort", "trending") or "trending"
+        if sort not in SORT_COLUMNS:
+            raise QueryError(f"sort must be one of {', '.join(SORT_COLUMNS)}.")
+        tags = []
+        for raw in args.getlist("f")[:8]:
+            name, sep, value = raw.partition(":")
+            if not sep or name != "tag" or not value:
+                raise QueryError("a filter reads f=tag:<tag>.")
+            tags.append(value[:100])
+        try:
+            page, size = int(args.get("page", 1) or 1), int(args.get("size", PAGE_SIZE) or PAGE_SIZE)
+        except ValueError:
+            raise QueryError("page and size must be whole numbers.") from None
+        return cls(q=args.get("q", "").strip()[:300], kind=kind, collection=args.get("collection", "")[:48],
+                   tags=tags, sort=sort, page=page, size=size)
+
+    def args(self, **change) -> dict:
+        """URL arguments for this query with `change` applied (page resets unless given)."""
+        values = {"q": self.q, "kind": self.kind, "collection": self.collection, "f": [f"tag:{t}" for t in self.tags],
+                  "sort": self.sort if self.sort != "trending" else "", "page": 1, **change}
+        if values.get("page") == 1:
+            values["page"] = ""
+        return {k: v for k, v in values.items() if v not in ("", None, [])}
+
+    def toggled_tag(self, tag: str) -> dict:
+        tags = [t for t in self.tags if t != tag] if tag in self.tags else [*self.tags, tag]
+        return self.args(f=[f"tag:{t}" for t in tags])
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.q or self.kind or self.collection or self.tags)
+
+
+def run_search(query: SearchQuery, trending: int = 0) -> dict:
+    """Cards, total and facets for `query`; with `trending`, also the trending row and the header numbers."""
+    admin = settings()
+    collection = admin.collections.get(query.collection) if query.collection else None
+    if query.collection and collection is None:
+        raise QueryError(f"there is no collection {query.collection!r}.")
+    started = time.perf_counter()
+    with catalog() as db:
+        result = search_envs(db, q=query.q, kind=query.kind or None, filters={"tags": query.tags},
+                             sort=query.sort, page=query.page, size=query.size, exclude_ids=admin.hidden,
+                             only_ids=collection.items if collection else None, pinned=admin.pinned)
+        if trending:
+            row = search_envs(db, sort="trending", size=min(trending, TRENDING_MAX), exclude_ids=admin.hidden,
+                              pinned=admin.pinned)
+            result["trending"] = [_card(c) for c in row["cards"]]
+            result["numbers"] = _numbers(db, row["facets"]["kind"])
+    result["cards"] = [_card(c) for c in result["cards"]]
+    result["pages"] = max(1, -(-result["total"] // query.size))
+    result["collections"] = [{"key": c.key, "title": c.title, "count": len(c.items)}
+                             for c in admin.collections.values()]
+    result["db_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    return result
+
+
+def _card(row: dict) -> dict:
+    kind = KINDS.get(row["kind"])
+    org, _, name = row["key"].partition("/")
+    readable = row["kind"] == "harbor"  # pages exist for the formats an adapter reads (Harbor so far)
+    return {**row, "kind_label": kind.label if kind else row["kind"], "title": row["heading"],
+            "summary": row["brief"], "url": url_for("envs.env_page", org=org, name=name) if readable else None,
+            "tags": [t for t in row["tags"] if ":" not in t][:5]}
+
+
+def _numbers(db, kind_counts) -> dict:
+    meta = read_meta(db)
+    counts = meta.get("counts") or {}
+    by_kind = dict(kind_counts)
+    spaces = by_kind.get("openenv-space", 0) + by_kind.get("other-space", 0)
+    return {"environments": sum(by_kind.values()), "datasets": sum(by_kind.values()) - spaces, "spaces": spaces,
+            "tasks": counts.get("tasks", 0), "kinds": by_kind, "built_at": meta.get("built_at")}

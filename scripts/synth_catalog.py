@@ -1,0 +1,470 @@
+"""A production-sized synthetic catalog, the same bytes on every run: 7,225 environments, 51,498 indexed tasks.
+
+`python scripts/synth_catalog.py --out DIR` writes
+
+- DIR/source/: a FolderSource tree, one folder per environment (README.md front matter with tags, pretty_name and
+  description, and a .hub.json with the Hub's counters and a fixed sha). Only the 1,000-task Harbor dataset
+  (THOUSAND_ID) ships task folders, so its pages can be served; every other environment is a card alone.
+- DIR/store/indexes/: the task index of every dataset that holds tasks, written with save_index, shaped like the
+  Harbor adapter's rows and carrying the record's sha as revision, so the indexes count as current.
+
+`hub_fixtures(catalog)`, `big_repo_fixture()` and `thousand_task_fixture()` give the same repositories as
+`HubStandIn.add_repo` arguments. The proportions follow the recipe in research/perf-anchors.md: the kind split,
+Zipf-drawn text from a 2,000-word vocabulary, Pareto counters and task counts, Zipf tags and categories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+import time
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from itertools import accumulate
+from pathlib import Path
+from typing import Iterator
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from rlx.adapters.contract import Index, TaskRow  # noqa: E402
+from rlx.adapters.indexes import save_index  # noqa: E402
+from rlx.store import Store  # noqa: E402
+
+SEED = 7225
+TASK_TOTAL = 51_498
+LARGEST_INDEX = 3_688  # the original's largest indexed dataset
+THOUSAND_ID = "synth-bench/thousand-tasks"  # the Harbor dataset with real task folders (pages, indexing)
+BIG_REPO_ID = "synth-bench/app-tasks-5000"  # the repository too big to list: indexing by the walk
+BIG_REPO_TASKS, BIG_REPO_APP_FILES = 5_000, 20
+NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)  # "today" for ages and trending: fixed, so bytes are stable
+
+# The kinds as this app names them, with the original catalog's counts (its traces, rows and mimo datasets are
+# all "rows" here: datasets tagged rl-environment and nothing more specific).
+SPACE_KINDS = {"openenv-space": 3_650, "other-space": 647}
+DATASET_KINDS = {"harbor": 1_080, "verifiers": 498, "nemo-gym": 374, "verl": 335, "openenv-data": 201, "rows": 440}
+KIND_TAGS = {"openenv-space": ["openenv"], "other-space": ["rl-environment"], "harbor": ["harbor"],
+             "verifiers": ["verifiers"], "nemo-gym": ["nemo-gym"], "verl": ["verl"], "openenv-data": ["openenv"],
+             "rows": ["rl-environment"]}
+INDEX_ADAPTER = {"harbor": "harbor"}  # other formats' adapters are named after their kind
+
+# ---------------------------------------------------------------------------------------------- the vocabulary
+
+# The top ranks, in order: function words interleaved with what RL environment cards say most.
+HEAD_WORDS = """the a to and of in for with is on task an environment that tasks reward by model from this each
+policy are code as or be tool game it rl learning agent benchmark using episode step solve terminal can trained
+multi python evaluation training actions test state problems search agents""".split()
+# The rest of the domain, in no particular order (their ranks are shuffled below).
+DOMAIN_WORDS = """action observation value rollout trajectory verifier grader score metric dataset prompt completion
+answer question problem proof theorem equation algebra geometry calculus number integer string list array matrix
+graph tree node edge path sort binary heap stack queue hash cache database sql query table schema json csv log parse
+format regex text document summary translation language english dialogue chat conversation user assistant
+instruction turn single interactive sandbox container image build compile debug fix bug patch repository git
+commit branch merge refactor rewrite review security vulnerability exploit network http request response config
+setup install package dependency library framework unit integration coverage performance optimize memory latency
+throughput scheduling planning strategy decision optimal random seed deterministic curriculum difficulty easy
+medium hard level stage open source agentic coding software engineering data science analysis statistics
+probability chemistry biology medicine finance trading market economics legal contract email calendar
+spreadsheet slide vision audio speech video robotics navigation manipulation grasp arm locomotion atari retro
+arcade card poker blackjack wordle crossword sudoku countdown arithmetic gradient grammar graphic grade graded
+grading gravity rewarded research season seat sealed secret sequence server shell file bash docker api web
+browser click form page puzzle grid world maze chess robot control physics simulation world model planner
+reasoning logic deduction inference chain thought tokens context window long horizon sparse dense shaped
+feedback human preference judge rubric critique self play opponent cooperative competitive team swarm market
+auction negotiation bargaining diplomacy strategy board tabletop text adventure quest inventory crafting
+minecraft survival exploration curiosity novelty intrinsic extrinsic discount horizon return advantage critic
+actor baseline variance ppo grpo dpo sft reinforce bandit contextual arm regret exploration exploitation
+mujoco gym gymnasium openenv harbor verifiers verl nemo kernel cuda triton compiler assembly rust javascript
+typescript golang java haskell ocaml lean coq isabelle formal verification specification invariant loop
+recursion dynamic programming greedy divide conquer backtracking combinatorics geometry topology lattice
+cipher encryption decrypt password authentication token oauth cookie session injection overflow fuzzing
+forensics incident firewall packet protocol socket port dns routing kubernetes cluster deploy pipeline ci
+workflow automation scraping crawler extraction ocr table chart plot visualization dashboard report invoice
+receipt accounting tax budget portfolio risk forecast weather climate energy grid power battery vehicle
+driving traffic route map satellite drone warehouse logistics supply inventory retail customer support ticket
+triage medical diagnosis clinical radiology genomics protein molecule drug synthesis reaction lab experiment
+instrument measurement calibration sensor signal filter frequency spectrum audio music melody chord rhythm
+poetry story fiction character plot summary essay argument debate persuasion fact checking citation retrieval
+embedding vector index ranking recommendation click""".split()
+RARE_WORDS = ["sokoban", "nonogram", "kakuro", "hashiwokakero", "shogi", "xiangqi"]  # the last ranks
+DERIVED = {"s": 0.35, "ing": 0.15, "ed": 0.12}  # share of domain words that also appear with each ending
+SYLLABLES = ["ka", "ve", "lo", "tri", "mba", "zor", "qui", "ne", "da", "rix", "po", "sel", "an", "tu", "mer",
+             "gal", "io", "fen", "dra", "ost", "ul", "pra", "ki", "wen", "sa", "bor", "el", "ni", "cor", "thu"]
+VOCABULARY_SIZE = 2_000
+
+ENV_TAGS = """tool-use coding math reasoning agents multi-turn games text sandbox web-browsing terminal python
+software-engineering puzzles benchmark evaluation rlhf reward-modeling chat instruction-following planning
+long-context multi-agent simulation robotics control safety security data-science sql education science
+chemistry biology medicine finance economics legal dialogue vision multimodal audio speech translation
+summarization retrieval search question-answering theorem-proving lean formal-methods competitive-programming
+algorithms debugging testing devops docker kubernetes networking spreadsheets documents ocr charts
+recommendation trading negotiation board-games card-games atari retro navigation manipulation locomotion
+curriculum self-play verifiable-rewards synthetic english""".split()
+TASK_TAGS = ENV_TAGS[:40] + """bash git regex json csv http sqlite pytest refactor performance memory concurrency
+parsing scraping linux cron permissions logging config""".split()
+CATEGORIES = """software-engineering data-processing debugging system-administration security file-operations
+text-processing mathematics scientific-computing machine-learning networking web-development databases
+algorithms games puzzles model-training optimization build-systems version-control cryptography
+data-analysis visualization devops containers personal-assistant research document-processing audio-processing
+image-processing finance legal medicine chemistry biology education games-ai compilers formal-verification
+optimization-research interactive-fiction""".split()
+GRADINGS = ["reward.txt", "reward.json", "unknown", "none", "exact-match", "model-graded"]
+FRAMEWORKS = ["pytest", "python", "bash", "none"]
+RUNTIMES = ["dockerfile", "image", "compose", "none"]
+NETWORKS = ["public", "no-network", "allowlist"]
+
+
+def zipf_weights(n: int, s: float = 1.0) -> list[float]:
+    return list(accumulate(1.0 / (rank ** s) for rank in range(1, n + 1)))
+
+
+class ZipfPicker:
+    """Draws items with probability ∝ 1/rank (rank 1 first), by binary search on cumulative weights."""
+
+    def __init__(self, items: list, s: float = 1.0):
+        self.items, self.cum = items, zipf_weights(len(items), s)
+        self.total = self.cum[-1]
+
+    def one(self, rng: random.Random):
+        return self.items[bisect_left(self.cum, rng.random() * self.total)]
+
+    def many(self, rng: random.Random, k: int) -> list:
+        return rng.choices(self.items, cum_weights=self.cum, k=k)
+
+    def distinct(self, rng: random.Random, k: int) -> list:
+        chosen: dict = {}
+        while len(chosen) < min(k, len(self.items)):
+            chosen[self.one(rng)] = True
+        return list(chosen)
+
+
+def build_vocabulary(rng: random.Random) -> list[str]:
+    """2,000 words by rank: the head list, then domain words and their derived forms mixed with made-up words
+    (the long tail every real catalog has: names, jargon, typos), and the rare words last."""
+    seen = set(HEAD_WORDS) | set(RARE_WORDS)
+    domain = [w for w in dict.fromkeys(DOMAIN_WORDS) if w not in seen]
+    derived = [w + end for w in domain for end, share in DERIVED.items() if rng.random() < share]
+    middle = list(dict.fromkeys(domain + derived))
+    rng.shuffle(middle)
+    seen |= set(middle)
+    made_up: list[str] = []
+    while len(HEAD_WORDS) + len(middle) + len(made_up) + len(RARE_WORDS) < VOCABULARY_SIZE:
+        word = "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))
+        if word not in seen:
+            seen.add(word)
+            made_up.append(word)
+    # Real words keep the better ranks: made-up words start a third of the way into the domain list.
+    split = len(middle) // 3
+    tail = middle[split:] + made_up
+    rng.shuffle(tail)
+    return HEAD_WORDS + middle[:split] + tail + RARE_WORDS
+
+
+# ---------------------------------------------------------------------------------------------- the plan
+
+
+@dataclass
+class SynthEnv:
+    """One environment of the catalog, and what its source folder and index hold."""
+
+    repo_type: str
+    repo_id: str
+    kind: str
+    tags: list[str]
+    pretty_name: str
+    description: str
+    meta: dict  # .hub.json
+    task_count: int = 0
+    sdk: str | None = None
+
+    @property
+    def sha(self) -> str:
+        return self.meta["sha"]
+
+
+@dataclass
+class Catalog:
+    seed: int
+    envs: list[SynthEnv]
+    words: ZipfPicker = field(repr=False)
+
+    @property
+    def task_total(self) -> int:
+        return sum(e.task_count for e in self.envs)
+
+
+def plan_catalog(seed: int = SEED) -> Catalog:
+    """Every environment's card and counters, and how many tasks each dataset's index holds."""
+    rng = random.Random(seed)
+    words = ZipfPicker(build_vocabulary(rng))
+    owners = _owners(rng, 900)
+    owner_picker = ZipfPicker(owners, s=1.05)
+    tag_picker = ZipfPicker(ENV_TAGS)
+    name_words = ZipfPicker([w for w in dict.fromkeys(HEAD_WORDS + DOMAIN_WORDS[:300]) if len(w) > 3], s=0.9)
+    used: set[str] = set()
+    envs: list[SynthEnv] = []
+    kinds = [("space", k, n) for k, n in SPACE_KINDS.items()] + [("dataset", k, n) for k, n in DATASET_KINDS.items()]
+    for repo_type, kind, count in kinds:
+        for _ in range(count):
+            repo_id = _unique_id(rng, owner_picker, name_words, used)
+            envs.append(_env(rng, seed, words, tag_picker, repo_type, kind, repo_id))
+    # The dataset whose pages and indexing are measured: a Harbor dataset with real task folders.
+    harbor = next(e for e in envs if e.kind == "harbor")
+    used.discard(harbor.repo_id)
+    harbor.repo_id, harbor.pretty_name = THOUSAND_ID, "Thousand terminal tasks"
+    harbor.meta["sha"] = _sha(seed, THOUSAND_ID)
+    _assign_task_counts(rng, envs)
+    return Catalog(seed=seed, envs=envs, words=words)
+
+
+def _owners(rng: random.Random, n: int) -> list[str]:
+    suffixes = ["", "-ai", "-labs", "-research", "-rl", "-team", "-dev"]
+    out: dict[str, None] = {}
+    while len(out) < n:
+        out["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))) + rng.choice(suffixes)] = None
+    return list(out)
+
+
+def _unique_id(rng, owner_picker: ZipfPicker, name_words: ZipfPicker, used: set[str]) -> str:
+    while True:
+        parts = name_words.distinct(rng, rng.randint(1, 3))
+        if rng.random() < 0.3:
+            parts.append(rng.choice(["v1", "v2", "env", "bench", "gym", "tasks", "rl", "lite", "hard"]))
+        repo_id = f"{owner_picker.one(rng)}/{'-'.join(parts)}"
+        if repo_id not in used:
+            used.add(repo_id)
+            return repo_id
+
+
+def _env(rng, seed: int, words: ZipfPicker, tag_picker: ZipfPicker, repo_type: str, kind: str,
+         repo_id: str) -> SynthEnv:
+    name = repo_id.split("/", 1)[1]
+    pretty = " ".join(w.capitalize() if not w[-1].isdigit() else w for w in name.split("-"))
+    tags = KIND_TAGS[kind] + tag_picker.distinct(rng, rng.randint(1, 6))
+    if kind in ("harbor", "verifiers") and rng.random() < 0.3:
+        tags.append("rl-environment")
+    created = NOW - timedelta(days=rng.uniform(15, 1_060))  # 2024-01 … 2026-11
+    modified = min(NOW - timedelta(hours=1), created + timedelta(days=rng.uniform(0, (NOW - created).days)))
+    likes = int(rng.paretovariate(1.2)) - 1
+    downloads = 0 if repo_type == "space" else int(rng.paretovariate(0.9) * 20) - 20
+    age_days = max((NOW - modified).days, 1)
+    trending = round((likes + downloads / 50 + rng.uniform(0, 2)) / age_days ** 0.8, 6)
+    meta = {
+        "sha": _sha(seed, repo_id),
+        "likes": likes,
+        "downloads": downloads,
+        "trendingScore": trending,
+        "createdAt": _iso(created),
+        "lastModified": _iso(modified),
+        "private": False,
+        "gated": False,
+        "tags": ["license:" + rng.choice(["mit", "apache-2.0", "cc-by-4.0"]), "region:us"],
+    }
+    sdk = None
+    if repo_type == "space":
+        sdk = "docker" if kind == "openenv-space" or rng.random() < 0.4 else "gradio"
+        meta["sdk"] = sdk
+        meta["runtime"] = {"stage": rng.choices(["RUNNING", "SLEEPING", "BUILD_ERROR"], [0.55, 0.4, 0.05])[0]}
+    return SynthEnv(repo_type=repo_type, repo_id=repo_id, kind=kind, tags=tags, pretty_name=pretty,
+                    description=sentence(rng, words, 20, 60), meta=meta, sdk=sdk)
+
+
+def _assign_task_counts(rng: random.Random, envs: list[SynthEnv]) -> None:
+    """Pareto sizes over most datasets, scaled to exactly TASK_TOTAL, none above LARGEST_INDEX, and exactly 1,000
+    for THOUSAND_ID. Every Harbor dataset has at least one task (an index that found none is not Harbor)."""
+    holders = [e for e in envs if e.repo_type == "dataset" and (e.kind == "harbor" or rng.random() < 0.8)]
+    fixed = next(e for e in holders if e.repo_id == THOUSAND_ID)
+    others = [e for e in holders if e is not fixed]
+    raw = [rng.paretovariate(1.05) for _ in others]
+    budget = TASK_TOTAL - 1_000
+    scale = budget / sum(raw)
+    counts = [min(LARGEST_INDEX, max(1, round(r * scale))) for r in raw]
+    counts[max(range(len(counts)), key=counts.__getitem__)] = LARGEST_INDEX  # the original's largest, exactly
+    # Hand the rounding and clamping difference to the mid-sized datasets, one task at a time.
+    order = sorted(range(len(counts)), key=lambda i: -counts[i])
+    cursor = 0
+    while (diff := budget - sum(counts)) != 0:
+        i = order[len(order) // 10 + cursor % (len(order) // 2)]
+        step = 1 if diff > 0 else -1
+        if 1 <= counts[i] + step <= LARGEST_INDEX:
+            counts[i] += step
+        cursor += 1
+    fixed.task_count = 1_000
+    for env, n in zip(others, counts):
+        env.task_count = n
+    assert sum(e.task_count for e in envs) == TASK_TOTAL
+
+
+def sentence(rng: random.Random, words: ZipfPicker, low: int, high: int) -> str:
+    text = " ".join(words.many(rng, rng.randint(low, high)))
+    return text[0].upper() + text[1:] + "."
+
+
+def _sha(seed: int, repo_id: str) -> str:
+    return hashlib.sha1(f"{seed}:{repo_id}".encode()).hexdigest()
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+# ---------------------------------------------------------------------------------------------- tasks
+
+
+def task_rows(catalog: Catalog, env: SynthEnv) -> list[TaskRow]:
+    """The env's index rows: each seeded by the env alone, so one index comes out the same wherever it is built."""
+    rng = random.Random(f"{catalog.seed}:{env.repo_id}")
+    category = ZipfPicker(CATEGORIES)
+    task_tags = ZipfPicker(TASK_TAGS)
+    rows = []
+    for i in range(env.task_count):
+        title_words = catalog.words.many(rng, rng.randint(4, 10))
+        ref = f"{'-'.join(title_words[:3])}-{i:04d}"
+        facets = {
+            "category": category.one(rng),
+            "difficulty": rng.choices(["easy", "medium", "hard"], [0.4, 0.4, 0.2])[0],
+            "tags": sorted(task_tags.distinct(rng, rng.randint(0, 4))),
+            "grading": rng.choices(GRADINGS, [0.45, 0.2, 0.1, 0.05, 0.12, 0.08])[0],
+            "framework": rng.choices(FRAMEWORKS, [0.5, 0.2, 0.25, 0.05])[0],
+            "runtime": rng.choices(RUNTIMES, [0.6, 0.25, 0.05, 0.1])[0],
+            "network": rng.choices(NETWORKS, [0.6, 0.3, 0.1])[0],
+            "runs_here": "yes" if rng.random() < 0.7 else "no",
+        }
+        rows.append(TaskRow(ref=ref, title=" ".join(title_words).capitalize(), brief=sentence(rng, catalog.words, 30, 80),
+                            facets={k: v for k, v in facets.items() if v not in ("", [])},
+                            extra={"_dir": f"tasks/{ref}", "withheld": 0, "replayable": facets["runs_here"] == "yes"}))
+    return rows
+
+
+def index_of(catalog: Catalog, env: SynthEnv) -> Index:
+    return Index(env_id=env.repo_id, adapter=INDEX_ADAPTER.get(env.kind, env.kind), revision=env.sha, version=1,
+                 built_at=_iso(NOW).replace(".000Z", "+00:00"), complete=True, rows=task_rows(catalog, env),
+                 summary={"walked": False, "notes": [], "truncated": False, "seconds": 0, "readme": None})
+
+
+# ---------------------------------------------------------------------------------------------- writing
+
+
+def readme_of(env: SynthEnv) -> str:
+    tags = "".join(f"- {t}\n" for t in env.tags)
+    sdk = f"sdk: {env.sdk}\napp_port: 8000\n" if env.sdk else ""
+    return (f"---\npretty_name: {json.dumps(env.pretty_name)}\ndescription: {json.dumps(env.description)}\n{sdk}"
+            f"license: mit\ntags:\n{tags}---\n\n# {env.pretty_name}\n\n{env.description}\n")
+
+
+def harbor_task_files(rng: random.Random, words: ZipfPicker, name: str, prefix: str = "tasks/",
+                      app_files: int = 0) -> dict[str, str]:
+    """One Harbor task folder: task.toml (metadata), instruction, Dockerfile, grader and solution; optionally an
+    app/ folder of `app_files` modules that no index needs (what makes a repository too big to list)."""
+    base = f"{prefix}{name}/"
+    category = ZipfPicker(CATEGORIES).one(rng)
+    difficulty = rng.choices(["easy", "medium", "hard"], [0.4, 0.4, 0.2])[0]
+    tags = ", ".join(json.dumps(t) for t in ZipfPicker(TASK_TAGS).distinct(rng, rng.randint(0, 4)))
+    files = {
+        base + "task.toml": (f'schema_version = "1.1"\n\n[metadata]\ndifficulty = "{difficulty}"\n'
+                             f'category = "{category}"\ntags = [{tags}]\n\n[verifier]\ntimeout_sec = 120.0\n\n'
+                             '[agent]\ntimeout_sec = 600.0\n\n[environment]\ncpus = 1\nmemory_mb = 2048\n'
+                             'network_mode = "public"\n'),
+        base + "instruction.md": f"# {name}\n\n{sentence(rng, words, 30, 80)}\n\n{sentence(rng, words, 20, 60)}\n",
+        base + "environment/Dockerfile": "FROM python:3.12-slim\nWORKDIR /app\nRUN pip install pytest==8.3.3\n",
+        base + "tests/test.sh": "#!/bin/bash\npytest /tests/test_outputs.py && echo 1 > /logs/verifier/reward.txt\n",
+        base + "solution/solve.sh": "#!/bin/bash\necho done > /app/answer.txt\n",
+    }
+    for j in range(app_files):
+        files[base + f"app/src/module_{j}.py"] = f"# module {j} of {name}\n"
+    return files
+
+
+def thousand_task_fixture(catalog: Catalog | None = None) -> tuple[str, str, dict[str, str], dict]:
+    """THOUSAND_ID as add_repo arguments: 1,000 Harbor task folders under tasks/."""
+    catalog = catalog or plan_catalog()
+    env = next(e for e in catalog.envs if e.repo_id == THOUSAND_ID)
+    rng = random.Random(f"{catalog.seed}:{THOUSAND_ID}:files")
+    files = {"README.md": readme_of(env)}
+    for i in range(env.task_count):
+        files.update(harbor_task_files(rng, catalog.words, f"task-{i:04d}"))
+    return "dataset", THOUSAND_ID, files, env.meta
+
+
+def big_repo_fixture(n: int = BIG_REPO_TASKS, seed: int = SEED) -> tuple[str, str, dict[str, str], dict]:
+    """BIG_REPO_ID as add_repo arguments: n tasks under tasks/, each shipping an app folder of 20 modules (as in
+    tests/test_walker.py's big_repo_files): 125,000 files for 5,000 tasks."""
+    rng = random.Random(f"{seed}:{BIG_REPO_ID}")
+    words = ZipfPicker(build_vocabulary(random.Random(seed)))
+    files = {"README.md": "---\npretty_name: App tasks\ntags:\n- harbor\n- rl-environment\n---\n\n# App tasks\n"}
+    for i in range(n):
+        files.update(harbor_task_files(rng, words, f"app-{i:05d}", app_files=BIG_REPO_APP_FILES))
+    meta = {"sha": _sha(seed, BIG_REPO_ID), "likes": 12, "downloads": 3400, "trendingScore": 4.2,
+            "createdAt": "2026-06-01T00:00:00.000Z", "lastModified": "2026-11-20T00:00:00.000Z"}
+    return "dataset", BIG_REPO_ID, files, meta
+
+
+def hub_fixtures(catalog: Catalog) -> Iterator[tuple[str, str, dict[str, str], dict]]:
+    """Every environment of the catalog as add_repo arguments (a card alone; THOUSAND_ID with its task folders)."""
+    for env in catalog.envs:
+        if env.repo_id == THOUSAND_ID:
+            yield thousand_task_fixture(catalog)
+        else:
+            yield env.repo_type, env.repo_id, {"README.md": readme_of(env)}, env.meta
+
+
+def write_source(catalog: Catalog, root: Path) -> None:
+    """The FolderSource tree: datasets/<org>/<name>/ and spaces/<org>/<name>/, README.md and .hub.json each."""
+    for env in catalog.envs:
+        folder = root / ("datasets" if env.repo_type == "dataset" else "spaces") / env.repo_id
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "README.md").write_text(readme_of(env))
+        (folder / ".hub.json").write_text(json.dumps(env.meta, indent=1))
+    _, _, files, _ = thousand_task_fixture(catalog)
+    base = root / "datasets" / THOUSAND_ID
+    for path, text in files.items():
+        target = base / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+def write_indexes(catalog: Catalog, store: Store) -> int:
+    """One stored index per dataset that holds tasks; returns how many tasks were written."""
+    written = 0
+    for env in catalog.envs:
+        if env.task_count:
+            index = index_of(catalog, env)
+            save_index(store, index)
+            written += len(index.rows)
+    return written
+
+
+def generate(out: Path, seed: int = SEED) -> dict:
+    """Write DIR/source and DIR/store/indexes; return counts and how long each part took."""
+    started = time.perf_counter()
+    catalog = plan_catalog(seed)
+    planned = time.perf_counter()
+    write_source(catalog, out / "source")
+    sourced = time.perf_counter()
+    tasks = write_indexes(catalog, Store(out / "store"))
+    done = time.perf_counter()
+    kinds: dict[str, int] = {}
+    for env in catalog.envs:
+        kinds[env.kind] = kinds.get(env.kind, 0) + 1
+    return {"envs": len(catalog.envs), "tasks": tasks, "kinds": kinds,
+            "indexed_envs": sum(1 for e in catalog.envs if e.task_count),
+            "largest_index": max(e.task_count for e in catalog.envs),
+            "seconds": {"plan": round(planned - started, 2), "source": round(sourced - planned, 2),
+                        "indexes": round(done - sourced, 2), "total": round(done - started, 2)}}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="folder to write source/ and store/ into")
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args(argv)
+    print(json.dumps(generate(args.out, args.seed), indent=1))
+
+
+if __name__ == "__main__":
+    main()
