@@ -3,8 +3,9 @@
 `python scripts/synth_catalog.py --out DIR` writes
 
 - DIR/source/: a FolderSource tree, one folder per environment (README.md front matter with tags, pretty_name and
-  description, and a .hub.json with the Hub's counters and a fixed sha). Only the 1,000-task Harbor dataset
-  (THOUSAND_ID) ships task folders, so its pages can be served; every other environment is a card alone.
+  description, and a .hub.json with the Hub's counters and a fixed sha), plus 120 Gradio Spaces that the listing
+  leaves out. Only the 1,000-task Harbor dataset (THOUSAND_ID) ships task folders, so its pages can be served;
+  every other environment is a card alone.
 - DIR/store/indexes/: the task index of every dataset that holds tasks, written with save_index, shaped like the
   Harbor adapter's rows and carrying the record's sha as revision, so the indexes count as current.
 
@@ -47,10 +48,13 @@ NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)  # "today" for ages and trendi
 # The kinds as this app names them, with the original catalog's counts (its traces, rows and mimo datasets are
 # all "rows" here: datasets tagged rl-environment and nothing more specific).
 SPACE_KINDS = {"openenv-space": 3_650, "other-space": 647}
+# Gradio Spaces tagged rl-environment: the source holds them, the catalog's listing leaves them out (not Docker
+# apps), as the Hub holds many more tagged repositories than the catalog shows.
+UNLISTED_SPACES = 120
 DATASET_KINDS = {"harbor": 1_080, "verifiers": 498, "nemo-gym": 374, "verl": 335, "openenv-data": 201, "rows": 440}
 KIND_TAGS = {"openenv-space": ["openenv"], "other-space": ["rl-environment"], "harbor": ["harbor"],
              "verifiers": ["verifiers"], "nemo-gym": ["nemo-gym"], "verl": ["verl"], "openenv-data": ["openenv"],
-             "rows": ["rl-environment"]}
+             "rows": ["rl-environment"], "unlisted-space": ["rl-environment"]}
 INDEX_ADAPTER = {"harbor": "harbor"}  # other formats' adapters are named after their kind
 
 # ---------------------------------------------------------------------------------------------- the vocabulary
@@ -194,6 +198,11 @@ class Catalog:
     words: ZipfPicker = field(repr=False)
 
     @property
+    def listed(self) -> list[SynthEnv]:
+        """The environments the catalog shows (the source also holds UNLISTED_SPACES that it leaves out)."""
+        return [e for e in self.envs if e.kind != "unlisted-space"]
+
+    @property
     def task_total(self) -> int:
         return sum(e.task_count for e in self.envs)
 
@@ -209,6 +218,7 @@ def plan_catalog(seed: int = SEED) -> Catalog:
     used: set[str] = set()
     envs: list[SynthEnv] = []
     kinds = [("space", k, n) for k, n in SPACE_KINDS.items()] + [("dataset", k, n) for k, n in DATASET_KINDS.items()]
+    kinds.append(("space", "unlisted-space", UNLISTED_SPACES))
     for repo_type, kind, count in kinds:
         for _ in range(count):
             repo_id = _unique_id(rng, owner_picker, name_words, used)
@@ -267,7 +277,7 @@ def _env(rng, seed: int, words: ZipfPicker, tag_picker: ZipfPicker, repo_type: s
     }
     sdk = None
     if repo_type == "space":
-        sdk = "docker" if kind == "openenv-space" or rng.random() < 0.4 else "gradio"
+        sdk = "gradio" if kind == "unlisted-space" else "docker"
         meta["sdk"] = sdk
         meta["runtime"] = {"stage": rng.choices(["RUNNING", "SLEEPING", "BUILD_ERROR"], [0.55, 0.4, 0.05])[0]}
     return SynthEnv(repo_type=repo_type, repo_id=repo_id, kind=kind, tags=tags, pretty_name=pretty,
@@ -451,7 +461,8 @@ def generate(out: Path, seed: int = SEED) -> dict:
     kinds: dict[str, int] = {}
     for env in catalog.envs:
         kinds[env.kind] = kinds.get(env.kind, 0) + 1
-    return {"envs": len(catalog.envs), "tasks": tasks, "kinds": kinds,
+    return {"envs": len(catalog.listed), "unlisted_spaces": kinds.pop("unlisted-space", 0), "tasks": tasks,
+            "kinds": kinds,
             "indexed_envs": sum(1 for e in catalog.envs if e.task_count),
             "largest_index": max(e.task_count for e in catalog.envs),
             "seconds": {"plan": round(planned - started, 2), "source": round(sourced - planned, 2),

@@ -1,0 +1,315 @@
+"""The indexer end to end against the Hub stand-in: it lists the catalog, rebuilds only what changed (within its
+budgets, featured first), publishes a whole snapshot or nothing, and refuses a listing that shrank."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+
+import pytest
+from rq import Queue
+from rq.job import Job
+
+from rlx.catalog import read_listing_file
+from rlx.jobs.snapshot import ensure_snapshot_job
+from rlx.snapshot import pointer_name
+from rlx.snapshot.indexer import run_indexer
+from rlx.snapshot.schema import open_immutable
+from rlx.sources.errors import Unavailable
+from rlx.store import Store
+from rlx.store.settings import AdminSettings
+from tests.conftest import EXAMPLES
+from tests.stand_ins.hub_fixtures import (BULK_HARBOR, GATED_HARBOR, OPENENV_SPACE, PRIVATE_HARBOR, PUBLIC_HARBOR,
+                                          RL_ONLY, harbor_dataset)
+
+T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc).timestamp()
+HOUR, DAY = 3600, 24 * 3600
+HARBOR_DATASETS = {PUBLIC_HARBOR, *BULK_HARBOR}  # public, ungated, tagged harbor: what the indexer builds
+PUBLIC_ENVS = {*HARBOR_DATASETS, RL_ONLY, f"space:{OPENENV_SPACE}"}
+FILE_REQUESTS = ("/tree/", "/resolve/", "/paths-info/")
+
+
+class Clock:
+    def __init__(self):
+        self.now = T0
+
+    def __call__(self):
+        return self.now
+
+
+class MinutePerListing:
+    """The stand-in Hub as seen by a run whose every repository listing takes a minute of the injected clock."""
+
+    def __init__(self, source, clock):
+        self.source, self.clock = source, clock
+
+    def __getattr__(self, name):
+        return getattr(self.source, name)
+
+    def list_tree(self, *args, **kwargs):
+        self.clock.now += 60
+        return self.source.list_tree(*args, **kwargs)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(tmp_path / "data")
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def run(hub_source, store, tmp_path, clock):
+    """One indexer run against the stand-in; the clock moves an hour before each run."""
+
+    def run_once(source=None, **kwargs):
+        clock.now += HOUR
+        return run_indexer(source or hub_source, store, tmp_path / "cache", clock=clock, **kwargs)
+
+    return run_once
+
+
+def pointer(store):
+    return json.loads((store.snapshots_dir / pointer_name()).read_text())
+
+
+def published_files(store):
+    return sorted(p.name for p in store.snapshots_dir.glob("catalog-*.db"))
+
+
+def snapshot_envs(store):
+    """{environment id: task count} in the published snapshot."""
+    db = open_immutable(store.snapshots_dir / pointer(store)["db"])
+    try:
+        return dict(db.execute("SELECT id, task_count FROM envs"))
+    finally:
+        db.close()
+
+
+def file_requests(hub):
+    return sum(hub.count(contains=route) for route in FILE_REQUESTS)
+
+
+# -- a run ------------------------------------------------------------------------------------------------------
+
+
+def test_a_run_publishes_a_snapshot_whose_counts_match_the_listing(hub, run, store):
+    summary = run()
+
+    assert summary["refused"] is None and summary["failed"] == []
+    assert set(summary["rebuilt"]) == HARBOR_DATASETS
+    published = pointer(store)
+    assert published["db"] == summary["published"]["db"] and published["counts"] == summary["counts"]
+    assert summary["counts"] | {"envs": 27, "datasets": 26, "spaces": 1, "indexed": 25} == summary["counts"]
+    envs = snapshot_envs(store)
+    assert set(envs) == PUBLIC_ENVS
+    assert envs[PUBLIC_HARBOR] == 3 and envs[BULK_HARBOR[0]] == 1 and envs[RL_ONLY] == 0
+    records, fetched_at = read_listing_file(store.listing_path)
+    assert {r.id for r in records} == {*HARBOR_DATASETS, RL_ONLY, GATED_HARBOR, OPENENV_SPACE}
+    assert fetched_at == "2026-11-30T13:00:00Z"
+
+
+def test_a_rerun_with_nothing_changed_reads_no_files_and_still_publishes(hub, run, store):
+    first = run()
+    hub.reset_log()
+
+    again = run()
+
+    assert again["rebuilt"] == [] and again["skipped"]["current"] == len(HARBOR_DATASETS)
+    assert file_requests(hub) == 0 and hub.count(contains="/api/datasets/") == 0  # no tree, file or info call
+    assert pointer(store)["db"] == again["published"]["db"] != first["published"]["db"]
+    assert again["counts"] == first["counts"]
+
+
+def test_a_dataset_whose_revision_changed_is_rebuilt_alone(hub, run, store):
+    run()
+    changed = BULK_HARBOR[3]
+    hub.add_repo("dataset", changed, harbor_dataset("Bulk 3", tasks=("task-3", "task-3b")),
+                 {"trendingScore": 3, "lastModified": "2026-11-30T12:30:00.000Z"})
+
+    summary = run()
+
+    assert summary["rebuilt"] == [changed]
+    assert snapshot_envs(store)[changed] == 2
+
+
+# -- budgets ----------------------------------------------------------------------------------------------------
+
+
+def test_featured_datasets_are_rebuilt_first_then_by_trending_within_the_count_budget(hub, run, store):
+    settings = AdminSettings.from_json({"featured": [BULK_HARBOR[5], BULK_HARBOR[1]]})
+
+    summary = run(settings=settings, max_builds=4)
+
+    assert summary["rebuilt"] == [BULK_HARBOR[5], BULK_HARBOR[1], PUBLIC_HARBOR, BULK_HARBOR[23]]
+    assert len(summary["skipped"]["over_budget"]) == len(HARBOR_DATASETS) - 4
+    assert pointer(store)["counts"]["envs"] == 27 and pointer(store)["counts"]["indexed"] == 4
+    assert run(max_builds=4)["rebuilt"] == [BULK_HARBOR[22], BULK_HARBOR[21], BULK_HARBOR[20], BULK_HARBOR[19]]
+
+
+def test_the_time_budget_stops_rebuilding_but_the_snapshot_is_still_published(hub, hub_source, run, store, clock):
+    slow_hub = MinutePerListing(hub_source, clock)
+
+    summary = run(source=slow_hub, budget_s=150)  # builds start at 0, 60 and 120 s; the fourth would at 180 s
+
+    assert summary["rebuilt"] == [PUBLIC_HARBOR, BULK_HARBOR[23], BULK_HARBOR[22]]
+    assert len(summary["skipped"]["over_budget"]) == len(HARBOR_DATASETS) - 3
+    assert set(snapshot_envs(store)) == PUBLIC_ENVS
+
+
+# -- failures ---------------------------------------------------------------------------------------------------
+
+
+def test_a_failed_build_waits_a_day_unless_its_revision_changes(hub, run, store, clock):
+    broken = BULK_HARBOR[7]
+    hub.fail(500, times=10_000, path_contains=broken)
+    first = run()
+    hub.clear_faults()
+
+    assert [f["id"] for f in first["failed"]] == [broken] and broken not in first["rebuilt"]
+    assert "500" in first["failed"][0]["error"]
+    remembered = json.loads(store.indexer_state_path.read_text())["failed"][broken]
+    assert remembered["revision"] == hub.repos[("dataset", broken)].sha and remembered["at"] == T0 + HOUR
+    assert snapshot_envs(store)[broken] == 0  # listed, without tasks
+
+    hub.reset_log()
+    soon = run()  # an hour later: the Hub is fine again, but the same revision is not tried yet
+    assert soon["skipped"]["failed_recently"] == [broken] and soon["rebuilt"] == []
+    assert file_requests(hub) == 0
+
+    clock.now += DAY
+    later = run()
+    assert later["rebuilt"] == [broken] and later["skipped"]["failed_recently"] == []
+    assert snapshot_envs(store)[broken] == 1
+    assert json.loads(store.indexer_state_path.read_text())["failed"] == {}
+
+
+def test_a_failed_build_is_tried_again_at_once_when_its_revision_changes(hub, run, store):
+    broken = BULK_HARBOR[7]
+    hub.fail(500, times=10_000, path_contains=broken)
+    run()
+    hub.clear_faults()
+    hub.add_repo("dataset", broken, harbor_dataset("Bulk 7 fixed", tasks=("task-7",)), {"trendingScore": 7})
+
+    assert run()["rebuilt"] == [broken]
+
+
+SHRINKS = {
+    "environments": lambda hub: [hub.repos.pop(("dataset", r)) for r in BULK_HARBOR[:7]],
+    "datasets": lambda hub: (
+        [hub.repos.pop(("dataset", r)) for r in BULK_HARBOR[:6]],
+        [hub.add_repo("space", f"more/space-{i}", {"README.md": "---\nsdk: docker\ntags: [openenv]\n---\n"})
+         for i in range(6)]),
+    "Spaces": lambda hub: hub.repos.pop(("space", OPENENV_SPACE)),
+}
+
+
+@pytest.mark.parametrize("shrink", SHRINKS.values(), ids=SHRINKS.keys())
+def test_a_listing_under_80_percent_of_the_last_snapshot_is_refused_unless_forced(hub, run, store, shrink, request):
+    run()
+    before = pointer(store), published_files(store), store.listing_path.read_bytes()
+    shrink(hub)
+
+    refused = run()
+
+    assert f"under 80% of the last snapshot's" in refused["refused"]
+    assert request.node.callspec.id in refused["refused"]
+    assert refused["published"] is None
+    assert (pointer(store), published_files(store), store.listing_path.read_bytes()) == before
+
+    forced = run(force=True)
+    assert forced["refused"] is None and pointer(store)["db"] == forced["published"]["db"]
+
+
+def test_a_listing_that_fails_half_way_publishes_nothing(hub, run, store):
+    run()
+    before = pointer(store), published_files(store), store.listing_path.read_bytes()
+    hub.fail(503, times=50, path_contains="filter=verifiers")  # the harbor query worked; this one never does
+
+    with pytest.raises(Unavailable):
+        run()
+
+    assert (pointer(store), published_files(store), store.listing_path.read_bytes()) == before
+
+
+# -- what the catalog holds -------------------------------------------------------------------------------------
+
+
+def test_private_and_gated_stay_out_collections_come_in_and_only_docker_apps_are_spaces(hub, run, store):
+    app_card = "---\nsdk: {sdk}\ntags: [{tags}]\n---\n"
+    hub.add_repo("space", "pages/static-page", {"README.md": app_card.format(sdk="static", tags="openenv")})
+    hub.add_repo("space", "pages/paper", {"README.md": app_card.format(sdk="docker",
+                                                                       tags="openenv, research-article-template")})
+    hub.add_repo("space", "demos/gradio-demo", {"README.md": app_card.format(sdk="gradio", tags="rl-environment")})
+    hub.add_repo("dataset", "curated/untagged-tasks", {"README.md": "# Tasks nobody tagged\n"})
+    hub.add_repo("space", "curated/untagged-app", {"README.md": app_card.format(sdk="docker", tags="demo")})
+    settings = AdminSettings.from_json({"collections": {"picks": {"title": "Picks", "items": [
+        "curated/untagged-tasks", "space:curated/untagged-app", PRIVATE_HARBOR, "nobody/gone"]}}})
+
+    run(settings=settings)
+
+    envs = set(snapshot_envs(store))
+    assert {"curated/untagged-tasks", "space:curated/untagged-app"} <= envs
+    assert not envs & {"space:pages/static-page", "space:pages/paper", "space:demos/gradio-demo", PRIVATE_HARBOR,
+                       GATED_HARBOR}
+    assert not store.index_path(GATED_HARBOR).exists() and not store.index_path(PRIVATE_HARBOR).exists()
+    published = (store.snapshots_dir / pointer(store)["db"]).read_bytes()
+    for secret in (b"private-tasks", b"gated-tasks", b"secret-task", b"gated-task"):
+        assert secret not in published
+
+
+# -- as a job and as a command ----------------------------------------------------------------------------------
+
+
+def test_asking_for_the_snapshot_job_twice_queues_one_job(app, redis_client):
+    with app.app_context():
+        first, second = ensure_snapshot_job(), ensure_snapshot_job()
+
+    assert first.id == second.id
+    assert Queue("snapshot", connection=redis_client).job_ids == [first.id]
+
+
+def test_the_snapshot_job_runs_in_a_worker_and_publishes_a_pointer(app, running_worker, redis_client):
+    with app.app_context():
+        job = ensure_snapshot_job()
+    store = app.extensions["rlx.store"]
+
+    deadline = time.monotonic() + 60
+    while job.get_status(refresh=True) not in ("finished", "failed") and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    assert job.get_status() == "finished", Job.fetch(job.id, connection=redis_client).latest_result()
+    published = pointer(store)
+    assert published["db"] == job.return_value()["published"]["db"] and published["counts"]["envs"] == 5
+    assert [s["state"] for s in job.get_meta()["progress"]["steps"]] == ["done"] * 4
+
+
+def _rlx(args, storage, source):
+    env = {**os.environ, "STORAGE_DIR": str(storage), "RLX_SOURCE": str(source)}
+    return subprocess.run([sys.executable, "-m", "rlx.cli", *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_rlx_snapshot_build_prints_one_summary_line_and_refuses_a_shrunk_listing(tmp_path):
+    source = tmp_path / "source"
+    shutil.copytree(EXAMPLES, source)
+
+    built = _rlx(["snapshot", "build"], tmp_path / "data", source)
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.startswith("Published catalog-") and "5 environments, 16 tasks; 3 indexes rebuilt" in built.stdout
+    assert built.stdout.count("\n") == 1
+
+    for name in ("terminal-basics", "python-bugfix"):
+        shutil.rmtree(source / "datasets" / "rlx-examples" / name)
+    refused = _rlx(["snapshot", "build"], tmp_path / "data", source)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert "under 80% of the last snapshot's" in refused.stderr and "--force" in refused.stderr
+
+    forced = _rlx(["snapshot", "build", "--force"], tmp_path / "data", source)
+    assert forced.returncode == 0 and "3 environments" in forced.stdout

@@ -1,0 +1,146 @@
+"""The search API and the home page over the snapshot, with the admin's settings applied per query."""
+
+import json
+import re
+
+import pytest
+
+from tests.conftest import HARBOR_EXAMPLES, index_now
+
+INJECTIONS = ['"', "NEAR(a b)", "a*", "title:x", "AND", "OR NOT", "'; DROP TABLE envs; --", "\x00", "c++", "日本語",
+              "%", "_", "\\", 'a" OR "b', "{key heading}:x", "^bug", "-x", "(", "terminal OR"]
+
+
+@pytest.fixture
+def catalog_app(app):
+    for repo_id in HARBOR_EXAMPLES:
+        index_now(app, repo_id)
+    return app
+
+
+@pytest.fixture
+def api(catalog_app):
+    return catalog_app.test_client()
+
+
+def write_settings(app, **settings):
+    path = app.extensions["rlx.store"].settings_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings))
+
+
+def ids(body):
+    return [card["id"] for card in body["cards"]]
+
+
+def test_search_answers_cards_total_and_facet_counts(api):
+    body = api.get("/api/search").get_json()
+    assert body["total"] == len(body["cards"]) >= 4
+    kinds = dict(body["facets"]["kind"])
+    assert kinds["harbor"] == 3 and kinds["openenv-space"] == 1
+    harbor = api.get("/api/search?kind=harbor").get_json()
+    assert harbor["total"] == 3 and all(c["kind"] == "harbor" for c in harbor["cards"])
+    assert dict(harbor["facets"]["kind"]) == kinds  # the kind facet is counted without the kind filter
+
+
+def test_trending_adds_the_row_and_the_numbers_in_the_same_response(api):
+    body = api.get("/api/search?trending=24").get_json()
+    assert [c["id"] for c in body["trending"]][:3] == ["rlx-examples/python-bugfix", "space:rlx-examples/echo-env",
+                                                       "rlx-examples/terminal-basics"]
+    assert body["numbers"]["tasks"] == 16 and body["numbers"]["spaces"] == 1
+
+
+def test_a_tag_filter_and_each_sort_answer(api):
+    tagged = api.get("/api/search?f=tag:science").get_json()
+    assert ids(tagged) == ["rlx-examples/science-puzzles"]
+    for sort in ("trending", "downloads", "likes", "modified", "created", "tasks"):
+        assert api.get(f"/api/search?sort={sort}").status_code == 200
+    likes = api.get("/api/search?sort=likes").get_json()
+    counts = [c["likes"] for c in likes["cards"]]
+    assert counts == sorted(counts, reverse=True)
+
+
+@pytest.mark.parametrize("query", INJECTIONS)
+def test_search_words_are_data_whatever_they_contain(api, query):
+    response = api.get("/api/search", query_string={"q": query})
+    assert response.status_code == 200
+    everything = api.get("/api/search?size=100").get_json()["cards"]
+    words = query.lower().split()
+    expected = {c["id"] for c in everything
+                if all(w in " ".join([c["heading"], c["brief"], c["key"], *c["tags"]]).lower() for w in words)}
+    assert set(ids(response.get_json())) == expected
+
+
+@pytest.mark.parametrize("args", ["kind=nope", "sort=rowid", "f=license:mit", "page=x", "size=1000",
+                                  "collection=nope"])
+def test_bad_arguments_get_a_400_with_a_sentence(api, args):
+    response = api.get(f"/api/search?{args}")
+    assert response.status_code == 400
+    assert response.get_json()["error"].endswith(".")
+
+
+def test_answers_are_cacheable_and_a_repeat_is_a_304(api):
+    first = api.get("/api/search?q=harbor")
+    assert first.headers["Cache-Control"].startswith("public, max-age=30")
+    assert first.headers["ETag"].startswith('W/"') and first.headers["Server-Timing"].startswith("db;dur=")
+    again = api.get("/api/search?q=harbor", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+    other = api.get("/api/search?q=terminal")
+    assert other.headers["ETag"] != first.headers["ETag"]
+
+
+def test_admin_settings_apply_at_once_without_a_new_snapshot(catalog_app, api):
+    before = api.get("/api/search").get_json()
+    write_settings(catalog_app, hidden=["rlx-examples/terminal-basics"], pinned=["rlx-examples/science-puzzles"],
+                   collections={"mine": {"title": "Mine", "items": ["rlx-examples/python-bugfix"]}})
+    after = api.get("/api/search").get_json()
+    assert "rlx-examples/terminal-basics" in ids(before) and "rlx-examples/terminal-basics" not in ids(after)
+    assert after["total"] == before["total"] - 1
+    assert ids(after)[0] == "rlx-examples/science-puzzles"  # pinned first in trending
+    assert ids(api.get("/api/search?collection=mine").get_json()) == ["rlx-examples/python-bugfix"]
+    home = api.get("/").get_data(as_text=True)
+    assert "rlx-examples/terminal-basics" not in home.split('id="results"')[1]
+    assert ">Mine <" in home
+
+
+def test_a_broken_settings_file_keeps_the_last_good_settings(catalog_app, api):
+    write_settings(catalog_app, hidden=["rlx-examples/terminal-basics"])
+    assert "rlx-examples/terminal-basics" not in ids(api.get("/api/search").get_json())
+    catalog_app.extensions["rlx.store"].settings_path.write_text("{not json")
+    assert "rlx-examples/terminal-basics" not in ids(api.get("/api/search").get_json())
+
+
+def test_task_search_rank_and_status(api):
+    tasks = api.get("/api/search/tasks?q=csv").get_json()
+    assert tasks["total"] >= 1 and any(t["ref"] == "csv-sales-rollup" for t in tasks["tasks"])
+    scoped = api.get("/api/search/tasks?env=rlx-examples/science-puzzles").get_json()
+    assert scoped["total"] == 5
+    rank = api.get("/api/search/rank?key=rlx-examples/terminal-basics").get_json()
+    assert rank["n"] == 2 and rank["of"] == 3  # second trending Harbor dataset of three
+    assert api.get("/api/search/rank?key=nope/nope").status_code == 404
+    status = api.get("/api/search/status").get_json()
+    assert status["snapshot"] and status["last_checked"]
+
+
+def test_the_home_page_first_response_holds_the_first_page_of_cards(api):
+    html = api.get("/").get_data(as_text=True)
+    assert html.count('class="card kind-') >= 8  # trending row and the first page of results
+    assert "<style>" in html and 'rel="stylesheet"' not in html  # drawable from this one response
+    assert re.search(r"\d+</strong> indexed tasks", html)
+
+
+def test_the_banner_closes_for_a_week_and_cross_site_posts_are_refused(catalog_app, api):
+    write_settings(catalog_app, banner={"text": "Hello explorers", "href": "https://example.org", "id": "b1"})
+    assert "Hello explorers" in api.get("/").get_data(as_text=True)
+    refused = api.post("/banner/dismiss", data={"next": "/"}, headers={"Origin": "https://evil.example"})
+    assert refused.status_code == 403
+    closed = api.post("/banner/dismiss", data={"next": "//evil.example/x"}, headers={"Sec-Fetch-Site": "same-origin"})
+    assert closed.status_code == 303 and closed.headers["Location"] == "/"
+    assert "Max-Age=604800" in closed.headers["Set-Cookie"]
+    assert "Hello explorers" not in api.get("/").get_data(as_text=True)
+
+
+def test_a_javascript_banner_link_is_dropped(catalog_app, api):
+    write_settings(catalog_app, banner={"text": "Click me", "href": "javascript:alert(1)"})
+    html = api.get("/").get_data(as_text=True)
+    assert "Click me" in html and "javascript:" not in html
