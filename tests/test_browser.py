@@ -94,3 +94,29 @@ def test_clicking_a_file_in_the_tree_opens_it_in_the_viewer_without_a_reload(pag
     page.click(".tree a:text-is('task.toml')")
     page.wait_for_selector("#viewer .viewer-path:text-is('task.toml')")
     assert page.evaluate("window.__sameDocument") is True and "f=task.toml" in page.url
+
+
+def test_the_home_search_swaps_the_results_in_place_and_keeps_the_state_in_the_url(page, server):
+    page.goto(server + "/")
+    page.evaluate("window.__sameDocument = true")
+    page.fill("#q", "puzzles")
+    page.wait_for_function("document.querySelectorAll('#results .card').length === 1")
+    assert page.evaluate("window.__sameDocument") is True and "q=puzzles" in page.url
+    page.click("label.chip:has-text('OpenEnv Space')")
+    page.wait_for_function("document.querySelector('#results .result-count').textContent.trim().startsWith('0 ')")
+    assert "kind=openenv-space" in page.url
+
+
+def test_with_javascript_off_the_home_search_is_a_plain_form(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
+                                                                    "--disable-background-networking"])
+        page = browser.new_context(java_script_enabled=False).new_page()
+        page.goto(server + "/")
+        page.fill("#q", "terminal")
+        page.click(".search-row button[type=submit]")
+        page.wait_for_url("**/?q=terminal**")
+        assert page.locator("#results .card").count() == 1
+        browser.close()
