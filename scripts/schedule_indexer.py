@@ -80,6 +80,7 @@ def main(space: str, bucket: str, namespace: str | None, endpoint: str, token: s
         return
     if not token:
         raise click.ClickException("--apply needs a token: pass --token or set HF_TOKEN.")
+    import httpx2
     from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError
 
@@ -87,7 +88,11 @@ def main(space: str, bucket: str, namespace: str | None, endpoint: str, token: s
         info = HfApi(endpoint=endpoint.rstrip("/")).create_scheduled_job(**schedule.create_arguments(token),
                                                                           token=token)
     except HfHubHTTPError as exc:
-        raise click.ClickException(f"The Hub refused the scheduled Job: {exc}") from None
+        status = exc.response.status_code if exc.response is not None else "an error"
+        reason = " ".join((exc.server_message or "no reason given").split())
+        raise click.ClickException(f"The Hub refused the scheduled Job ({status}): {reason}") from None
+    except httpx2.TransportError as exc:
+        raise click.ClickException(f"The Hub at {endpoint} could not be reached ({exc}).") from None
     next_run = info.status.next_job_run_at.isoformat() if info.status.next_job_run_at else "not announced"
     click.echo(f"Created the scheduled Job {info.id} for {info.owner.name} ({info.schedule}; next run: {next_run}).")
 

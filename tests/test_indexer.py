@@ -1,6 +1,7 @@
 """The indexer end to end against the Hub stand-in: it lists the catalog, rebuilds only what changed (within its
 budgets, featured first), publishes a whole snapshot or nothing, and refuses a listing that shrank."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -22,12 +23,14 @@ from rlx.sources.errors import Unavailable
 from rlx.store import Store
 from rlx.store.settings import AdminSettings
 from tests.conftest import EXAMPLES
+from tests.stand_ins.hub import HubStandIn
 from tests.stand_ins.hub_fixtures import (BULK_HARBOR, GATED_HARBOR, OPENENV_SPACE, PRIVATE_HARBOR, PUBLIC_HARBOR,
-                                          RL_ONLY, harbor_dataset)
+                                          RL_ONLY, harbor_dataset, populate_default_hub)
 
+BULK = BULK_HARBOR[:8]  # enough to order and budget; every dataset more costs each run a dozen requests
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc).timestamp()
 HOUR, DAY = 3600, 24 * 3600
-HARBOR_DATASETS = {PUBLIC_HARBOR, *BULK_HARBOR}  # public, ungated, tagged harbor: what the indexer builds
+HARBOR_DATASETS = {PUBLIC_HARBOR, *BULK}  # public, ungated, tagged harbor: what the indexer builds
 PUBLIC_ENVS = {*HARBOR_DATASETS, RL_ONLY, f"space:{OPENENV_SPACE}"}
 FILE_REQUESTS = ("/tree/", "/resolve/", "/paths-info/")
 
@@ -38,6 +41,19 @@ class Clock:
 
     def __call__(self):
         return self.now
+
+
+class ListingWithoutRevisions:
+    """The stand-in Hub as seen by a source whose listing does not say each repository's revision."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def __getattr__(self, name):
+        return getattr(self.source, name)
+
+    def list_repos(self, *args, **kwargs):
+        return [dataclasses.replace(r, sha=None) for r in self.source.list_repos(*args, **kwargs)]
 
 
 class MinutePerListing:
@@ -52,6 +68,16 @@ class MinutePerListing:
     def list_tree(self, *args, **kwargs):
         self.clock.now += 60
         return self.source.list_tree(*args, **kwargs)
+
+
+@pytest.fixture
+def hub():
+    """The default stand-in Hub with eight of its bulk Harbor datasets."""
+    stand_in = populate_default_hub(HubStandIn())
+    for repo_id in BULK_HARBOR[len(BULK):]:
+        del stand_in.repos[("dataset", repo_id)]
+    with stand_in:
+        yield stand_in
 
 
 @pytest.fixture
@@ -106,10 +132,10 @@ def test_a_run_publishes_a_snapshot_whose_counts_match_the_listing(hub, run, sto
     assert set(summary["rebuilt"]) == HARBOR_DATASETS
     published = pointer(store)
     assert published["db"] == summary["published"]["db"] and published["counts"] == summary["counts"]
-    assert summary["counts"] | {"envs": 27, "datasets": 26, "spaces": 1, "indexed": 25} == summary["counts"]
+    assert summary["counts"] | {"envs": 11, "datasets": 10, "spaces": 1, "indexed": 9, "tasks": 11} == summary["counts"]
     envs = snapshot_envs(store)
     assert set(envs) == PUBLIC_ENVS
-    assert envs[PUBLIC_HARBOR] == 3 and envs[BULK_HARBOR[0]] == 1 and envs[RL_ONLY] == 0
+    assert envs[PUBLIC_HARBOR] == 3 and envs[BULK[0]] == 1 and envs[RL_ONLY] == 0
     records, fetched_at = read_listing_file(store.listing_path)
     assert {r.id for r in records} == {*HARBOR_DATASETS, RL_ONLY, GATED_HARBOR, OPENENV_SPACE}
     assert fetched_at == "2026-11-30T13:00:00Z"
@@ -129,7 +155,7 @@ def test_a_rerun_with_nothing_changed_reads_no_files_and_still_publishes(hub, ru
 
 def test_a_dataset_whose_revision_changed_is_rebuilt_alone(hub, run, store):
     run()
-    changed = BULK_HARBOR[3]
+    changed = BULK[3]
     hub.add_repo("dataset", changed, harbor_dataset("Bulk 3", tasks=("task-3", "task-3b")),
                  {"trendingScore": 3, "lastModified": "2026-11-30T12:30:00.000Z"})
 
@@ -139,18 +165,35 @@ def test_a_dataset_whose_revision_changed_is_rebuilt_alone(hub, run, store):
     assert snapshot_envs(store)[changed] == 2
 
 
+def test_a_listing_without_revisions_asks_only_about_repositories_touched_since_their_build(hub, hub_source, run):
+    run()
+    touched, changed = BULK[4], BULK[5]
+    later = {"lastModified": "2030-01-01T00:00:00.000Z"}
+    hub.add_repo("dataset", touched, harbor_dataset("Bulk 4", tasks=("task-4",), tags=("harbor",)),  # same files
+                 {"trendingScore": 4, **later})
+    hub.add_repo("dataset", changed, harbor_dataset("Bulk 5", tasks=("task-5", "task-5b")),
+                 {"trendingScore": 5, **later})
+    hub.reset_log()
+
+    summary = run(source=ListingWithoutRevisions(hub_source))
+
+    assert summary["rebuilt"] == [changed]
+    asked = [path for method, path in hub.requests if path.startswith("/api/datasets/") and "/tree/" not in path]
+    assert sorted(path.split("?")[0] for path in asked) == [f"/api/datasets/{touched}", f"/api/datasets/{changed}"]
+
+
 # -- budgets ----------------------------------------------------------------------------------------------------
 
 
 def test_featured_datasets_are_rebuilt_first_then_by_trending_within_the_count_budget(hub, run, store):
-    settings = AdminSettings.from_json({"featured": [BULK_HARBOR[5], BULK_HARBOR[1]]})
+    settings = AdminSettings.from_json({"featured": [BULK[5], BULK[1]]})
 
     summary = run(settings=settings, max_builds=4)
 
-    assert summary["rebuilt"] == [BULK_HARBOR[5], BULK_HARBOR[1], PUBLIC_HARBOR, BULK_HARBOR[23]]
+    assert summary["rebuilt"] == [BULK[5], BULK[1], PUBLIC_HARBOR, BULK[7]]  # trending: 90, then 7, 6, ...
     assert len(summary["skipped"]["over_budget"]) == len(HARBOR_DATASETS) - 4
-    assert pointer(store)["counts"]["envs"] == 27 and pointer(store)["counts"]["indexed"] == 4
-    assert run(max_builds=4)["rebuilt"] == [BULK_HARBOR[22], BULK_HARBOR[21], BULK_HARBOR[20], BULK_HARBOR[19]]
+    assert pointer(store)["counts"]["envs"] == 11 and pointer(store)["counts"]["indexed"] == 4
+    assert run(max_builds=4)["rebuilt"] == [BULK[6], BULK[4], BULK[3], BULK[2]]
 
 
 def test_the_time_budget_stops_rebuilding_but_the_snapshot_is_still_published(hub, hub_source, run, store, clock):
@@ -158,7 +201,7 @@ def test_the_time_budget_stops_rebuilding_but_the_snapshot_is_still_published(hu
 
     summary = run(source=slow_hub, budget_s=150)  # builds start at 0, 60 and 120 s; the fourth would at 180 s
 
-    assert summary["rebuilt"] == [PUBLIC_HARBOR, BULK_HARBOR[23], BULK_HARBOR[22]]
+    assert summary["rebuilt"] == [PUBLIC_HARBOR, BULK[7], BULK[6]]
     assert len(summary["skipped"]["over_budget"]) == len(HARBOR_DATASETS) - 3
     assert set(snapshot_envs(store)) == PUBLIC_ENVS
 
@@ -167,7 +210,7 @@ def test_the_time_budget_stops_rebuilding_but_the_snapshot_is_still_published(hu
 
 
 def test_a_failed_build_waits_a_day_unless_its_revision_changes(hub, run, store, clock):
-    broken = BULK_HARBOR[7]
+    broken = BULK[2]
     hub.fail(500, times=10_000, path_contains=broken)
     first = run()
     hub.clear_faults()
@@ -191,44 +234,46 @@ def test_a_failed_build_waits_a_day_unless_its_revision_changes(hub, run, store,
 
 
 def test_a_failed_build_is_tried_again_at_once_when_its_revision_changes(hub, run, store):
-    broken = BULK_HARBOR[7]
+    broken = BULK[2]
+    featured_first = AdminSettings.from_json({"featured": [broken]})
     hub.fail(500, times=10_000, path_contains=broken)
-    run()
+    assert [f["id"] for f in run(settings=featured_first, max_builds=1)["failed"]] == [broken]
     hub.clear_faults()
-    hub.add_repo("dataset", broken, harbor_dataset("Bulk 7 fixed", tasks=("task-7",)), {"trendingScore": 7})
+    hub.add_repo("dataset", broken, harbor_dataset("Bulk 2 fixed", tasks=("task-2",)), {"trendingScore": 2})
 
-    assert run()["rebuilt"] == [broken]
+    assert run(settings=featured_first, max_builds=1)["rebuilt"] == [broken]
 
 
 SHRINKS = {
-    "environments": lambda hub: [hub.repos.pop(("dataset", r)) for r in BULK_HARBOR[:7]],
+    # 11 environments, 10 datasets and 1 Space before each
+    "environments": lambda hub: [hub.repos.pop(("dataset", r)) for r in BULK[:3]],
     "datasets": lambda hub: (
-        [hub.repos.pop(("dataset", r)) for r in BULK_HARBOR[:6]],
+        [hub.repos.pop(("dataset", r)) for r in BULK[:3]],
         [hub.add_repo("space", f"more/space-{i}", {"README.md": "---\nsdk: docker\ntags: [openenv]\n---\n"})
-         for i in range(6)]),
+         for i in range(3)]),
     "Spaces": lambda hub: hub.repos.pop(("space", OPENENV_SPACE)),
 }
 
 
 @pytest.mark.parametrize("shrink", SHRINKS.values(), ids=SHRINKS.keys())
 def test_a_listing_under_80_percent_of_the_last_snapshot_is_refused_unless_forced(hub, run, store, shrink, request):
-    run()
+    run(max_builds=0)  # the listing is what counts here, not the indexes
     before = pointer(store), published_files(store), store.listing_path.read_bytes()
     shrink(hub)
 
     refused = run()
 
-    assert f"under 80% of the last snapshot's" in refused["refused"]
+    assert "under 80% of the last snapshot's" in refused["refused"]
     assert request.node.callspec.id in refused["refused"]
     assert refused["published"] is None
     assert (pointer(store), published_files(store), store.listing_path.read_bytes()) == before
 
-    forced = run(force=True)
+    forced = run(force=True, max_builds=0)
     assert forced["refused"] is None and pointer(store)["db"] == forced["published"]["db"]
 
 
 def test_a_listing_that_fails_half_way_publishes_nothing(hub, run, store):
-    run()
+    run(max_builds=0)
     before = pointer(store), published_files(store), store.listing_path.read_bytes()
     hub.fail(503, times=50, path_contains="filter=verifiers")  # the harbor query worked; this one never does
 
@@ -302,7 +347,8 @@ def test_rlx_snapshot_build_prints_one_summary_line_and_refuses_a_shrunk_listing
 
     built = _rlx(["snapshot", "build"], tmp_path / "data", source)
     assert built.returncode == 0, built.stderr
-    assert built.stdout.startswith("Published catalog-") and "5 environments, 16 tasks; 3 indexes rebuilt" in built.stdout
+    assert built.stdout.startswith("Published catalog-")
+    assert "5 environments, 16 tasks; 3 indexes rebuilt" in built.stdout
     assert built.stdout.count("\n") == 1
 
     for name in ("terminal-basics", "python-bugfix"):

@@ -783,6 +783,9 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Small answers on a kept-alive connection would otherwise wait ~40 ms for Nagle's algorithm: the injected
+    # latency must be the only delay the stand-in adds.
+    disable_nagle_algorithm = True
     server: _Server
 
     def setup(self) -> None:

@@ -1,0 +1,153 @@
+"""(d) Indexing through the Hub stand-in with 50 ms added to every answer: a 1,000-task dataset and the 5,000-task
+repository (125,000 files), by the Harbor adapter's own build_index over a HubSource, as the indexing job runs it.
+
+Two moments are timed from the start of build_index: when a reader of the store first sees the task list (a
+watcher polls the index file, as a page would), and when the index is complete. The stand-in's request log says
+how many requests the build made, of which kind.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.stats import median
+from rlx.adapters import Env
+from rlx.adapters.harbor.adapter import HarborAdapter
+from rlx.adapters.indexes import load_index
+from rlx.sources.hub import HubSource
+from rlx.store import Store
+from scripts import synth_catalog
+from tests.stand_ins.hub import HubStandIn
+
+LATENCY_S = 0.05
+TARGET_LIST_S = 10.0  # the 5,000-task repository's task list, published at 50 ms a request
+
+
+class StopAfterList(Exception):
+    """Raised by the progress sink to end a quick run once the task list is out."""
+
+
+@dataclass
+class Publication:
+    """What a reader of the store saw, and when (seconds since build_index started)."""
+
+    started: float
+    index_path: Path
+    env_id: str
+    store: Store
+    first_list_s: float | None = None
+    first_list_rows: int = 0
+    complete_s: float | None = None
+    publications: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def watch(self) -> None:
+        seen = None
+        while not self.stop.is_set():
+            try:
+                stat = self.index_path.stat()
+            except FileNotFoundError:
+                time.sleep(0.005)
+                continue
+            if (stat.st_mtime_ns, stat.st_size) != seen:
+                now = time.perf_counter() - self.started
+                seen = (stat.st_mtime_ns, stat.st_size)
+                index = load_index(self.store, self.env_id)
+                if index is None:
+                    continue
+                self.publications += 1
+                if self.first_list_s is None and index.rows:
+                    self.first_list_s, self.first_list_rows = now, len(index.rows)
+                if index.complete:
+                    self.complete_s = now
+                    return
+            time.sleep(0.005)
+
+
+class _Sink:
+    """A progress sink that may end the build once fetching starts (the list is out by then)."""
+
+    def __init__(self, stop_at_fetching: bool):
+        self.stop_at_fetching = stop_at_fetching
+
+    def start(self, step, total=None, message=""):
+        if step == "fetching" and self.stop_at_fetching:
+            raise StopAfterList()
+
+    def update(self, *args, **kwargs):
+        pass
+
+    def finish(self, *args, **kwargs):
+        pass
+
+
+def index_once(fixture: tuple, stop_after_list: bool = False) -> dict:
+    """One build of `fixture` (add_repo arguments) into a fresh store, behind a fresh stand-in."""
+    repo_type, repo_id, files, meta = fixture
+    with tempfile.TemporaryDirectory(prefix="rlx-bench-index-") as folder, HubStandIn() as hub:
+        hub.add_repo(repo_type, repo_id, files, meta)
+        source = HubSource(hub.url)
+        store = Store(Path(folder))
+        env = Env(source.repo_info(repo_type, repo_id), source, store)
+        hub.latency = LATENCY_S
+        hub.reset_log()
+        started = time.perf_counter()
+        seen = Publication(started, store.index_path(repo_id), repo_id, store)
+        watcher = threading.Thread(target=seen.watch, daemon=True)
+        watcher.start()
+        try:
+            index = HarborAdapter().build_index(env, _Sink(stop_after_list))
+            rows = len(index.rows)
+        except StopAfterList:
+            rows = None
+        finished = time.perf_counter() - started
+        deadline = time.monotonic() + 5
+        while watcher.is_alive() and time.monotonic() < deadline and (rows is not None or seen.first_list_s is None):
+            time.sleep(0.01)
+        seen.stop.set()
+        watcher.join(5)
+        requests = list(hub.requests)
+    kinds = {"listing": sum("/tree/" in p for _, p in requests),
+             "paths-info": sum("paths-info" in p for _, p in requests),
+             "files": sum("/resolve/" in p for _, p in requests)}
+    kinds["other"] = len(requests) - sum(kinds.values())
+    return {"list_s": seen.first_list_s, "list_rows": seen.first_list_rows, "complete_s": seen.complete_s,
+            "build_s": finished, "rows": rows, "requests": len(requests), "by_kind": kinds,
+            "publications": seen.publications, "walked": (index.summary.get("walked") if rows is not None else None)}
+
+
+def measure(runs: int, quick: bool) -> dict:
+    """The 1,000-task dataset and the 5,000-task repository, `runs` times each; medians."""
+    catalog = synth_catalog.plan_catalog()
+    cases = {"1,000-task dataset": (synth_catalog.thousand_task_fixture(catalog), False),
+             "5,000-task repository": (synth_catalog.big_repo_fixture(), quick)}
+    out = {}
+    for name, (fixture, stop_after_list) in cases.items():
+        results = [index_once(fixture, stop_after_list) for _ in range(runs)]
+        out[name] = _summary(results, files=len(fixture[2]))
+        out[name]["stopped_after_list"] = stop_after_list
+    big = out["5,000-task repository"]
+    out["met"] = {"list": big["list_s"] is not None and big["list_s"] <= TARGET_LIST_S}
+    return out
+
+
+def _summary(results: list[dict], files: int) -> dict:
+    def med(key):
+        values = [r[key] for r in results if r[key] is not None]
+        return median(values) if values else None
+
+    return {"runs": len(results), "files_in_repo": files, "list_s": med("list_s"), "complete_s": med("complete_s"),
+            "list_s_all": [r["list_s"] for r in results], "complete_s_all": [r["complete_s"] for r in results],
+            "rows": results[-1]["rows"], "list_rows": results[-1]["list_rows"], "requests": med("requests"),
+            "by_kind": results[-1]["by_kind"], "publications": results[-1]["publications"],
+            "walked": results[-1]["walked"]}
+
+
+def profile_target() -> callable:
+    """The 5,000-task repository's build up to its published list, for the profiler."""
+    fixture = synth_catalog.big_repo_fixture()
+    return lambda: index_once(fixture, stop_after_list=True)
