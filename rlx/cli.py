@@ -63,6 +63,17 @@ def _gunicorn_args(host: str, port: int, workers: int) -> list[str]:
     ]
 
 
+def _queue_snapshot_build(config: Config, redis_url: str) -> None:
+    """Start with a fresh catalog: the worker builds and publishes the snapshot of the source right away."""
+    import dataclasses
+
+    from rlx import create_app
+    from rlx.jobs.snapshot import ensure_snapshot_job
+
+    with create_app(dataclasses.replace(config, redis_url=redis_url)).app_context():
+        ensure_snapshot_job()
+
+
 def _run_group(config: Config, host: str, port: int, workers: int, with_worker: bool) -> None:
     from rlx.supervisor import Supervisor
 
@@ -74,6 +85,7 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
         group = Supervisor(env)
         if with_worker:
             group.start("worker", [sys.executable, "-m", "workers.rq_worker"])
+            _queue_snapshot_build(config, redis_url)
         group.start("web server", _gunicorn_args(host, port, workers))
         shown = f"[{host}]" if ":" in host else host
         click.echo(f"HF RL Explorer is running on http://{shown}:{port}/  (source: {config.source}; Ctrl-C stops it)")

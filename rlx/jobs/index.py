@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
 from flask import current_app
@@ -17,6 +18,7 @@ try:  # RQ >= 2.8 enqueues atomically with unique=True
 except ImportError:  # pragma: no cover
     DuplicateJobError = None
 
+log = logging.getLogger("rlx.jobs")
 STEPS = ["listing", "fetching", "packing"]
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
@@ -42,7 +44,18 @@ def index_dataset(repo_id: str, revision: str | None = None) -> dict:
     except Exception as exc:
         progress.fail(str(exc) or type(exc).__name__)
         raise
+    _refresh_catalog()
     return {"tasks": len(index.rows), "revision": index.revision, "seconds": index.summary.get("seconds")}
+
+
+def _refresh_catalog() -> None:
+    """A new index changes the catalog's task counts: ask for a snapshot build (one at a time, queued once)."""
+    from rlx.jobs.snapshot import ensure_snapshot_job
+
+    try:
+        ensure_snapshot_job()
+    except Exception:  # the index is written; a missed refresh only delays the counts until the next run
+        log.warning("could not queue a snapshot build after indexing", exc_info=True)
 
 
 def ensure_index_job(repo_id: str, revision: str | None, retry: bool = False) -> Job:
