@@ -144,3 +144,23 @@ def test_a_javascript_banner_link_is_dropped(catalog_app, api):
     write_settings(catalog_app, banner={"text": "Click me", "href": "javascript:alert(1)"})
     html = api.get("/").get_data(as_text=True)
     assert "Click me" in html and "javascript:" not in html
+
+
+def test_a_stand_in_hub_listing_produces_the_snapshot_the_home_page_and_the_api_serve(hub, make_config, redis_client):
+    from rlx import create_app
+    from rlx.snapshot.indexer import run_indexer
+    from tests.stand_ins.hub_fixtures import OPENENV_SPACE, PRIVATE_HARBOR, PUBLIC_HARBOR
+
+    app = create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=hub.url))
+    config = app.config["RLX"]
+    summary = run_indexer(app.extensions["rlx.source"], app.extensions["rlx.store"], config.cache_dir,
+                          max_builds=2)
+    assert summary.get("refused") is None
+    client = app.test_client()
+    body = client.get("/api/search?size=100&trending=8").get_json()
+    found = {card["id"] for card in body["cards"]}
+    assert PUBLIC_HARBOR in found and f"space:{OPENENV_SPACE}" in found and PRIVATE_HARBOR not in found
+    assert body["numbers"]["tasks"] >= 3  # the Harbor datasets indexed within the budget count their tasks
+    home = client.get("/").get_data(as_text=True)
+    assert PUBLIC_HARBOR in home and PRIVATE_HARBOR not in home
+    assert client.get("/api/search/status").get_json()["origin"] == "pointer"
