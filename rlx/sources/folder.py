@@ -40,6 +40,18 @@ def read_card(readme: str) -> dict:
     return card if isinstance(card, dict) else {}
 
 
+def card_summary(readme: str, limit: int = 300) -> str:
+    """The first paragraph of a README's text (front matter, headings and markup left out), cut at a word."""
+    body = _FRONT_MATTER.sub("", readme, count=1)
+    for block in re.split(r"\n\s*\n", body):
+        lines = [ln for ln in block.strip().splitlines() if not ln.lstrip().startswith(("#", "|", "```", "<", "!["))]
+        text = " ".join(" ".join(lines).split())
+        text = re.sub(r"\*\*|__|`|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", text)
+        if len(text) > 20:
+            return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+    return ""
+
+
 class FolderSource:
     kind = "folder"
 
@@ -169,7 +181,10 @@ class FolderSource:
         folder = self._repo_dir(repo_type, repo_id)
         meta = _read_meta(folder / META_FILE)
         readme = folder / "README.md"
-        card = read_card(readme.read_text(errors="replace")) if readme.is_file() else {}
+        text = readme.read_text(errors="replace")[:64_000] if readme.is_file() else ""
+        card = read_card(text)
+        if text and not card.get("description"):
+            card["description"] = card_summary(text)  # as the Hub does: the card's opening words
         card_tags = card.get("tags") if isinstance(card.get("tags"), list) else []
         tags = tuple(dict.fromkeys(str(t) for t in [*card_tags, *(meta.get("tags") or [])]))
         modified = meta.get("lastModified") or _mtime_iso(folder)

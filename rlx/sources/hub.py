@@ -43,7 +43,7 @@ REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-
 PATHS_PER_CALL = 500  # huggingface_hub does not chunk paths-info; the Hub documents no maximum
 MAX_PAGES = 10_000  # a bound on any paginated listing (10 million entries at the Hub's 1,000 per page)
 DATASET_FIELDS = ("author", "sha", "tags", "likes", "downloads", "trendingScore", "createdAt", "lastModified",
-                  "private", "gated", "cardData")  # fmt: skip
+                  "private", "gated", "cardData", "description")  # fmt: skip
 SPACE_FIELDS = ("author", "sha", "tags", "likes", "trendingScore", "createdAt", "lastModified", "private",
                 "cardData", "sdk", "runtime", "subdomain")  # fmt: skip
 
@@ -343,7 +343,9 @@ def _raise_for(response: httpx2.Response, what: str, repo) -> None:
 def _record(repo_type: RepoType, data: dict) -> RepoRecord:
     """A RepoRecord from the Hub's JSON for one repository (listing or info; absent keys take defaults)."""
     runtime = data.get("runtime") if isinstance(data.get("runtime"), dict) else {}
-    card = data.get("cardData") if isinstance(data.get("cardData"), dict) else {}
+    card = dict(data.get("cardData")) if isinstance(data.get("cardData"), dict) else {}
+    if isinstance(data.get("description"), str) and not card.get("description"):
+        card["description"] = data["description"]  # the Hub's summary of the card's text
     subdomain = data.get("subdomain")
     host = data.get("host") or (f"https://{subdomain}.hf.space" if repo_type == "space" and subdomain else None)
     try:
