@@ -137,3 +137,10 @@ def test_no_planted_answer_reaches_any_response(leaky_client):
     leaks = [(where, SECRET.findall(body)) for where, body in seen if SECRET.search(body)]
     assert leaks == []
     assert "withheld" in task_html
+
+
+@pytest.mark.parametrize("headers", [{"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"},
+                                     {"Origin": "null"}, {"Origin": "http://localhost.evil.example"}])
+def test_cross_site_posts_change_nothing(indexed_client, headers):
+    assert indexed_client.post("/d/rlx-examples/terminal-basics/reindex", headers=headers).status_code == 403
+    assert indexed_client.post("/banner/dismiss", headers=headers).status_code == 403

@@ -7,6 +7,7 @@ from flask import Blueprint, make_response, redirect, request, url_for
 from rlx.adapters import public
 from rlx.jobs.index import ensure_index_job
 from rlx.web.loaders import load_env
+from rlx.web.origin import same_origin_only
 from rlx.web.render import render
 from rlx.web.tasklist import TaskQuery, page_of, search
 
@@ -45,6 +46,7 @@ def env_progress(org: str, name: str):
 
 
 @bp.post("/d/<org>/<name>/reindex")
+@same_origin_only
 def env_retry(org: str, name: str):
     """Try a failed indexing again (the page's button)."""
     state = load_env(org, name, start_indexing=False)

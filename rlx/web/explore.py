@@ -6,11 +6,10 @@ link or a GET form, and htmx only swaps the region that changed.
 
 from __future__ import annotations
 
-from urllib.parse import urlparse
-
-from flask import Blueprint, abort, redirect, request
+from flask import Blueprint, redirect, request
 
 from rlx.web.catalog_db import settings
+from rlx.web.origin import same_origin_only
 from rlx.web.render import render
 from rlx.web.search import SORTS, TRENDING_MAX, SearchQuery, run_search
 
@@ -42,10 +41,9 @@ def home():
 
 
 @bp.post("/banner/dismiss")
+@same_origin_only
 def dismiss_banner():
     """Close the banner for a week (a cookie on this browser only)."""
-    if not _same_origin():
-        abort(403, "Cross-site requests may not change anything here.")
     banner = settings().banner
     target = request.form.get("next", "/")
     if not target.startswith("/") or target.startswith("//") or "\\" in target:
@@ -57,15 +55,3 @@ def dismiss_banner():
         response.status_code, response.data = 200, b""
         response.headers.pop("Location", None)
     return response
-
-
-def _same_origin() -> bool:
-    """A write must come from our own pages: Sec-Fetch-Site when the browser sends it, else the Origin."""
-    site = request.headers.get("Sec-Fetch-Site")
-    if site is not None:
-        return site in ("same-origin", "none")
-    origin = request.headers.get("Origin")
-    if origin is None:
-        return True  # not a browser's cross-site form post (those always carry Origin)
-    parsed = urlparse(origin)
-    return f"{parsed.scheme}://{parsed.netloc}" == request.host_url.rstrip("/")
