@@ -164,3 +164,8 @@ def test_a_stand_in_hub_listing_produces_the_snapshot_the_home_page_and_the_api_
     home = client.get("/").get_data(as_text=True)
     assert PUBLIC_HARBOR in home and PRIVATE_HARBOR not in home
     assert client.get("/api/search/status").get_json()["origin"] == "pointer"
+
+
+def test_a_search_also_lists_the_tasks_it_names(api):
+    html = api.get("/?q=nginx").get_data(as_text=True)
+    assert "matching “nginx”" in html and 'href="/t/rlx-examples/terminal-basics/nginx-log-summary"' in html

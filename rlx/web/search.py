@@ -12,11 +12,12 @@ from flask import url_for
 from werkzeug.datastructures import MultiDict
 
 from rlx.catalog.kinds import KINDS
-from rlx.snapshot.queries import SORT_COLUMNS, QueryError, search_envs
+from rlx.snapshot.queries import SORT_COLUMNS, QueryError, search_envs, search_tasks
 from rlx.snapshot.schema import read_meta
 from rlx.web.catalog_db import catalog, settings
 
 PAGE_SIZE = 24
+TASK_MATCHES = 6  # tasks shown beside the environments a search finds
 TRENDING_MAX = 48
 SORTS = {"trending": "Trending", "downloads": "Most downloaded", "likes": "Most liked", "modified": "Recently updated",
          "created": "Newest", "tasks": "Most tasks"}
@@ -82,6 +83,10 @@ def run_search(query: SearchQuery, trending: int = 0) -> dict:
         result = search_envs(db, q=query.q, kind=query.kind or None, filters={"tags": query.tags},
                              sort=query.sort, page=query.page, size=query.size, exclude_ids=admin.hidden,
                              only_ids=collection.items if collection else None, pinned=admin.pinned)
+        if query.q and query.page == 1:  # the words may name a task rather than an environment
+            found = search_tasks(db, q=query.q, size=TASK_MATCHES)
+            result["tasks"] = {"total": found["total"],
+                               "items": [_task_link(t) for t in found["tasks"] if t["env_id"] not in admin.hidden]}
         if trending:
             row = search_envs(db, sort="trending", size=min(trending, TRENDING_MAX), exclude_ids=admin.hidden,
                               pinned=admin.pinned)
@@ -102,6 +107,11 @@ def _card(row: dict) -> dict:
     return {**row, "kind_label": kind.label if kind else row["kind"], "title": row["heading"],
             "summary": row["brief"], "url": url_for("envs.env_page", org=org, name=name) if readable else None,
             "tags": [t for t in row["tags"] if ":" not in t][:5]}
+
+
+def _task_link(task: dict) -> dict:
+    org, _, name = task["env_id"].partition("/")
+    return {**task, "url": url_for("tasks.task_page", org=org, name=name, ref=task["ref"])}
 
 
 def _numbers(db, kind_counts) -> dict:
