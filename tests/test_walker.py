@@ -60,7 +60,7 @@ def big_hub(hub):
 
 def test_a_huge_repository_is_walked_and_its_task_list_published_before_any_file_is_read(big_hub, hub_source,
                                                                                          tmp_path, monkeypatch):
-    monkeypatch.setattr(discover, "MAX_LISTED_FILES", 10_000)  # 5,000 tasks, 115,000 files: walk it
+    # 5,000 tasks, 115,000 files: more than a recursive listing is allowed to read, so it is walked.
     store = Store(tmp_path)
     env = Env(hub_source.repo_info("dataset", "bigorg/app-tasks"), hub_source, store)
     check = PublicationCheck(store, env.id, stop=True)

@@ -25,11 +25,12 @@ def save_index(store: Store, index: Index) -> None:
 
 
 def load_index(store: Store, env_id: str) -> Index | None:
-    data = _cached_json(store.index_path(env_id))
-    if data is None:
-        return None
-    rows = [TaskRow(**row) for row in data["rows"]]
-    return Index(**{**data, "rows": rows})
+    """The stored index, built into objects once per version of the file (pages read it on every request)."""
+    return _cached(store.index_path(env_id), _index_from_json)
+
+
+def _index_from_json(data: dict) -> Index:
+    return Index(**{**data, "rows": [TaskRow(**row) for row in data["rows"]]})
 
 
 def save_pack(store: Store, env_id: str, pack: dict) -> None:
@@ -37,11 +38,12 @@ def save_pack(store: Store, env_id: str, pack: dict) -> None:
 
 
 def load_pack(store: Store, env_id: str) -> dict | None:
-    return _cached_json(store.pack_path(env_id))
+    return _cached(store.pack_path(env_id))
 
 
-def _cached_json(path: Path):
-    """Parsed JSON for `path`, cached by (path, mtime, size): a rewrite is seen at once, a reread costs nothing."""
+def _cached(path: Path, build=None):
+    """Parsed JSON for `path` (made into objects by `build`), cached by (path, mtime, size): a rewrite is seen at
+    once, a reread costs nothing. Callers must not change what they get."""
     try:
         stat = path.stat()
     except FileNotFoundError:
@@ -52,6 +54,8 @@ def _cached_json(path: Path):
             _cache.move_to_end(key)
             return _cache[key]
     data = read_json(path)
+    if build is not None:
+        data = build(data)
     with _lock:
         for old in [k for k in _cache if k[0] == key[0]]:
             del _cache[old]

@@ -14,8 +14,10 @@ from typing import Callable
 
 from rlx.sources.base import FileEntry
 
-LISTING_BUDGET_S = 25.0  # a recursive listing slower than this is abandoned for the walk
-MAX_LISTED_FILES = 400_000
+# A recursive listing is abandoned for the walk when it runs past either bound: a repository that big (thousands
+# of tasks shipping whole apps) publishes its task list sooner by walking than by listing every file first.
+LISTING_BUDGET_S = 8.0
+MAX_LISTED_FILES = 50_000
 MAX_DEPTH = 8
 MAX_FOLDERS_PER_LEVEL = 3_000  # non-task folders the walk descends into per level
 MAX_TASKS = 20_000
