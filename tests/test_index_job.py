@@ -45,8 +45,10 @@ def test_a_real_worker_indexes_it_and_the_page_fills_in(app, client, running_wor
 def test_the_job_reports_each_step_with_counts(app, client, running_worker, redis_client):
     client.get("/d/rlx-examples/python-bugfix")
     assert wait_until(lambda: client.get("/api/env/rlx-examples/python-bugfix").get_json()["state"] == "ready")
-    job_id = Queue("index", connection=redis_client).finished_job_registry.get_job_ids()
-    job = Job.fetch([j for j in job_id if "python-bugfix" in j][0], connection=redis_client)
+    registry = Queue("index", connection=redis_client).finished_job_registry
+    # The index lands a moment before the worker files the job as finished.
+    assert wait_until(lambda: any("python-bugfix" in j for j in registry.get_job_ids()))
+    job = Job.fetch([j for j in registry.get_job_ids() if "python-bugfix" in j][0], connection=redis_client)
     steps = {s["name"]: s for s in job.meta["progress"]["steps"]}
     assert [s["state"] for s in steps.values()] == ["done", "done", "done"]
     assert steps["listing"]["done"] == 5 and steps["fetching"]["total"] == steps["fetching"]["done"] > 5

@@ -9,7 +9,7 @@ from rlx.jobs.index import ensure_index_job
 from rlx.web.loaders import load_env
 from rlx.web.origin import same_origin_only
 from rlx.web.render import render
-from rlx.web.tasklist import TaskQuery, page_of, search
+from rlx.web.tasklist import TaskQuery, page_of, search_index
 
 bp = Blueprint("envs", __name__)
 
@@ -22,14 +22,28 @@ def env_page(org: str, name: str):
                "facet_url": lambda key, value: url_for("envs.env_page", org=org, name=name,
                                                        **query.toggled(key, value)) + "#tasks"}
     if state.index is not None:
-        rows, facets = search(state.index.rows, query)
+        rows, facets = search_index(state.index, query)
         shown, page, pages = page_of(rows, query.page)
         context.update(rows=shown, total=len(rows), facets=facets, page=page, pages=pages,
-                       overview=state.adapter.overview(state.env, state.index) if state.ready else [])
+                       overview=_overview(state) if state.ready else [])
     response = render("pages/env.html", fragment="tasks", **context)
     if not state.ready:
         response.headers["Cache-Control"] = "no-store"
     return response
+
+
+_overviews: dict[tuple, list] = {}
+
+
+def _overview(state):
+    """The adapter's overview, made once per index version (it counts every task)."""
+    index = state.index
+    key = (state.adapter.key, index.env_id, index.revision, index.built_at)
+    if key not in _overviews:
+        if len(_overviews) >= 256:
+            _overviews.pop(next(iter(_overviews)))
+        _overviews[key] = state.adapter.overview(state.env, index)
+    return _overviews[key]
 
 
 @bp.get("/d/<org>/<name>/progress")
@@ -63,5 +77,5 @@ def env_json(org: str, name: str):
             "progress": state.progress}
     if state.index is not None:
         body["tasks"] = len(state.index.rows)
-        body["overview"] = public(state.adapter.overview(state.env, state.index)) if state.ready else []
+        body["overview"] = public(_overview(state)) if state.ready else []
     return body

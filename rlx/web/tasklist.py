@@ -6,7 +6,8 @@ visitor types can change what a search means. Each facet is counted over the row
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
 from werkzeug.datastructures import MultiDict
@@ -16,6 +17,9 @@ PREFERRED = ("category", "difficulty", "tags", "grading", "framework", "runtime"
 LABELS = {"runs_here": "Runs here", "grading": "Reward file", "framework": "Test framework", "runtime": "Runs in"}
 MAX_FACETS = 10
 MAX_VALUES = 40
+SEARCH_CACHE_SIZE = 256
+_search_cache: OrderedDict = OrderedDict()
+_cache_lock = threading.Lock()
 
 
 @dataclass
@@ -73,6 +77,24 @@ def _matches_words(row, words: list[str]) -> bool:
 
 def _passes(row, selected: dict[str, set[str]], skip: str | None = None) -> bool:
     return all(key == skip or set(_values(row, key)) & values for key, values in selected.items())
+
+
+def search_index(index, query: TaskQuery):
+    """`search` over an index's rows, remembered per index version and query: the same view (the default page
+    above all) is counted once, not on every request."""
+    key = (index.env_id, index.revision, index.built_at, len(index.rows), query.q,
+           tuple(sorted((k, tuple(sorted(v))) for k, v in query.selected.items())))
+    with _cache_lock:
+        hit = _search_cache.get(key)
+        if hit is not None:
+            _search_cache.move_to_end(key)
+            return hit
+    result = search(index.rows, query)
+    with _cache_lock:
+        _search_cache[key] = result
+        while len(_search_cache) > SEARCH_CACHE_SIZE:
+            _search_cache.popitem(last=False)
+    return result
 
 
 def search(rows, query: TaskQuery):
