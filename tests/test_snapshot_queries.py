@@ -282,7 +282,7 @@ def test_task_facets_count_every_match(snapshot):
 
 def test_the_best_task_match_comes_first(tmp_path):
     record = RepoRecord(id="acme/puzzles", repo_type="dataset", tags=("harbor",))
-    rows = [TaskRow(ref="warehouse", title="Warehouse", brief="Plan routes. " * 20 + "Like sokoban, a bit."),
+    rows = [TaskRow(ref="warehouse", title="Warehouse", brief="Plan routes. " * 12 + "Like sokoban, a bit."),
             TaskRow(ref="sokoban", title="Sokoban solver", brief="Push the sokoban boxes onto goals.")]
     index = Index(env_id=record.id, adapter="harbor", revision="r", version=1, built_at="", complete=True, rows=rows)
     build_snapshot([record], {record.id: index}, tmp_path / "catalog.db")

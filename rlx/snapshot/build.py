@@ -28,7 +28,8 @@ from rlx.store import Store
 log = logging.getLogger("rlx.snapshot")
 
 # Bounds on what one row may carry, so a strange card or index cannot bloat the file.
-_HEADING_CHARS, _ENV_BRIEF_CHARS, _TASK_TITLE_CHARS, _TASK_BRIEF_CHARS, _FACET_CHARS = 200, 300, 200, 400, 80
+# Briefs at 240 characters: what a card shows (and what the Harbor adapter keeps of an instruction anyway).
+_HEADING_CHARS, _ENV_BRIEF_CHARS, _TASK_TITLE_CHARS, _TASK_BRIEF_CHARS, _FACET_CHARS = 200, 240, 200, 240, 80
 _MAX_TAGS = 50
 
 
