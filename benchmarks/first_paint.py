@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import http.client
 import threading
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from benchmarks.stats import median
@@ -46,6 +47,8 @@ def measure(base_url: str, runs: int) -> dict:
         from playwright.sync_api import sync_playwright
     except ImportError:
         return {"error": "Playwright is not installed (it is in the dev group: `uv sync`)."}
+    if not Path(CHROMIUM).exists():
+        return {"error": f"Chromium is not at {CHROMIUM} (Debian: `apt-get install -y chromium`)."}
     samples = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -13,11 +13,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from benchmarks.stats import median
 from rlx.adapters import Env
 from rlx.adapters.harbor.adapter import HarborAdapter
 from rlx.adapters.indexes import load_index
+from rlx.catalog import fetch_listing
 from rlx.sources.hub import HubSource
 from rlx.store import Store
 from scripts import synth_catalog
@@ -46,6 +48,7 @@ class Publication:
     store: Store
     first_list_s: float | None = None
     first_list_rows: int = 0
+    walked: bool | None = None  # as the first published list says
     complete_s: float | None = None
     publications: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
@@ -67,6 +70,7 @@ class Publication:
                 self.publications += 1
                 if self.first_list_s is None and index.rows:
                     self.first_list_s, self.first_list_rows = now, len(index.rows)
+                    self.walked = index.summary.get("walked")
                 if index.complete:
                     self.complete_s = now
                     return
@@ -80,6 +84,7 @@ class _Sink:
     def __init__(self, stop_at_fetching: bool, started: float, budget_s: float):
         self.stop_at_fetching, self.started, self.budget_s = stop_at_fetching, started, budget_s
         self.to_fetch = self.fetched = 0
+        self.stopped_at: float | None = None  # seconds since the start, when the budget ran out
 
     def start(self, step, total=None, message=""):
         if step == "fetching":
@@ -90,7 +95,9 @@ class _Sink:
     def update(self, step, done=None, message=None):
         if step == "fetching" and done is not None:
             self.fetched = done
-            if time.perf_counter() - self.started > self.budget_s:
+            elapsed = time.perf_counter() - self.started
+            if elapsed > self.budget_s:
+                self.stopped_at = elapsed
                 raise StopAtBudget()
 
     def finish(self, *args, **kwargs):
@@ -134,11 +141,23 @@ def index_once(fixture: tuple, stop_after_list: bool = False, budget_s: float = 
     projected = None
     if stopped == "at the budget" and sink.fetched:  # the fetching rate so far, carried to the last file
         list_s = seen.first_list_s or 0.0
-        projected = list_s + (finished - list_s) * sink.to_fetch / sink.fetched
+        projected = list_s + (sink.stopped_at - list_s) * sink.to_fetch / sink.fetched
     return {"list_s": seen.first_list_s, "list_rows": seen.first_list_rows, "complete_s": seen.complete_s,
             "build_s": finished, "rows": rows, "requests": len(requests), "by_kind": kinds,
-            "publications": seen.publications, "walked": index.summary.get("walked") if index else None,
+            "publications": seen.publications, "walked": seen.walked,
             "stopped": stopped, "to_fetch": sink.to_fetch, "fetched": sink.fetched, "projected_complete_s": projected}
+
+
+def listing_once(catalog) -> dict:
+    """The whole catalog's listing through the stand-in (the indexer's first step), at the same latency."""
+    with HubStandIn() as hub:
+        synth_catalog.add_to_hub(hub, catalog)
+        hub.latency = LATENCY_S
+        hub.reset_log()
+        started = time.perf_counter()
+        records = fetch_listing(HubSource(hub.url))
+        seconds = time.perf_counter() - started
+        return {"seconds": seconds, "records": len(records), "in_hub": len(hub.repos), "requests": len(hub.requests)}
 
 
 def measure(runs: int, quick: bool) -> dict:
@@ -146,7 +165,8 @@ def measure(runs: int, quick: bool) -> dict:
     budget) and the other runs up to its published list (the figure with a target). Medians."""
     catalog = synth_catalog.plan_catalog()
     thousand, big_fixture = synth_catalog.thousand_task_fixture(catalog), synth_catalog.big_repo_fixture()
-    out = {"1,000-task dataset": _summary([index_once(thousand) for _ in range(runs)], files=len(thousand[2]))}
+    out = {"listing": listing_once(catalog),
+           "1,000-task dataset": _summary([index_once(thousand) for _ in range(runs)], files=len(thousand[2]))}
     big_runs = [index_once(big_fixture, stop_after_list=quick)]
     big_runs += [index_once(big_fixture, stop_after_list=True) for _ in range(runs - 1)]
     out["5,000-task repository"] = _summary(big_runs, files=len(big_fixture[2]))
@@ -167,7 +187,7 @@ def _summary(results: list[dict], files: int) -> dict:
             "completed_runs": sum(r["stopped"] is None for r in results)}
 
 
-def profile_target() -> callable:
+def profile_target() -> Callable[[], dict]:
     """The 5,000-task repository's build up to its published list, for the profiler."""
     fixture = synth_catalog.big_repo_fixture()
     return lambda: index_once(fixture, stop_after_list=True)

@@ -25,7 +25,22 @@ def describe() -> dict:
                                                      "playwright")} | {"wrk": _wrk_version(),
                                                                         "chromium": _chromium_version()},
         "executable": sys.executable,
+        "tree": tree(),
     }
+
+
+def tree() -> str:
+    """The commit measured, and whether the work tree differed from it (read-only git calls)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                                check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                 capture_output=True, text=True, check=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    app_files = [line for line in changed if line[3:].startswith(("rlx/", "workers/", "wsgi.py"))]
+    return commit + (f" with {len(app_files)} uncommitted change(s) to the app" if app_files else "")
 
 
 def _cpu_model() -> str:
@@ -71,7 +86,7 @@ def _wrk_version() -> str:
     # wrk prints its version in the usage text, on stderr or stdout depending on the build.
     run = subprocess.run(["wrk", "-v"], capture_output=True, text=True)
     text = (run.stdout + run.stderr).strip().splitlines()
-    return text[0].split(" [")[0] if text else "unknown"
+    return text[0].split(" [")[0].removeprefix("wrk ") if text else "unknown"
 
 
 def _chromium_version() -> str:

@@ -1,5 +1,6 @@
-"""(b) Search: the app's /api/search through gunicorn (gevent workers), the same queries as in-process SQLite calls
-(the floor), and Datasette over the same snapshot file (the peer), all in the same run.
+"""(b) Search: the app's /api/search through gunicorn (gevent workers); the same searches answered in process by the
+app's own search functions, with no HTTP (the floor); and Datasette over the same snapshot file (the peer), all in
+the same run.
 
 Each query is measured with one connection (its latency: nothing queues, so this is the server's own time plus
 loopback) and with eight (throughput, where requests queue for the two cores). The mix, every query in turn, is
@@ -9,17 +10,15 @@ repeated and the median run reported. wrk, the app and Datasette all share the m
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Callable
 from urllib.parse import quote
 
 from benchmarks import wrk
+from benchmarks.inprocess import InProcessApp
 from benchmarks.servers import get
 from benchmarks.stats import median, percentile
 from benchmarks.workspace import Workspace
-from rlx.snapshot.queries import search_envs, search_tasks
 from rlx.snapshot.schema import open_immutable
 
 TARGET_P50_MS, TARGET_P99_MS = 5.0, 25.0
@@ -34,47 +33,32 @@ DS_TASKS = "/catalog/tasks.json?_searchmode=raw&_size=24&_facet=category&_facet=
 class Query:
     key: str
     label: str
-    app: str  # path on the app
+    app: str  # path on the app (the floor answers the same path in process)
     datasette: str | None  # the equivalent path on Datasette (None: it has no equivalent)
-    floor: Callable[[sqlite3.Connection], dict]  # the app's own query functions, in process
-
-
-def envs(**kw) -> Callable[[sqlite3.Connection], dict]:
-    return lambda db: search_envs(db, size=PAGE_SIZE, **kw)
-
-
-def tasks(q: str) -> Callable[[sqlite3.Connection], dict]:
-    return lambda db: search_tasks(db, q=q, size=PAGE_SIZE)
 
 
 def query_mix(deep_token: str | None) -> list[Query]:
     """Q1–Q10 of research/perf-anchors.md, every sort order, and the home page's own request (trending=24)."""
     sort = "&_sort_desc="
     mix = [
-        Query("Q1", "empty, trending, page 1", "/api/search", DS_ENVS + sort + "trending", envs()),
-        Query("Q2", "common word 'agent'", "/api/search?q=agent", DS_ENVS + sort + "trending&_search=agent",
-              envs(q="agent")),
-        Query("Q3", "3-letter substring 'rew'", "/api/search?q=rew", DS_ENVS + sort + "trending&_search=rew",
-              envs(q="rew")),
-        Query("Q4", "rare word 'sokoban'", "/api/search?q=sokoban", DS_ENVS + sort + "trending&_search=sokoban",
-              envs(q="sokoban")),
+        Query("Q1", "empty, trending, page 1", "/api/search", DS_ENVS + sort + "trending"),
+        Query("Q2", "common word 'agent'", "/api/search?q=agent", DS_ENVS + sort + "trending&_search=agent"),
+        Query("Q3", "3-letter substring 'rew'", "/api/search?q=rew", DS_ENVS + sort + "trending&_search=rew"),
+        Query("Q4", "rare word 'sokoban'", "/api/search?q=sokoban", DS_ENVS + sort + "trending&_search=sokoban"),
         Query("Q5", "kind=harbor + 'terminal'", "/api/search?q=terminal&kind=harbor",
-              DS_ENVS + sort + "trending&_search=terminal&kind=harbor", envs(q="terminal", kind="harbor")),
+              DS_ENVS + sort + "trending&_search=terminal&kind=harbor"),
         Query("Q6", "tag filter tool-use", "/api/search?f=tag:tool-use",
-              DS_ENVS + sort + "trending&tags__arraycontains=tool-use", envs(filters={"tags": ["tool-use"]})),
+              DS_ENVS + sort + "trending&tags__arraycontains=tool-use"),
     ]
     for name, column in (("downloads", "downloads"), ("likes", "likes"), ("modified", "modified"),
                          ("created", "created"), ("tasks", "task_count")):
-        mix.append(Query(f"Q7-{name}", f"sort by {name}", f"/api/search?sort={name}", DS_ENVS + sort + column,
-                         envs(sort=name)))
+        mix.append(Query(f"Q7-{name}", f"sort by {name}", f"/api/search?sort={name}", DS_ENVS + sort + column))
     deep = DS_ENVS + sort + "trending&_next=" + quote(deep_token) if deep_token else None
     mix += [
-        Query("Q8", f"deep page {DEEP_PAGE} (trending)", f"/api/search?page={DEEP_PAGE}", deep, envs(page=DEEP_PAGE)),
-        Query("Q9", "tasks: prefix 'gra'", "/api/search/tasks?q=gra", DS_TASKS + "&_search=gra*", tasks("gra")),
-        Query("Q10", "tasks: 'binary sea'", "/api/search/tasks?q=binary+sea", DS_TASKS + "&_search=binary*+sea*",
-              tasks("binary sea")),
-        Query("home", "home page data (page 1 + trending row)", "/api/search?trending=24", None,
-              lambda db: (search_envs(db, size=PAGE_SIZE), search_envs(db, size=24))),
+        Query("Q8", f"deep page {DEEP_PAGE} (trending)", f"/api/search?page={DEEP_PAGE}", deep),
+        Query("Q9", "tasks: prefix 'gra'", "/api/search/tasks?q=gra", DS_TASKS + "&_search=gra*"),
+        Query("Q10", "tasks: 'binary sea'", "/api/search/tasks?q=binary+sea", DS_TASKS + "&_search=binary*+sea*"),
+        Query("home", "home page data (page 1 + trending row)", "/api/search?trending=24", None),
     ]
     return mix
 
@@ -103,60 +87,53 @@ def datasette_deep_token(ws: Workspace, ds_url: str) -> tuple[str | None, str]:
 # ---------------------------------------------------------------------------------------------- the floor
 
 
-def floor(ws: Workspace, mix: list[Query], runs: int, warmup: int = 10) -> dict[str, dict]:
-    """Each query's in-process time over `runs` calls, on a connection opened as the app opens its own."""
-    db = _app_connection(ws)
+def floor(app: InProcessApp, mix: list[Query], runs: int, warmup: int = 10) -> dict[str, dict]:
+    """Each query answered `runs` times by the app's own search functions in this process, no HTTP."""
     out = {}
-    try:
-        for query in mix:
+    for query in mix:
+        with app.request(query.app) as answer:
             for _ in range(warmup):
-                query.floor(db)
+                answer()
             times = []
             for _ in range(runs):
                 started = time.perf_counter_ns()
-                query.floor(db)
+                answer()
                 times.append((time.perf_counter_ns() - started) / 1e6)
-            out[query.key] = {"p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99), "times": times}
-    finally:
-        db.close()
+        out[query.key] = {"p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99), "times": times}
     pooled = [t for v in out.values() for t in v["times"]]
+    for value in out.values():
+        del value["times"]  # the report needs the percentiles only
     out["overall"] = {"p50_ms": percentile(pooled, 50), "p99_ms": percentile(pooled, 99)}
     return out
-
-
-def _app_connection(ws: Workspace) -> sqlite3.Connection:
-    try:  # the reader's own connection settings (mmap, page cache), when this tree has them
-        from rlx.snapshot.reader import _connect
-
-        return _connect(ws.local_db)
-    except ImportError:  # pragma: no cover
-        return open_immutable(ws.local_db)
 
 
 # ---------------------------------------------------------------------------------------------- over HTTP
 
 
-def over_http(base_url: str, mix: list[Query], which: str, seconds: float, mix_seconds: float,
-              repeats: int) -> dict:
-    """Per query: latency at one connection and throughput at eight; then the whole mix, `repeats` times."""
+def over_http(base_url: str, mix: list[Query], which: str, seconds_1: float, seconds_8: float, mix_seconds: float,
+              repeats: int, mix_keys: list[str]) -> dict:
+    """Per query: latency at one connection and throughput at eight (skipped when seconds_8 is 0); then the
+    queries named in `mix_keys` in turn (the ones both servers answer), `repeats` times at each."""
     chosen = [(q, getattr(q, which)) for q in mix if getattr(q, which)]
     for _ in range(3):  # warm every worker and its page cache on every path
         for _, path in chosen:
             get(base_url + path)
     per_query = {}
     for query, path in chosen:
-        one = wrk.run(base_url, [path], connections=1, seconds=seconds)
-        eight = wrk.run(base_url, [path], connections=8, seconds=seconds)
-        per_query[query.key] = {"p50_ms": one.p50_ms, "p99_ms": one.p99_ms, "rps_1": one.rps, "rps_8": eight.rps,
-                                "p50_ms_8": eight.p50_ms, "errors": one.errors + eight.errors,
-                                "requests": one.requests + eight.requests}
-    paths = [path for _, path in chosen if path]
+        one = wrk.run(base_url, [path], connections=1, seconds=seconds_1)
+        eight = wrk.run(base_url, [path], connections=8, seconds=seconds_8) if seconds_8 else None
+        per_query[query.key] = {"p50_ms": one.p50_ms, "p99_ms": one.p99_ms, "rps_1": one.rps,
+                                "requests": one.requests, "rps_8": eight.rps if eight else None,
+                                "p50_ms_8": eight.p50_ms if eight else None,
+                                "errors": one.errors + (eight.errors if eight else 0)}
+    paths = [path for query, path in chosen if query.key in mix_keys]
     runs_1 = [wrk.run(base_url, paths, connections=1, seconds=mix_seconds) for _ in range(repeats)]
     runs_8 = [wrk.run(base_url, paths, connections=8, seconds=mix_seconds) for _ in range(repeats)]
     overall = {"p50_ms": median([r.p50_ms for r in runs_1]), "p99_ms": median([r.p99_ms for r in runs_1]),
                "rps_1": median([r.rps for r in runs_1]), "rps_8": median([r.rps for r in runs_8]),
                "p50_ms_8": median([r.p50_ms for r in runs_8]), "p99_ms_8": median([r.p99_ms for r in runs_8]),
-               "errors": sum(r.errors for r in runs_1 + runs_8), "queries": [q.key for q, _ in chosen]}
+               "errors": sum(r.errors for r in runs_1 + runs_8), "queries": list(mix_keys),
+               "repeats": repeats}
     return {"per_query": per_query, "overall": overall}
 
 
@@ -177,39 +154,35 @@ def server_timing(base_url: str, mix: list[Query], samples: int) -> dict[str, fl
     return out
 
 
-def check_answers(app_url: str, ds_url: str | None, ws: Workspace, mix: list[Query]) -> list[str]:
-    """Every query answers 200 with the floor's total, and Datasette's count agrees: the three did the same
-    search. Returns one line per disagreement (none expected)."""
+def check_totals(base_url: str, mix: list[Query], which: str, expected: dict[str, int]) -> list[str]:
+    """Every query answers 200 with the floor's total, so the app (or Datasette) did the same search as the floor.
+    Returns one line per disagreement (none expected)."""
     problems = []
-    db = _app_connection(ws)
-    try:
-        for query in mix:
-            expected = query.floor(db)
-            expected = expected[0] if isinstance(expected, tuple) else expected
-            status, _, body = get(app_url + query.app)
-            if status != 200:
-                problems.append(f"{query.key}: the app answered {status} for {query.app}")
-                continue
-            answer = json.loads(body)
-            if answer.get("total") != expected["total"]:
-                problems.append(f"{query.key}: the app's total {answer.get('total')} ≠ the floor's {expected['total']}")
-            if ds_url and query.datasette and query.key != "Q8":  # on a _next page Datasette counts the rest only
-                status, _, body = get(ds_url + query.datasette)
-                count = json.loads(body).get("filtered_table_rows_count") if status == 200 else None
-                if count != expected["total"]:
-                    problems.append(f"{query.key}: Datasette counted {count} ≠ {expected['total']} ({status})")
-    finally:
-        db.close()
+    for query in mix:
+        path = getattr(query, which)
+        if not path or (which == "datasette" and query.key == "Q8"):  # on a _next page it counts the rest only
+            continue
+        status, _, body = get(base_url + path)
+        if status != 200:
+            problems.append(f"{query.key}: {which} answered {status} for {path}")
+            continue
+        answer = json.loads(body)
+        total = answer.get("total") if which == "app" else answer.get("filtered_table_rows_count")
+        if total != expected[query.key]:
+            problems.append(f"{query.key}: {which} counted {total}, the floor {expected[query.key]}")
     return problems
 
 
-def totals(ws: Workspace, mix: list[Query]) -> dict[str, int]:
-    db = _app_connection(ws)
+def app_connection(ws: Workspace):
+    """The snapshot file opened as the app's reader opens it (its mmap and page-cache settings), when it can be."""
     try:
-        out = {}
-        for query in mix:
-            answer = query.floor(db)
-            out[query.key] = (answer[0] if isinstance(answer, tuple) else answer)["total"]
-        return out
-    finally:
-        db.close()
+        from rlx.snapshot.reader import _connect
+
+        return _connect(ws.local_db)
+    except ImportError:  # pragma: no cover - a tree without that helper
+        return open_immutable(ws.local_db)
+
+
+def totals(app: InProcessApp, mix: list[Query]) -> dict[str, int]:
+    """Each query's number of matches, as the app counts it."""
+    return {query.key: app.answer(query.app)["total"] for query in mix}

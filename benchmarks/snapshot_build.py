@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
+from typing import Callable
 
 from benchmarks.stats import median
 from benchmarks.workspace import Workspace
@@ -77,7 +78,7 @@ def table_sizes(path: Path) -> list[tuple[str, int]]:
     return sorted(folded.items(), key=lambda kv: -kv[1])
 
 
-def profile_target(ws: Workspace) -> callable:
+def profile_target(ws: Workspace) -> Callable[[], dict]:
     """One build, for the profiler."""
     records = fetch_listing(FolderSource(ws.source))
     store = Store(ws.storage)

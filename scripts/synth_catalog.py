@@ -41,7 +41,7 @@ SEED = 7225
 TASK_TOTAL = 51_498
 LARGEST_INDEX = 3_688  # the original's largest indexed dataset
 THOUSAND_ID = "synth-bench/thousand-tasks"  # the Harbor dataset with real task folders (pages, indexing)
-BIG_REPO_ID = "synth-bench/app-tasks-5000"  # the repository too big to list: indexing by the walk
+BIG_REPO_ID = "synth-bench/app-tasks-5000"  # 125,000 files: the indexing of a very large repository
 BIG_REPO_TASKS, BIG_REPO_APP_FILES = 5_000, 20
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)  # "today" for ages and trending: fixed, so bytes are stable
 
@@ -421,6 +421,17 @@ def hub_fixtures(catalog: Catalog) -> Iterator[tuple[str, str, dict[str, str], d
             yield thousand_task_fixture(catalog)
         else:
             yield env.repo_type, env.repo_id, {"README.md": readme_of(env)}, env.meta
+
+
+def add_to_hub(hub, catalog: Catalog | None = None, big_repo: bool = False) -> int:
+    """Load the catalog (and, when asked, the 5,000-task repository) into a HubStandIn; returns the count added."""
+    catalog = catalog or plan_catalog()
+    fixtures = list(hub_fixtures(catalog))
+    if big_repo:
+        fixtures.append(big_repo_fixture(seed=catalog.seed))
+    for repo_type, repo_id, files, meta in fixtures:
+        hub.add_repo(repo_type, repo_id, files, meta)
+    return len(fixtures)
 
 
 def write_source(catalog: Catalog, root: Path) -> None:

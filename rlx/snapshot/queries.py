@@ -176,7 +176,7 @@ def _env_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
 
 
 def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, page: int = 1,
-                 size: int = 24) -> dict:
+                 size: int = 24, facets: bool = True) -> dict:
     """Tasks whose title or brief has words starting with each word of `q`, best match first.
 
     With no words, an environment's tasks (or every task) in index order. Category and difficulty are counted
@@ -201,7 +201,7 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     rowids = [r[0] for r in db.execute(f"{scope} ORDER BY {order} LIMIT ? OFFSET ?",
                                        (*params, size, (page - 1) * size))]
     return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size,
-            "ranked": order.startswith("rank"), "facets": _task_facets(db, scope, params)}
+            "ranked": order.startswith("rank"), "facets": _task_facets(db, scope, params) if facets else {}}
 
 
 def task_tokens(q: str) -> list[str]:

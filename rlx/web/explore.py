@@ -27,7 +27,7 @@ def home():
         trending_page = max(1, min(int(request.args.get("tp", 1) or 1), TRENDING_MAX // TRENDING_PER_PAGE))
     except ValueError:
         trending_page = 1
-    result = run_search(query, trending=TRENDING_MAX)
+    result = run_search(query, trending=TRENDING_MAX, with_tasks=True)
     trending = result["trending"]
     first = (trending_page - 1) * TRENDING_PER_PAGE
     banner = settings().banner

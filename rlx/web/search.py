@@ -72,8 +72,9 @@ class SearchQuery:
         return bool(self.q or self.kind or self.collection or self.tags)
 
 
-def run_search(query: SearchQuery, trending: int = 0) -> dict:
-    """Cards, total and facets for `query`; with `trending`, also the trending row and the header numbers."""
+def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) -> dict:
+    """Cards, total and facets for `query`; with `trending`, also the trending row and the header numbers; with
+    `with_tasks`, the first tasks the words name (the home page shows them beside the environments)."""
     admin = settings()
     collection = admin.collections.get(query.collection) if query.collection else None
     if query.collection and collection is None:
@@ -83,8 +84,8 @@ def run_search(query: SearchQuery, trending: int = 0) -> dict:
         result = search_envs(db, q=query.q, kind=query.kind or None, filters={"tags": query.tags},
                              sort=query.sort, page=query.page, size=query.size, exclude_ids=admin.hidden,
                              only_ids=collection.items if collection else None, pinned=admin.pinned)
-        if query.q and query.page == 1:  # the words may name a task rather than an environment
-            found = search_tasks(db, q=query.q, size=TASK_MATCHES)
+        if with_tasks and query.q and query.page == 1:  # the words may name a task rather than an environment
+            found = search_tasks(db, q=query.q, size=TASK_MATCHES, facets=False)
             result["tasks"] = {"total": found["total"],
                                "items": [_task_link(t) for t in found["tasks"] if t["env_id"] not in admin.hidden]}
         if trending:

@@ -1,4 +1,4 @@
-"""Where the time goes when a target is missed: per-statement SQLite times, and pyinstrument over a Python path.
+"""Profiling tools for when a target is missed: per-statement SQLite times, and pyinstrument over a Python path.
 
 The statement profile runs the app's own query function on a connection that times each statement (fetching its
 rows at once, so the time a lazy cursor spends while iterated is counted where it is spent). pyinstrument samples
@@ -78,6 +78,8 @@ def sampled(call: Callable[[], object], keep: float = 0.04, max_lines: int = 28)
         value = _seconds(line)
         if value is None or (total and value < keep * total):
             continue
+        if "benchmarks/" in line and ("sampled" in line or "<lambda>" in line or "<listcomp>" in line):
+            continue  # the profiler's own frames around the call
         kept.append(line.replace(os.getcwd() + "/", ""))
     return "\n".join(kept[:max_lines])
 

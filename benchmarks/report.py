@@ -1,0 +1,358 @@
+"""RESULTS.md from the run's results: machine, command, date, every figure beside its target, the profiles."""
+
+from __future__ import annotations
+
+from benchmarks import first_paint, indexing, search
+
+TODO_ROUTE = ("TODO: this measurement did not complete in this run (see Errors below); rerun `make bench` once the "
+              "route answers.")
+
+
+def render(r: dict) -> str:
+    parts = [
+        "# Benchmark results",
+        "",
+        f"Written by `{r['command']}` (`make bench`) on {r['date']}, in {r.get('seconds', 0) / 60:.1f} minutes, "
+        f"on commit {r['machine'].get('tree', 'unknown')}."
+        + (" **Quick run**: fewer and shorter runs than the full benchmark, so the figures are noisier."
+           if r.get("quick") else ""),
+        "How each figure is measured, and how to read it: [README.md](README.md).",
+        "",
+        _machine(r["machine"]),
+        _targets(r),
+        _catalog(r),
+        _snapshot(r),
+        _search(r),
+        _first_paint(r),
+        _indexing(r),
+        _pages(r),
+        _profiles(r),
+        _what_moves(r),
+        _errors(r),
+    ]
+    return "\n".join(p for p in parts if p is not None).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def _n(value, digits: int = 2, unit: str = "") -> str:
+    if value is None or value != value:  # None or NaN
+        return "—"
+    return f"{value:,.{digits}f}{unit}"
+
+
+def _met(ok) -> str:
+    return "—" if ok is None else ("**met**" if ok else "**missed**")
+
+
+def _table(header: list[str], rows: list[list[str]], align: str | None = None) -> str:
+    align = align or "l" + "r" * (len(header) - 1)
+    marks = ["---" if a == "l" else "--:" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(marks) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------- sections
+
+
+def _machine(m: dict) -> str:
+    tools = ", ".join(f"{k} {v}" for k, v in m["tools"].items())
+    return ("## Machine\n\n" + _table(["", ""], [
+        ["cores (nproc)", m["nproc"]], ["CPU", m["cpu"]], ["memory", m["memory"]],
+        ["OS", f"{m['os']}, Linux {m['kernel']}"], ["Python", m["python"]], ["SQLite", m["sqlite"]],
+        ["tools", tools]], "ll")
+        + "\nThe load generator (wrk), the app (gunicorn, 2 gevent workers) and Datasette run on the same machine "
+          "and share its cores, on 127.0.0.1; each server is measured alone.\n")
+
+
+def _targets(r: dict) -> str:
+    rows = []
+    snap = r.get("snapshot")
+    if snap:
+        rows.append(["snapshot build", "≤ 1 s (the original: about a second)",
+                     f"{snap['seconds']:.2f} s (median of {snap['runs']})", _met(snap["met"]["seconds"])])
+        rows.append(["snapshot size", "≤ 43 MB", f"{snap['size'] / 1e6:.1f} MB", _met(snap["met"]["size"])])
+    app = (r.get("app") or {}).get("overall")
+    if app:
+        rows.append(["search p50, server-side (mix, 1 connection)", "≤ 5 ms", f"{app['p50_ms']:.2f} ms",
+                     _met(app["p50_ms"] <= search.TARGET_P50_MS)])
+        rows.append(["search p99, server-side (mix, 1 connection)", "≤ 25 ms", f"{app['p99_ms']:.2f} ms",
+                     _met(app["p99_ms"] <= search.TARGET_P99_MS)])
+    versus = _versus_datasette(r)
+    if versus:
+        faster, shared, app_rps, ds_rps = versus
+        rows.append(["faster than Datasette on the same queries", "every query, and the mix",
+                     f"{faster} of {shared} queries at p50; mix {app_rps:,.0f} vs {ds_rps:,.0f} req/s (8 conn.)",
+                     _met(faster == shared and app_rps > ds_rps)])
+    paint = r.get("first_paint")
+    if paint and "error" not in paint:
+        rows.append(["first paint: bytes on the wire for the first card", "≤ 12 KB",
+                     f"{paint['needed_bytes'] / 1000:.1f} KB", _met(paint["met"]["bytes"])])
+        rows.append(["first paint: requests for the first card", "1", str(len(paint["needed_requests"])),
+                     _met(paint["met"]["requests"])])
+        rows.append(["first card in headless Chromium", "(the original: 283 ms locally)",
+                     f"{paint['first_card_ms']:.0f} ms", "—"])
+    big = (r.get("indexing") or {}).get("5,000-task repository")
+    if big:
+        rows.append(["5,000-task repository: task list published (50 ms a request)", "≤ 10 s",
+                     f"{_n(big['list_s'], 1)} s", _met(r["indexing"]["met"]["list"])])
+    if not rows:
+        return "## Targets\n\nNo measurement completed (see Errors).\n"
+    return "## Targets\n\n" + _table(["what", "target", "measured", ""], rows, "llll")
+
+
+def _versus_datasette(r: dict):
+    app, ds = (r.get("app") or {}), (r.get("datasette") or {})
+    if not app or not ds:
+        return None
+    shared = [k for k in ds["per_query"] if k in app["per_query"]]
+    faster = sum(app["per_query"][k]["p50_ms"] < ds["per_query"][k]["p50_ms"] for k in shared)
+    return faster, len(shared), app["overall"]["rps_8"], ds["overall"]["rps_8"]
+
+
+def _catalog(r: dict) -> str | None:
+    c = r.get("catalog")
+    if not c:
+        return None
+    kinds = ", ".join(f"{k} {v:,}" for k, v in c["kinds"].items())
+    thousand = r.get("thousand_indexed") or {}
+    return (f"## The synthetic catalog\n\n`scripts/synth_catalog.py` (seed 7225): **{c['envs']:,} environments** "
+            f"({kinds}; plus {c['unlisted_spaces']} Gradio Spaces the listing leaves out), **{c['tasks']:,} indexed "
+            f"tasks** in {c['indexed_envs']:,} datasets' indexes (the largest {c['largest_index']:,}), written in "
+            f"{c['seconds']['total']:.1f} s as a FolderSource tree and stored indexes. The 1,000-task Harbor dataset "
+            f"has real task folders; indexing it from the folder took {_n(thousand.get('seconds'), 1)} s. The "
+            "5,000-task repository (125,000 files) exists only as a Hub stand-in fixture.\n")
+
+
+def _snapshot(r: dict) -> str:
+    s = r.get("snapshot")
+    if not s:
+        return "## a. Snapshot build\n\n" + TODO_ROUTE + "\n"
+    phases = ", ".join(f"{k} {v:.2f} s" for k, v in s["phases"].items())
+    biggest = ", ".join(f"{name} {size / 1e6:.1f} MB" for name, size in s["tables"][:6])
+    runs = ", ".join(f"{x:.2f}" for x in s["seconds_all"])
+    return ("## a. Snapshot build\n\n" + _table(["", "measured", "target"], [
+        ["build (build_snapshot, as the indexer calls it)", f"**{s['seconds']:.2f} s** median ({runs})", "≤ 1 s"],
+        ["file size", f"**{s['size'] / 1e6:.1f} MB** ({s['size']:,} B)", "≤ 43 MB"],
+        ["phases (median)", phases, ""],
+        ["largest parts of the file", biggest, ""],
+        ["rows", f"{s['counts']['envs']:,} environments, {s['counts']['tasks']:,} tasks", ""],
+        ["listing the source first (not in the build)", f"{s['listing_seconds']:.2f} s", ""],
+        ["publishing (copy, sha256, pointer)", f"{s['publish_seconds']:.2f} s", ""],
+    ], "lll"))
+
+
+def _search(r: dict) -> str:
+    floor, app, ds = r.get("floor"), r.get("app"), r.get("datasette")
+    if not (floor or app or ds):
+        return "## b. Search\n\n" + TODO_ROUTE + "\n"
+    timing = r.get("server_timing") or {}
+    totals = r.get("totals") or {}
+    mix = search.query_mix("token")
+    rows = []
+    for q in mix:
+        f = (floor or {}).get(q.key) or {}
+        a = ((app or {}).get("per_query") or {}).get(q.key) or {}
+        d = ((ds or {}).get("per_query") or {}).get(q.key) or {}
+        verdict = "—"
+        if a and d:
+            verdict = f"yes, {d['p50_ms'] / a['p50_ms']:.1f}×" if a["p50_ms"] < d["p50_ms"] else \
+                f"no, {a['p50_ms'] / d['p50_ms']:.1f}× slower"
+        rows.append([f"{q.key} {q.label}", f"{totals.get(q.key, 0):,}",
+                     f"{_n(f.get('p50_ms'))} / {_n(f.get('p99_ms'))}",
+                     f"{_n(a.get('p50_ms'))} / {_n(a.get('p99_ms'))}", _n(timing.get(q.key)),
+                     _n(a.get("rps_8"), 0), f"{_n(d.get('p50_ms'))} / {_n(d.get('p99_ms'))}",
+                     _n(d.get("rps_8"), 0), verdict])
+    fo, ao, do = (floor or {}).get("overall", {}), (app or {}).get("overall", {}), (ds or {}).get("overall", {})
+    rows.append(["**overall**", "", f"**{_n(fo.get('p50_ms'))} / {_n(fo.get('p99_ms'))}** ¹",
+                 f"**{_n(ao.get('p50_ms'))} / {_n(ao.get('p99_ms'))}** ²", "", f"**{_n(ao.get('rps_8'), 0)}** ²",
+                 f"**{_n(do.get('p50_ms'))} / {_n(do.get('p99_ms'))}** ²", f"**{_n(do.get('rps_8'), 0)}** ²", ""])
+    header = ["query", "matches", "floor p50 / p99 ms", "app p50 / p99 ms", "app db ms", "app req/s",
+              "Datasette p50 / p99 ms", "Datasette req/s", "app faster?"]
+    checks = []
+    for name, key in (("the app", "app_checks"), ("Datasette", "datasette_checks")):
+        problems = r.get(key)
+        if problems is None:
+            continue
+        checks.append(f"{name}: every total equals the floor's" if not problems else
+                      f"{name} disagrees: " + "; ".join(problems))
+    eight = (f"{ao.get('p50_ms_8', 0):.1f} / {ao.get('p99_ms_8', 0):.1f} ms for the app and "
+             f"{do.get('p50_ms_8', 0):.1f} / {do.get('p99_ms_8', 0):.1f} ms for Datasette") if ao and do else "—"
+    return ("## b. Search\n\n"
+            "p50 / p99 at **one connection** (nothing queues: the server's own time plus loopback) — the "
+            "server-side figure the targets name; req/s at **eight connections** (both servers saturated). "
+            "**floor**: the app's own search functions (`run_search` for /api/search, `search_tasks` for "
+            "/api/search/tasks) called in one process inside a request context: its SQLite work and nothing of "
+            "HTTP, routing, JSON or gzip. **app**: `GET /api/search…` through `rlx serve` "
+            "(gunicorn, 2 gevent workers), gzip accepted as a browser does; *app db ms* is the app's own "
+            "Server-Timing for its database work. **Datasette** (tuned: `--immutable`, suggest_facets off, "
+            "100 MB page cache) serves the same file with the same facets (kind, and the tags of its JSON list; "
+            "tasks: category and difficulty); its deep page uses its keyset `_next` token.\n\n"
+            + _table(header, rows, "lrrrrrrrl")
+            + f"\n¹ all timed floor calls pooled. ² the shared queries in turn (`{', '.join(ao.get('queries', []))}`"
+              f"), median of {ao.get('repeats', '?')} runs; at eight connections the mix's p50 / p99 is {eight}.\n\n"
+            + "".join(f"- {c}\n" for c in checks)
+            + (f"- {r['datasette_note']}\n" if r.get("datasette_note") else "")
+            + "- Not the same work everywhere: Datasette orders task matches by rowid (the app ranks them when "
+              "there are at most 5,000), counts its kind facet with the kind filter applied (the app leaves it "
+              "out, as the page shows it), and sends no compression.\n")
+
+
+def _first_paint(r: dict) -> str:
+    p = r.get("first_paint")
+    if not p or "error" in p:
+        return "## c. First paint of the home page\n\n" + (p or {}).get("error", TODO_ROUTE) + "\n"
+    needed = ", ".join(f"`{u}` {b:,} B" for u, b, _ in p["needed_requests"])
+    later = ", ".join(f"`{u}` {b:,} B at {t:.0f} ms" for u, b, t in p["all_requests"]
+                      if u not in {n[0] for n in p["needed_requests"]})
+    return ("## c. First paint of the home page\n\n" + _table(["", "measured", "target / original"], [
+        ["first response (`/`) on the wire, headers included",
+         f"**{p['document_bytes'] / 1000:.1f} KB** ({p['document_encoding']}; {p['document_body_bytes'] / 1000:.1f} KB "
+         "of HTML before compression)", "12 KB"],
+        ["everything needed to draw the first card", f"**{p['needed_bytes'] / 1000:.1f} KB in "
+         f"{len(p['needed_requests'])} request(s)**: {needed}", "≤ 12 KB in one request"],
+        ["first card drawn (median of runs)", f"**{p['first_card_ms']:.0f} ms** "
+         f"({', '.join(f'{x:.0f}' for x in p['first_card_ms_all'])})", "283 ms (the original, locally)"],
+        ["first card in the DOM / first contentful paint", f"{p['card_in_dom_ms']:.0f} ms / {_n(p['fcp_ms'], 0)} ms",
+         ""],
+        ["loaded after, not needed for the first card", later or "nothing", ""],
+    ], "lll") + f"\nHeadless Chromium ({first_paint.CHROMIUM}), a fresh context (empty cache) per run, "
+               f"{p['runs']} runs after one unmeasured visit; no network throttling (loopback).\n")
+
+
+def _indexing(r: dict) -> str:
+    x = r.get("indexing")
+    if not x:
+        return "## d. Indexing through the Hub stand-in\n\n" + TODO_ROUTE + "\n"
+    rows = []
+    for name in ("1,000-task dataset", "5,000-task repository"):
+        c = x[name]
+        full = c["full_run"]
+        kinds = full["by_kind"]
+        if full["stopped"] == "at the budget":
+            complete = (f"not complete at {indexing.COMPLETE_BUDGET_S:.0f} s: {full['fetched']:,} of "
+                        f"{full['to_fetch']:,} files fetched; at that rate ≈ {_n(full['projected_complete_s'], 0)} s")
+        elif full["stopped"] == "after the list":
+            complete = "not measured (quick run: stopped once the list was out)"
+        else:
+            complete = f"**{_n(c['complete_s'], 1)} s**"
+        rows.append([name, f"{c['files_in_repo']:,}",
+                     f"**{_n(c['list_s'], 2)} s** ({', '.join(_n(v, 2) for v in c['list_s_all'])}); "
+                     f"{c['list_rows']:,} tasks", complete,
+                     f"{full['requests']:,}: {kinds['listing']:,} listing pages, {kinds['paths-info']:,} paths-info, "
+                     f"{kinds['files']:,} files, {kinds['other']:,} other",
+                     "walked" if full["walked"] else ("listed whole" if full["walked"] is False else "—")])
+    return ("## d. Indexing through the Hub stand-in\n\n"
+            f"HarborAdapter().build_index over a HubSource pointed at the stand-in, every answer delayed "
+            f"{indexing.LATENCY_S * 1000:.0f} ms. *Published*: when a reader of the store first sees the task list; "
+            "*complete*: when the complete index lands. Medians over the runs listed; the 5,000-task repository "
+            "runs to completion once (the other runs stop once its list is out).\n\n"
+            + _table(["case", "files", "task list published", "index complete", "requests (full run)", "how"],
+                     rows, "lrllll")
+            + f"\nTarget: the 5,000-task repository's list within {indexing.TARGET_LIST_S:.0f} s — "
+              f"{_met(x['met']['list'])}.\n"
+            + _listing_line(x.get("listing")))
+
+
+def _listing_line(listing: dict | None) -> str:
+    if not listing:
+        return ""
+    return (f"\nThe indexer's first step at the same latency, the whole catalog's listing (fetch_listing over the "
+            f"HubSource; {listing['in_hub']:,} repositories in the stand-in): {listing['records']:,} environments "
+            f"in **{listing['seconds']:.2f} s**, {listing['requests']} requests.\n")
+
+
+def _pages(r: dict) -> str:
+    p = r.get("pages")
+    if not p:
+        return "## e. Environment and task pages\n\n" + TODO_ROUTE + "\n"
+    rows = [[row["label"], f"`{row['path']}`", row["status"], f"{row['wire_bytes'] / 1000:.1f} KB ({row['encoding']})",
+             f"{_n(row['p50_ms'])} / {_n(row['p99_ms'])}", _n(row["rps"], 0)] for row in p]
+    return ("## e. Environment and task pages\n\nA warm app (the pages were requested before), one connection, "
+            "wrk; the 1,000-task dataset's index and pack in the store.\n\n"
+            + _table(["page", "path", "status", "body on the wire", "p50 / p99 ms", "req/s"], rows, "llrrrr"))
+
+
+def _profiles(r: dict) -> str | None:
+    p = r.get("profiles")
+    if not p:
+        return None
+    out = ["## Profiles\n"]
+    if "snapshot" in p:
+        out.append("**Snapshot build** (target missed), pyinstrument over one build:\n\n```\n" + p["snapshot"] + "\n```\n")
+    if "statements" in p:
+        out.append("**Search statements**, each query over the p50 target: the median time of each SQL statement "
+                   "the app runs for it (in process):\n")
+        for key, statements in p["statements"].items():
+            out.append(f"- {key}: " + "; ".join(f"{ms:.2f} ms `{sql}`" for sql, ms in statements))
+        out.append("")
+    for label, text in (p.get("search_requests") or {}).items():
+        out.append(f"**Search through the app in process** ({label}):\n\n```\n{text}\n```\n")
+    if "indexing" in p:
+        out.append("**Indexing the 5,000-task repository up to its published list** (target missed):\n\n```\n"
+                   + p["indexing"] + "\n```\n")
+    for label, text in (p.get("env_page") or {}).items():
+        out.append(f"**Environment page in process** ({label}):\n\n```\n{text}\n```\n")
+    return "\n".join(out)
+
+
+def _what_moves(r: dict) -> str:
+    lines = ["## What moves these numbers"]
+    s = r.get("snapshot")
+    if s:
+        total = s["size"] or 1
+        tasks_part = sum(size for name, size in s["tables"] if name.startswith("task")) / total
+        lines.append(f"*Snapshot.* Tasks make {tasks_part:.0%} of the file (their rows, the word index and its "
+                     "prefix indexes, the facet table and its index): the length kept of each task brief and what "
+                     "the task word index stores are the levers on size. Time goes to the FTS "
+                     f"rebuild ({s['phases'].get('fts', 0):.2f} s) and to the rows ({s['phases'].get('rows', 0):.2f} s, "
+                     "which includes reading every stored index: gzip and JSON in Python).")
+    floor, app = r.get("floor"), r.get("app")
+    if floor and app:
+        q1f, q1a = floor.get("Q1", {}).get("p50_ms"), app["per_query"].get("Q1", {}).get("p50_ms")
+        lines.append(f"*Search.* A cheap query costs {_n(q1f)} ms in SQLite and {_n(q1a)} ms over HTTP: the rest is "
+                     "the request path (Flask, JSON, gzip, gevent, loopback). A word search costs its trigram match "
+                     "and then every count over the matches (total, kind facet, tag facet): a common word or a short "
+                     "substring matches thousands of environments, and counting their tags is the heaviest "
+                     "environment statement. At eight connections the two cores are shared by wrk and two workers, so "
+                     "p50 there is mostly queueing. Single figures move ±30 % between runs on this VM "
+                     "(research/perf-anchors.md); ratios hold." + _task_lookup_note(r))
+    x = r.get("indexing")
+    if x:
+        lines.append(f"*Indexing.* At {indexing.LATENCY_S * 1000:.0f} ms a request, listing pages are fetched one "
+                     "after another (each names the next), so the time to the task list is about pages × 50 ms plus "
+                     "parsing; files are then fetched 48 at a time. A repository listed whole fetches every small "
+                     "text file of each task (so its pages never wait on the Hub); a walked one only the few the "
+                     "index needs.")
+    p = r.get("first_paint")
+    if p and "error" not in p:
+        lines.append("*First paint.* The first card comes in the first response (cards rendered on the server, CSS "
+                     "inlined, scripts deferred); its bytes follow the HTML's size after gzip, and in headless "
+                     "Chromium on this VM most of the time to the first card is parsing and layout, not the network.")
+    return "\n\n".join(lines) + "\n"
+
+
+def _task_lookup_note(r: dict) -> str:
+    """When an environment search also counts task facets (the home search's task lookup), say what it costs."""
+    statements = (r.get("profiles") or {}).get("statements") or {}
+    costs = {key: ms for key, rows in statements.items() if not key.startswith("Q9") and not key.startswith("Q10")
+             for sql, ms in rows if "FROM task_facets" in sql}
+    if not costs:
+        return ""
+    listed = ", ".join(f"{k} {ms:.1f} ms" for k, ms in costs.items())
+    return (" An environment search with words also looks for tasks (`search_tasks`, six shown beside the cards), "
+            "and that call counts category and difficulty over every task match although the home search shows "
+            f"only the six and their total: {listed} of each such request (the statement profiles below).")
+
+
+def _errors(r: dict) -> str | None:
+    if not r.get("errors"):
+        return None
+    out = ["## Errors\n", "These measurements did not complete; their sections above say TODO.\n"]
+    for name, text in r["errors"].items():
+        out.append(f"**{name}**\n\n```\n{text.strip()}\n```\n")
+    return "\n".join(out)
+
+

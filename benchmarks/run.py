@@ -1,0 +1,123 @@
+"""`python -m benchmarks.run [--quick]`: every measurement in order, then benchmarks/RESULTS.md rewritten.
+
+Order: the synthetic catalog; the 1,000-task dataset indexed from it (for the pages); (a) the snapshot build;
+(b) the floor, then Datasette, then the app (each alone on the machine while measured), with (c) first paint and
+(e) the pages on the same warm app; (d) indexing through the Hub stand-in; profiles where a target was missed.
+`--quick` is a smoke run of about two minutes: fewer and shorter runs, its figures noisier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchmarks import (first_paint, indexing, machine, pages, profiles, report, search, servers, snapshot_build,
+                        workspace, wrk)
+from benchmarks.inprocess import InProcessApp
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many runs and seconds each measurement gets."""
+
+    builds: int
+    floor_runs: int
+    seconds_1: float  # per query, one connection
+    seconds_8: float  # per query, eight connections (0: skipped)
+    mix_seconds: float
+    mix_repeats: int
+    paint_runs: int
+    page_seconds: float
+    index_runs: int
+    big_repo_to_completion: bool  # else the 5,000-task repository is indexed up to its published list only
+    profile: bool  # pyinstrument where a target is missed (statement profiles always run: they are cheap)
+
+
+FULL = Plan(builds=5, floor_runs=200, seconds_1=3, seconds_8=2, mix_seconds=5, mix_repeats=3, paint_runs=7,
+            page_seconds=3, index_runs=3, big_repo_to_completion=True, profile=True)
+QUICK = Plan(builds=1, floor_runs=30, seconds_1=1, seconds_8=0, mix_seconds=2, mix_repeats=1, paint_runs=3,
+             page_seconds=1, index_runs=1, big_repo_to_completion=False, profile=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a two-minute smoke run (noisier figures)")
+    parser.add_argument("--keep", type=Path, help="keep the workspace in this folder instead of a temporary one")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where to write the report")
+    args = parser.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    if not wrk.available():
+        print("wrk is not installed (`make bench` installs it with apt-get).", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    results: dict = {"command": "python -m benchmarks.run" + (" --quick" if args.quick else ""),
+                     "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "quick": args.quick,
+                     "machine": machine.describe(), "errors": {}}
+    ws = workspace.create(args.keep)
+    try:
+        _run_all(ws, plan, results)
+    finally:
+        results["seconds"] = time.perf_counter() - started
+        args.results.write_text(report.render(results))
+        if args.keep is None:
+            workspace.remove(ws)
+        else:  # every figure, for a closer look
+            (ws.root / "results.json").write_text(json.dumps(results, indent=1, default=str))
+    print(f"Wrote {args.results} in {results['seconds'] / 60:.1f} min.")
+    return 0
+
+
+def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
+    step(results, "catalog", lambda: workspace.generate(ws))
+    step(results, "thousand_indexed", lambda: pages.index_thousand(ws))
+    step(results, "snapshot", lambda: snapshot_build.measure(ws, plan.builds))
+    if "snapshot" not in results:
+        return  # nothing to serve
+    in_process = InProcessApp(ws)
+    mix = search.query_mix(None)
+    expected = search.totals(in_process, mix)
+    results["totals"] = expected
+    with servers.datasette_server(ws) as ds_url:
+        token, note = search.datasette_deep_token(ws, ds_url)
+        mix = search.query_mix(token)
+        results["datasette_note"] = note
+        shared = [q.key for q in mix if q.datasette]
+        results["datasette_checks"] = search.check_totals(ds_url, mix, "datasette", expected)
+        step(results, "datasette", lambda: search.over_http(ds_url, mix, "datasette", plan.seconds_1,
+                                                            plan.seconds_8, plan.mix_seconds, plan.mix_repeats,
+                                                            shared))
+    step(results, "floor", lambda: search.floor(in_process, mix, plan.floor_runs))
+    with servers.app_server(ws) as app_url:
+        results["app_checks"] = search.check_totals(app_url, mix, "app", expected)
+        step(results, "app", lambda: search.over_http(app_url, mix, "app", plan.seconds_1, plan.seconds_8,
+                                                      plan.mix_seconds, plan.mix_repeats, shared))
+        step(results, "server_timing", lambda: search.server_timing(app_url, mix, samples=15))
+        step(results, "first_paint", lambda: first_paint.measure(app_url, plan.paint_runs))
+        step(results, "pages", lambda: pages.measure(app_url, plan.page_seconds))
+    step(results, "indexing", lambda: indexing.measure(plan.index_runs, quick=not plan.big_repo_to_completion))
+    step(results, "profiles", lambda: profiles.where_missed(ws, in_process, results, mix, sampled=plan.profile))
+
+
+def step(results: dict, name: str, work) -> None:
+    """Run one measurement; a failure is written into the report instead of ending the whole run."""
+    started = time.perf_counter()
+    print(f"[bench] {name} …", flush=True)
+    try:
+        results[name] = work()
+    except Exception as exc:  # the report says what broke; the other measurements still run
+        results["errors"][name] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
+        print(f"[bench] {name} failed: {exc}", file=sys.stderr, flush=True)
+    finally:
+        results.setdefault("step_seconds", {})[name] = round(time.perf_counter() - started, 1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
