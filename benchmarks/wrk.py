@@ -46,7 +46,7 @@ def run(base_url: str, paths: list[str], connections: int, seconds: float, threa
         paths_file = fh.name
     try:
         command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s",
-                   f"--timeout", f"{timeout_s}s", "-s", str(SCRIPT), base_url, "--", paths_file, ACCEPT_ENCODING]
+                   "--timeout", f"{timeout_s}s", "-s", str(SCRIPT), base_url, "--", paths_file, ACCEPT_ENCODING]
         done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + timeout_s + 30)
     finally:
         Path(paths_file).unlink(missing_ok=True)

@@ -5,22 +5,19 @@ import re
 
 import pytest
 
-from tests.conftest import HARBOR_EXAMPLES, index_now
 
 INJECTIONS = ['"', "NEAR(a b)", "a*", "title:x", "AND", "OR NOT", "'; DROP TABLE envs; --", "\x00", "c++", "日本語",
               "%", "_", "\\", 'a" OR "b', "{key heading}:x", "^bug", "-x", "(", "terminal OR"]
 
 
 @pytest.fixture
-def catalog_app(app):
-    for repo_id in HARBOR_EXAMPLES:
-        index_now(app, repo_id)
-    return app
+def catalog_app(indexed_app):
+    return indexed_app
 
 
 @pytest.fixture
-def api(catalog_app):
-    return catalog_app.test_client()
+def api(indexed_client):
+    return indexed_client
 
 
 def write_settings(app, **settings):

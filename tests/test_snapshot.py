@@ -180,7 +180,7 @@ def test_a_copy_that_lands_short_publishes_nothing(store, tmp_path, monkeypatch)
     def short_copy(source, target):
         target.write_bytes(source.read_bytes()[:1000])
 
-    monkeypatch.setattr(publish_module, "_copy_atomic", short_copy)
+    monkeypatch.setattr(publish_module, "copy_atomic", short_copy)
     with pytest.raises(PublishError, match="did not land whole"):
         publish_catalog(store, tmp_path, generation=1)
 

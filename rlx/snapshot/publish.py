@@ -7,15 +7,12 @@ simply publishes another whole snapshot. Old databases are pruned after the poin
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
-import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from rlx.snapshot.schema import SCHEMA, open_immutable, pointer_name, read_meta
-from rlx.store import Store, read_json, write_json
+from rlx.store import Store, copy_atomic, read_json, write_json
 
 KEEP = 5
 _STALE_TEMP_SECONDS = 3600  # a temp file this old belongs to a publisher that died
@@ -35,7 +32,7 @@ def publish(local_db: Path, store: Store, now: datetime | None = None) -> dict:
     folder = store.snapshots_dir
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / _free_name(folder, now or datetime.now(timezone.utc))
-    _copy_atomic(local_db, target)
+    copy_atomic(local_db, target)
     if sha256_of(target) != (digest, size):  # the store must hold exactly what was built
         target.unlink(missing_ok=True)
         raise PublishError(f"{target.name} did not land whole in {folder}; the pointer was not moved.")
@@ -109,16 +106,3 @@ def _free_name(folder: Path, now: datetime) -> str:
         if not (folder / name).exists():
             return name
         moment += timedelta(microseconds=1)
-
-
-def _copy_atomic(source: Path, target: Path) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
-            shutil.copyfileobj(src, out, 1 << 20)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

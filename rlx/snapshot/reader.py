@@ -170,7 +170,7 @@ class SnapshotReader:
     def _open(self, path: Path, name: str, origin: str, pointer: dict | None, now: float) -> _Generation:
         """Open a local copy and check it is the snapshot it claims to be; Rejected when not."""
         try:
-            db = _connect(path)
+            db = open_immutable(path)
         except sqlite3.Error as exc:
             raise Rejected(f"the database cannot be opened ({exc}).") from None
         try:
@@ -211,7 +211,7 @@ class SnapshotReader:
             db = generation.idle.pop() if generation.idle else None
         try:
             if db is None:
-                db = _connect(generation.path)
+                db = open_immutable(generation.path)
             yield db
         finally:
             with self._lock:
@@ -294,14 +294,6 @@ def _verified_meta(db: sqlite3.Connection, pointer: dict | None) -> dict:
     if verdict != "ok":
         raise Rejected(f"the database failed quick_check ({verdict}).")
     return meta
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    db = open_immutable(path)
-    # The file never changes: map it (the OS page cache is shared by every connection) and cache generously.
-    db.execute("PRAGMA mmap_size=268435456")
-    db.execute("PRAGMA cache_size=-32000")
-    return db
 
 
 def _copy_measured(source: Path, target: Path, expected_size: int) -> tuple[str, int]:

@@ -22,8 +22,13 @@ def env_page(org: str, name: str):
                "facet_url": lambda key, value: url_for("envs.env_page", org=org, name=name,
                                                        **query.toggled(key, value)) + "#tasks"}
     if state.index is not None:
-        rows, facets = search_index(state.index, query)
+        rows, counted = search_index(state.index, query)
         shown, page, pages = page_of(rows, query.page)
+        facets = [{"label": label, "open": i < 4 or key in query.selected,
+                   "values": [{"value": v, "n": n, "on": on,
+                               "href": url_for("envs.env_page", org=org, name=name, **query.toggled(key, v))}
+                              for v, n, on in values]}
+                  for i, (key, label, values) in enumerate(counted)]
         context.update(rows=shown, total=len(rows), facets=facets, page=page, pages=pages,
                        overview=_overview(state) if state.ready else [])
     response = render("pages/env.html", fragment="tasks", **context)

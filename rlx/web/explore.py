@@ -6,7 +6,7 @@ link or a GET form, and htmx only swaps the region that changed.
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, request
+from flask import Blueprint, redirect, request, url_for
 
 from rlx.web.catalog_db import settings
 from rlx.web.origin import same_origin_only
@@ -33,8 +33,12 @@ def home():
     banner = settings().banner
     if banner and request.cookies.get(BANNER_COOKIE) == banner["id"]:
         banner = None
+    tag_facet = {"label": "Tags", "open": True, "values": [
+        {"value": tag, "n": n, "on": tag in query.tags, "href": url_for("explore.home", **query.toggled_tag(tag))}
+        for tag, n in result["facets"]["tags"]]}
     return render(
         "pages/home.html", fragment=("results", "trending"), query=query, result=result, q=query.q, sorts=SORTS,
+        tag_facet=tag_facet,
         trending=trending[first:first + TRENDING_PER_PAGE], trending_page=trending_page,
         trending_pages=max(1, -(-len(trending) // TRENDING_PER_PAGE)), numbers=result["numbers"], banner=banner,
     )
