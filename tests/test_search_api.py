@@ -166,3 +166,11 @@ def test_a_stand_in_hub_listing_produces_the_snapshot_the_home_page_and_the_api_
 def test_a_search_also_lists_the_tasks_it_names(api):
     html = api.get("/?q=nginx").get_data(as_text=True)
     assert "matching “nginx”" in html and 'href="/t/rlx-examples/terminal-basics/nginx-log-summary"' in html
+
+
+def test_a_visitor_who_arrives_with_a_search_sees_its_results_first_and_honest_counts(api):
+    html = api.get("/?q=puzzles").get_data(as_text=True)
+    assert "Trending</h2>" not in html
+    all_chip = re.search(r'value="" checked> All <span class="count">([\d,]+)</span>', html)
+    assert all_chip and all_chip.group(1) == "1"  # the one environment the words match, not the whole catalog
+    assert "Trending</h2>" in api.get("/").get_data(as_text=True)
