@@ -29,6 +29,12 @@ def load_index(store: Store, env_id: str) -> Index | None:
     return _cached(store.index_path(env_id), _index_from_json)
 
 
+def read_index(store: Store, env_id: str) -> Index | None:
+    """The stored index read straight from disk, bypassing the cache (a snapshot build reads each index once)."""
+    data = read_json(store.index_path(env_id))
+    return None if data is None else _index_from_json(data)
+
+
 def _index_from_json(data: dict) -> Index:
     return Index(**{**data, "rows": [TaskRow(**row) for row in data["rows"]]})
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from rlx.adapters.contract import Index, TaskRow
-from rlx.adapters.indexes import load_index
+from rlx.adapters.indexes import read_index
 from rlx.catalog import fetch_listing
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, SCHEMA, TABLES, TOTALS
@@ -217,7 +217,7 @@ class StoredIndexes(Mapping):
         if env_id.startswith("space:"):
             raise KeyError(env_id)
         try:
-            index = load_index(self.store, env_id)
+            index = read_index(self.store, env_id)
         except Exception as exc:  # one unreadable file must not stop the whole catalog
             log.warning("snapshot.index_unreadable env=%s error=%s", env_id, exc)
             index = None
