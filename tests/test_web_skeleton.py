@@ -88,3 +88,10 @@ def test_readyz_reports_a_dead_redis(make_config, tmp_path):
     app = create_app(make_config(REDIS_URL=f"unix://{tmp_path}/nothing.sock"))
     body = app.test_client().get("/readyz").get_json()
     assert body["ok"] is False and body["checks"]["redis"]["ok"] is False
+
+
+def test_the_inlined_stylesheet_cannot_close_its_style_element():
+    from pathlib import Path
+
+    css = (Path(__file__).resolve().parent.parent / "rlx" / "static" / "css" / "app.css").read_text()
+    assert "</" not in css
