@@ -10,6 +10,8 @@ from contextlib import contextmanager
 import click
 
 from rlx.config import Config, ConfigError
+from rlx.queue.embedded import EmbeddedRedis, EmbeddedRedisError
+from rlx.store import Store
 
 
 def load_config() -> Config:
@@ -26,7 +28,6 @@ def redis_for(config: Config):
     from redis import RedisError
 
     from rlx.queue.connection import connect
-    from rlx.queue.embedded import EmbeddedRedis, EmbeddedRedisError
 
     if config.redis_url:
         try:
@@ -35,7 +36,7 @@ def redis_for(config: Config):
             raise click.ClickException(f"REDIS_URL {config.redis_url} does not answer ({exc}).") from None
         yield config.redis_url
         return
-    embedded = EmbeddedRedis(config.storage_dir / "redis")
+    embedded = EmbeddedRedis(Store(config.storage_dir).redis_dir)
     try:
         url = embedded.start()
     except EmbeddedRedisError as exc:
@@ -123,7 +124,7 @@ def worker(burst: bool) -> None:
     """Run one RQ worker on the index, snapshot and rollouts queues (needs REDIS_URL, or a running `rlx serve`)."""
     config = load_config()
     if not config.redis_url:
-        socket_path = config.storage_dir / "redis" / "redis.sock"
+        socket_path = EmbeddedRedis(Store(config.storage_dir).redis_dir).socket
         if not socket_path.exists():
             raise click.ClickException("REDIS_URL is not set and no embedded Redis runs under STORAGE_DIR: "
                                        "start `rlx serve` first, or set REDIS_URL.")

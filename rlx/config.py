@@ -64,10 +64,6 @@ class Config:
             session_secret=env.get("SESSION_SECRET") or _stored_secret(storage),
         )
 
-    @property
-    def examples_dir(self) -> Path:
-        return _DEFAULT_SOURCE
-
 
 def _ensure_writable_dir(path: Path, name: str) -> None:
     try:

@@ -7,20 +7,9 @@ from collections import Counter
 from rlx.adapters import blocks as b
 from rlx.adapters.contract import Section, TaskView, Withheld
 
-LANGUAGES = {".sh": "bash", ".py": "python", ".toml": "toml", ".json": "json", ".yaml": "yaml", ".yml": "yaml",
-             ".md": "markdown", ".js": "javascript", ".ts": "typescript", ".c": "c", ".rs": "rust",
-             ".go": "go", ".sql": "sql", ".html": "html", ".css": "css", ".bat": "batch"}
-
 OVERVIEW_FACETS = [("category", "Category"), ("difficulty", "Difficulty"), ("grading", "Reward file"),
                    ("framework", "Test framework"), ("runtime", "Runs in"), ("network", "Network"),
                    ("runs_here", "Runs here"), ("steps", "Steps")]
-
-
-def language_for(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    if name == "Dockerfile" or name.endswith(".dockerfile"):
-        return "docker"
-    return LANGUAGES.get("." + name.rsplit(".", 1)[-1].lower() if "." in name else "", "text")
 
 
 def task_view(row, entry: dict, blobs: dict) -> TaskView:
