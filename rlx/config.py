@@ -33,6 +33,9 @@ SETTINGS = [
             "(datasets/<org>/<name>, spaces/<org>/<name>), or `hub`. Default: the bundled examples/ folder."),
     Setting("SESSION_SECRET", None, "The key that signs session cookies. When absent, one is generated once "
             "and kept in STORAGE_DIR/session-secret."),
+    Setting("RLX_PUBLIC_URL", None, "The address visitors reach this app at (https://explorer.example.org): the "
+            "MCP snippets show it, and MCP requests must name its host. Default: each request's own URL, with "
+            "MCP open to loopback and IP-address hosts only."),
 ]
 
 _DEFAULT_SOURCE = Path(__file__).resolve().parent.parent / "examples"
@@ -46,6 +49,7 @@ class Config:
     hf_endpoint: str
     source: str  # "hub", or an absolute folder path
     session_secret: str
+    public_url: str | None = None  # scheme://host[:port], no trailing slash
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -62,6 +66,7 @@ class Config:
             hf_endpoint=_check_http_url(env.get("HF_ENDPOINT") or "https://huggingface.co", "HF_ENDPOINT"),
             source=_check_source(env.get("RLX_SOURCE") or str(_DEFAULT_SOURCE)),
             session_secret=env.get("SESSION_SECRET") or _stored_secret(storage),
+            public_url=_check_public_url(env.get("RLX_PUBLIC_URL") or None),
         )
 
 
@@ -79,6 +84,16 @@ def _check_http_url(value: str, name: str) -> str:
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise ConfigError(f"{name} must be an http(s) URL such as https://huggingface.co, not {value!r}.")
     return value.rstrip("/")
+
+
+def _check_public_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname or parsed.path.strip("/") or parsed.query:
+        raise ConfigError(f"RLX_PUBLIC_URL must be the app's address alone, such as https://explorer.example.org, "
+                          f"not {value!r}.")
+    return f"{parsed.scheme}://{parsed.netloc}"
 
 
 def _check_redis_url(value: str | None) -> str | None:

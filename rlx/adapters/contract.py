@@ -155,4 +155,11 @@ class Adapter(ABC):
         return []
 
     def mcp_tools(self, env: "Env") -> list[dict]:
+        """Extra MCP tools for this format: [{"name", "description", "inputSchema"}], answered by call_mcp_tool.
+        A name the built-in tools use (describe, list_tasks, ...) is left out."""
         return []
+
+    def call_mcp_tool(self, env: "Env", index: Index, name: str, arguments: dict) -> str:
+        """One of `mcp_tools`, answered as text with answers withheld. Raise ValueError with a sentence for
+        arguments the caller can fix: it reaches the client as a tool error."""
+        raise ValueError(f"{name} is not answered by this adapter.")

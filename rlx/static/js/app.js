@@ -46,3 +46,35 @@
   document.addEventListener("DOMContentLoaded", apply);
   document.addEventListener("htmx:afterSettle", apply);
 })();
+
+/* Copy buttons on snippets: shown only when JS runs (with JS off the text is there to select). */
+(function () {
+  function reveal() {
+    document.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
+  }
+  function fallback(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (e) {}
+    document.body.removeChild(area);
+    return ok ? Promise.resolve() : Promise.reject();
+  }
+  document.addEventListener("click", function (ev) {
+    var button = ev.target.closest && ev.target.closest("[data-copy]");
+    if (!button) return;
+    var code = button.closest(".snippet").querySelector("pre");
+    var text = code.textContent;
+    var copied = navigator.clipboard && window.isSecureContext ? navigator.clipboard.writeText(text) : fallback(text);
+    copied.then(function () { button.textContent = "Copied"; },
+                function () { button.textContent = "Select and copy"; })
+      .then(function () { setTimeout(function () { button.textContent = "Copy"; }, 2000); });
+  });
+  document.addEventListener("DOMContentLoaded", reveal);
+  document.addEventListener("htmx:afterSettle", reveal);
+})();

@@ -1,0 +1,213 @@
+"""MCP's Streamable HTTP transport (protocol 2025-03-26 to 2025-11-25) on a Flask request.
+
+One endpoint URL takes POST (one JSON-RPC message per request; JSON answers, never a stream), GET (405: we
+offer no server-to-client stream, as the spec allows) and DELETE (ends the session). `initialize` mints an
+`Mcp-Session-Id` kept in Redis (sessions.py); every later request must carry it, and an unknown or expired one
+gets 404 so the client starts over. Notifications and responses get 202 with no body.
+
+Before anything is read: the Host and Origin checks (the spec's defence against DNS rebinding), a per-address
+rate limit, and a cap on the body.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Callable
+from urllib.parse import urlparse
+
+from flask import Response, current_app, request
+
+from rlx.mcp import jsonrpc
+from rlx.mcp.jsonrpc import INVALID_REQUEST, SERVER_ERROR, Message, RpcError
+from rlx.mcp.limits import over_limit
+from rlx.mcp.protocol import MODERN_VERSIONS, SUPPORTED_VERSIONS, ToolServer, answer, initialize_result, negotiate
+from rlx.mcp.sessions import Session, end_session, find_session, new_session
+from rlx.queue import get_redis
+
+MAX_BODY = 512 * 1024
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+BATCH_VERSION = "2025-03-26"  # the one version whose POST body may be a JSON array of messages
+MAX_BATCH = 32
+
+
+def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "") -> Response:
+    """Answer one HTTP request to the MCP endpoint at path `endpoint`. `server_for()` builds the tool server
+    (lazily: a ping or a notification never needs it); `landing` is a page for people who open the URL."""
+    try:
+        _check_host_and_origin()
+        _check_rate()
+        if request.method == "GET":
+            return _get(landing)
+        if request.method == "DELETE":
+            return _delete(endpoint)
+        return _post(endpoint, server_for)
+    except RpcError as exc:
+        return _json(jsonrpc.error(None, exc.code, exc.message, exc.data), exc.status,
+                     retry_after=(exc.data or {}).get("retryAfter") if isinstance(exc.data, dict) else None)
+
+
+# --- refusals before anything is read --------------------------------------------------------------------
+
+def _check_host_and_origin() -> None:
+    """DNS rebinding: a hostile page whose name resolves to this machine sends its own name as Host (and as
+    Origin), so matching Origin to Host is not enough. Host must be RLX_PUBLIC_URL's host, a loopback name or an
+    IP address; Origin, when sent, must be this app's (the same rule as the app's own forms, rlx/web/origin.py)."""
+    from rlx.web.origin import same_origin
+
+    host = urlparse("//" + (request.host or "")).hostname or ""
+    public = current_app.config["RLX"].public_url
+    if not (_is_local_or_ip(host) or (public and urlparse(public).hostname == host.lower())):
+        raise RpcError(SERVER_ERROR, f"Host {host[:100]!r} is not this app's address: set RLX_PUBLIC_URL to the "
+                                     "address clients use (a DNS-rebinding guard).", 403)
+    if not same_origin():
+        raise RpcError(SERVER_ERROR, "Cross-origin requests may not use this MCP endpoint.", 403)
+
+
+def _is_local_or_ip(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost.") or host.lower().endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def _check_rate() -> None:
+    wait = over_limit(get_redis(), request.remote_addr or "unknown")
+    if wait is not None:
+        raise RpcError(SERVER_ERROR, f"Too many requests from your address; try again in {wait} s.", 429,
+                       {"retryAfter": wait})
+
+
+# --- GET and DELETE ------------------------------------------------------------------------------------
+
+def _get(landing: str) -> Response:
+    text = ("This is an MCP endpoint (Streamable HTTP): MCP clients POST JSON-RPC messages to it. It offers no "
+            "server-sent event stream, so GET is not allowed." + (f" How to add it to your client: {landing}"
+                                                                  if landing else ""))
+    response = Response(text + "\n", 405, mimetype="text/plain")
+    response.headers["Allow"] = "POST, DELETE"
+    return _no_store(response)
+
+
+def _delete(endpoint: str) -> Response:
+    session_id = request.headers.get(SESSION_HEADER)
+    if not session_id:
+        raise RpcError(INVALID_REQUEST, f"DELETE ends a session: send its {SESSION_HEADER} header.", 400)
+    session = find_session(get_redis(), session_id)
+    if session is None or session.endpoint != endpoint:
+        raise RpcError(INVALID_REQUEST, "No such session here (it ended, or expired).", 404)
+    end_session(get_redis(), session_id)
+    return _no_store(Response(status=204))
+
+
+# --- POST --------------------------------------------------------------------------------------------------
+
+def _post(endpoint: str, server_for) -> Response:
+    _check_content_negotiation()
+    value = jsonrpc.parse_body(_read_body())
+    session_id = request.headers.get(SESSION_HEADER)
+    header_version = request.headers.get(VERSION_HEADER)
+    if isinstance(value, dict) and not session_id and (
+            value.get("method") == "server/discover" or header_version in MODERN_VERSIONS):
+        # A 2026-era client probing first: an empty 400 is its signal to fall back to initialize.
+        return _no_store(Response(status=400))
+    if isinstance(value, dict) and value.get("method") == "initialize":
+        return _initialize(endpoint, value, server_for)
+    if not session_id:
+        raise RpcError(INVALID_REQUEST, f"Send the {SESSION_HEADER} header that initialize answered with (or "
+                                        "initialize first).", 400)
+    session = find_session(get_redis(), session_id)
+    if session is None or session.endpoint != endpoint:
+        raise RpcError(INVALID_REQUEST, "This session ended or expired: initialize a new one.", 404)
+    if header_version is not None and header_version != session.version:
+        detail = ("is not one this server speaks" if header_version not in SUPPORTED_VERSIONS
+                  else f"differs from this session's {session.version}")
+        raise RpcError(INVALID_REQUEST, f"{VERSION_HEADER} {header_version[:40]!r} {detail}.", 400)
+    if isinstance(value, list):
+        return _batch(value, session, server_for)
+    message = jsonrpc.read_message(value)
+    if message.kind != "request":
+        return _no_store(Response(status=202))
+    return _json(_answer_one(message, session, server_for))
+
+
+def _check_content_negotiation() -> None:
+    if request.mimetype != "application/json":
+        raise RpcError(INVALID_REQUEST, "Send the message as Content-Type: application/json.", 415)
+    accept = request.accept_mimetypes
+    if request.headers.get("Accept") and not accept.accept_json:
+        raise RpcError(INVALID_REQUEST, "This server answers application/json: list it in Accept.", 406)
+
+
+def _read_body() -> bytes:
+    if (request.content_length or 0) > MAX_BODY:
+        raise RpcError(INVALID_REQUEST, f"The body is larger than {MAX_BODY // 1024} KB.", 413)
+    body = request.stream.read(MAX_BODY + 1)
+    if len(body) > MAX_BODY:
+        raise RpcError(INVALID_REQUEST, f"The body is larger than {MAX_BODY // 1024} KB.", 413)
+    return body
+
+
+def _initialize(endpoint: str, value: dict, server_for) -> Response:
+    message = jsonrpc.read_message(value)
+    if message.kind != "request":
+        raise RpcError(INVALID_REQUEST, "initialize is a request: give it an id.", 400)
+    params = message.params
+    if not isinstance(params.get("protocolVersion"), str):
+        return _json(jsonrpc.error(message.id, jsonrpc.INVALID_PARAMS,
+                                   "initialize needs params.protocolVersion, the version the client speaks.",
+                                   {"supported": list(SUPPORTED_VERSIONS)}))
+    version = negotiate(params["protocolVersion"])
+    server = server_for()  # an environment that does not exist answers 404 here, before a session is made
+    client = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+    label = f"{str(client.get('name', ''))[:60]} {str(client.get('version', ''))[:30]}".strip()
+    session = new_session(get_redis(), endpoint, version, label)
+    response = _json(jsonrpc.result(message.id, initialize_result(server, version)))
+    response.headers[SESSION_HEADER] = session.id
+    return response
+
+
+def _answer_one(message: Message, session: Session, server_for) -> dict:
+    try:
+        return jsonrpc.result(message.id, answer(message, session.version, server_for))
+    except RpcError as exc:
+        return jsonrpc.error(message.id, exc.code, exc.message, exc.data)
+
+
+def _batch(values: list, session: Session, server_for) -> Response:
+    if session.version != BATCH_VERSION:
+        raise RpcError(INVALID_REQUEST, f"Batches are not part of protocol {session.version}: send one message "
+                                        "per POST.", 400)
+    if not values or len(values) > MAX_BATCH:
+        raise RpcError(INVALID_REQUEST, f"A batch holds 1 to {MAX_BATCH} messages.", 400)
+    replies = []
+    for value in values:
+        try:
+            message = jsonrpc.read_message(value)
+        except RpcError as exc:
+            replies.append(jsonrpc.error(None, exc.code, exc.message))
+            continue
+        if message.kind == "request":
+            replies.append(_answer_one(message, session, server_for) if message.method != "initialize" else
+                           jsonrpc.error(message.id, INVALID_REQUEST, "initialize may not be part of a batch."))
+    return _json(replies) if replies else _no_store(Response(status=202))
+
+
+# --- answers -------------------------------------------------------------------------------------------------
+
+def _json(body, status: int = 200, retry_after: int | None = None) -> Response:
+    response = Response(json.dumps(body, ensure_ascii=False, separators=(",", ":")), status,
+                        mimetype="application/json")
+    if retry_after:
+        response.headers["Retry-After"] = str(retry_after)
+    return _no_store(response)
+
+
+def _no_store(response: Response) -> Response:
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Robots-Tag"] = "noindex"
+    return response

@@ -1,0 +1,46 @@
+"""/mcp/d/<org>/<name>: every dataset over MCP (Streamable HTTP), read through its adapter like its pages."""
+
+from __future__ import annotations
+
+import functools
+
+from flask import Blueprint, url_for
+from werkzeug.exceptions import HTTPException
+
+from rlx.mcp import DatasetTools, RpcError, handle
+from rlx.mcp.jsonrpc import SERVER_ERROR
+from rlx.mcp.snippets import app_base_url, client_snippets
+from rlx.sources.errors import SourceError, Unavailable
+from rlx.web.loaders import load_env
+
+bp = Blueprint("mcp", __name__)
+
+
+@bp.route("/mcp/d/<org>/<name>", methods=["GET", "POST", "DELETE"])
+def dataset_endpoint(org: str, name: str):
+    @functools.cache
+    def server_for() -> DatasetTools:
+        """The dataset's tools; a missing dataset or an unreachable source becomes a JSON-RPC error with the
+        page's status (initialize answers it as that HTTP status, a later call as an error in the reply)."""
+        try:
+            return DatasetTools(load_env(org, name))
+        except HTTPException as exc:
+            raise RpcError(SERVER_ERROR, exc.description or "Not found.", exc.code or 500) from None
+        except SourceError as exc:
+            wait = exc.retry_after if isinstance(exc, Unavailable) else None
+            raise RpcError(SERVER_ERROR, str(exc), exc.status, {"retryAfter": wait} if wait else None) from None
+
+    landing = app_base_url() + url_for("envs.env_page", org=org, name=name) + "#mcp"
+    return handle(f"/mcp/d/{org}/{name}", server_for, landing=landing)
+
+
+@bp.app_context_processor
+def _mcp_for_templates():
+    return {"mcp_connect": mcp_connect}
+
+
+def mcp_connect(env_id: str) -> dict:
+    """The environment page's MCP section: the endpoint's absolute URL and one snippet per client."""
+    org, name = env_id.split("/", 1)
+    url = app_base_url() + url_for("mcp.dataset_endpoint", org=org, name=name)
+    return {"url": url, "snippets": client_snippets(env_id, url)}
