@@ -1,0 +1,70 @@
+"""Each environment page says how to add it to Claude Code, Codex, Cursor and VS Code, with this app's absolute
+URL; the snippets are plain text with JS off, and a Copy button copies them with JS on."""
+
+import asyncio
+import html
+import json
+import os
+import re
+import shlex
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.test_browser import CHROMIUM, page, server  # noqa: F401  (fixtures: a real server and Chromium)
+
+ENDPOINT = "http://localhost/mcp/d/rlx-examples/terminal-basics"
+
+
+def snippets_of(page_html: str) -> dict[str, str]:
+    section = page_html.split('id="mcp"', 1)[1].split("</section>", 1)[0]
+    clients = re.findall(r"<strong>([^<]+)</strong>", section)
+    texts = [html.unescape(t) for t in re.findall(r"<pre><code>(.*?)</code></pre>", section, re.S)]
+    return dict(zip(clients, texts))
+
+
+def test_the_page_shows_a_working_snippet_for_each_client(indexed_client):
+    page_html = indexed_client.get("/d/rlx-examples/terminal-basics").get_data(as_text=True)
+    snippets = snippets_of(page_html)
+    assert list(snippets) == ["Claude Code", "Codex", "Cursor", "VS Code"]
+    command = shlex.split(snippets["Claude Code"])
+    assert command[:5] == ["claude", "mcp", "add", "--transport", "http"] and command[6] == ENDPOINT
+    name = command[5]
+    assert re.fullmatch(r"[a-z0-9_-]+", name)
+    assert tomllib.loads(snippets["Codex"]) == {"mcp_servers": {name: {"url": ENDPOINT}}}
+    assert json.loads(snippets["Cursor"]) == {"mcpServers": {name: {"url": ENDPOINT}}}
+    assert json.loads(snippets["VS Code"]) == {"servers": {name: {"type": "http", "url": ENDPOINT}}}
+    # With JS off there is no dead button: each Copy button waits, hidden, for the script to show it.
+    buttons = re.findall(r"<button[^>]*data-copy[^>]*>", page_html)
+    assert len(buttons) == 4 and all(" hidden" in b for b in buttons)
+
+
+def test_a_dataset_still_indexing_shows_its_snippets_too(client):
+    page_html = client.get("/d/rlx-examples/python-bugfix").get_data(as_text=True)
+    assert "Reading rlx-examples/python-bugfix" in page_html
+    assert snippets_of(page_html)["Cursor"].count("/mcp/d/rlx-examples/python-bugfix") == 1
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed")
+def test_copy_puts_the_snippet_on_the_clipboard_and_it_connects(page, server):  # noqa: F811
+    from mcp import Client
+
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page.goto(server + "/d/rlx-examples/terminal-basics")
+    button = page.locator("#mcp [data-copy]").first
+    assert button.is_visible()
+    button.click()
+    page.wait_for_function("document.querySelector('#mcp [data-copy]').textContent === 'Copied'")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == page.locator("#mcp pre").first.inner_text()
+    url = shlex.split(copied)[-1]
+    assert url == f"{server}/mcp/d/rlx-examples/terminal-basics"
+
+    async def describe():
+        async with Client(url) as client:
+            return await client.call_tool("describe", {})
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API holds this thread's event loop
+        result = pool.submit(asyncio.run, describe()).result(60)
+    assert "Terminal Basics" in result.content[0].text
