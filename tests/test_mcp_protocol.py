@@ -237,3 +237,15 @@ def test_an_adapters_own_tools_are_listed_and_answered(make_config, redis_client
         assert bad.get_json()["result"]["isError"] is True
     finally:
         unregister("riddles-mcp")
+
+
+@pytest.mark.parametrize("value", ["explorer.example.org", "https://explorer.example.org/app", "ftp://x.org"])
+def test_a_public_url_that_is_not_an_address_stops_start_up(make_config, value):
+    from rlx.config import ConfigError
+
+    with pytest.raises(ConfigError, match="RLX_PUBLIC_URL"):
+        make_config(RLX_PUBLIC_URL=value)
+
+
+def test_head_is_405_like_get(indexed_client):
+    assert indexed_client.head(URL).status_code == 405

@@ -36,6 +36,7 @@ class ToolResult:
     text: str
     is_error: bool = False
     structured: dict | None = None  # the same content as data, for clients that read structuredContent
+    content: list[dict] | None = None  # other content blocks (a Space's images), sent after the text
 
 
 class ToolServer(Protocol):
@@ -105,7 +106,8 @@ def tool_result(outcome: ToolResult, version: str) -> dict:
     text = outcome.text
     if len(text) > MAX_TOOL_TEXT:
         text = text[:MAX_TOOL_TEXT] + f"\n\n[cut at {MAX_TOOL_TEXT:,} characters]"
-    body: dict = {"content": [{"type": "text", "text": text}], "isError": outcome.is_error}
+    blocks = ([{"type": "text", "text": text}] if text or not outcome.content else []) + (outcome.content or [])
+    body: dict = {"content": blocks, "isError": outcome.is_error}
     if outcome.structured is not None and version in _WITH_TITLES:
         body["structuredContent"] = outcome.structured
     return body

@@ -38,7 +38,7 @@ def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "
     try:
         _check_host_and_origin()
         _check_rate()
-        if request.method == "GET":
+        if request.method in ("GET", "HEAD"):
             return _get(landing)
         if request.method == "DELETE":
             return _delete(endpoint)
