@@ -133,7 +133,7 @@ def test_protocol_errors_are_json_rpc_errors(indexed_client):
 def test_bad_tool_arguments_are_results_marked_is_error(indexed_client):
     session, _ = initialize(indexed_client)
     for args in ({"page_size": 0}, {"page_size": 2.5}, {"page": True}, {"page": 1e300}, {"filters": "hard"},
-                 {"filters": {"difficulty": [1, 2]}}):
+                 {"filters": {"difficulty": [1, 2]}}, {"pagesize": 5}):
         body = post(indexed_client, rpc("tools/call", 1, name="list_tasks", arguments=args), session).get_json()
         assert body["result"]["isError"] is True, args
         assert body["result"]["content"][0]["type"] == "text"

@@ -101,9 +101,15 @@ class DatasetTools:
     # --- calls -------------------------------------------------------------------------------------------
 
     def call_tool(self, name: str, arguments: dict) -> ToolResult:
-        self._require_index()
         if name in BUILTIN:
+            schema = next(t["inputSchema"] for t in self.list_tools() if t["name"] == name)
+            unknown = sorted(set(arguments) - set(schema["properties"]))
+            if unknown:
+                takes = ", ".join(schema["properties"]) or "no arguments"
+                raise ToolError(f"{name} has no argument {unknown[0][:60]!r}; it takes: {takes}.")
+            self._require_index()
             return getattr(self, "_" + name)(arguments)
+        self._require_index()
         try:
             text = self.state.adapter.call_mcp_tool(self.state.env, self.state.index, name, arguments)
         except ValueError as exc:

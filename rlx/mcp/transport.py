@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from urllib.parse import urlparse
 
-from flask import Response, current_app, request
+from flask import Response, current_app, g, request
 
 from rlx.mcp import jsonrpc
 from rlx.mcp.jsonrpc import INVALID_REQUEST, SERVER_ERROR, Message, RpcError
@@ -172,6 +172,7 @@ def _initialize(endpoint: str, value: dict, server_for) -> Response:
 
 
 def _answer_one(message: Message, session: Session, server_for) -> dict:
+    g.mcp_session = session  # a server that keeps state per session (the Space bridge's episodes) reads it here
     try:
         return jsonrpc.result(message.id, answer(message, session.version, server_for))
     except RpcError as exc:
