@@ -151,7 +151,8 @@ def test_batches_only_in_the_version_that_had_them(indexed_client):
 
 @pytest.mark.parametrize("headers", [{"Origin": "https://evil.example"}, {"Origin": "null"},
                                      {"Sec-Fetch-Site": "cross-site"}, {"Host": "evil.example"},
-                                     {"Host": "evil.example", "Origin": "http://evil.example"}])
+                                     {"Host": "evil.example", "Origin": "http://evil.example"},
+                                     {"Host": "[::1"}])
 def test_cross_origin_and_rebound_hosts_are_refused(indexed_client, headers):
     response = post(indexed_client, rpc("initialize", 0, protocolVersion="2025-11-25"), **headers)
     assert response.status_code == 403 and response.get_json()["error"]["message"]
@@ -249,3 +250,12 @@ def test_a_public_url_that_is_not_an_address_stops_start_up(make_config, value):
 
 def test_head_is_405_like_get(indexed_client):
     assert indexed_client.head(URL).status_code == 405
+
+
+def test_without_redis_the_endpoint_answers_503_with_retry_after(make_config, redis_client):
+    from rlx import create_app
+
+    app = create_app(make_config(REDIS_URL="redis://127.0.0.1:1/0"))  # nothing listens on port 1
+    response = post(app.test_client(), rpc("initialize", 0, protocolVersion="2025-11-25"))
+    assert response.status_code == 503 and response.headers["Retry-After"] == "5"
+    assert response.get_json()["error"]["message"]

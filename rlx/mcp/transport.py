@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 from collections.abc import Callable
 from urllib.parse import urlparse
 
 from flask import Response, current_app, g, request
+from redis.exceptions import RedisError
 
 from rlx.mcp import jsonrpc
 from rlx.mcp.jsonrpc import INVALID_REQUEST, SERVER_ERROR, Message, RpcError
@@ -25,6 +27,7 @@ from rlx.mcp.protocol import MODERN_VERSIONS, SUPPORTED_VERSIONS, ToolServer, an
 from rlx.mcp.sessions import Session, end_session, find_session, new_session
 from rlx.queue import get_redis
 
+log = logging.getLogger("rlx.mcp")
 MAX_BODY = 512 * 1024
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -46,6 +49,10 @@ def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "
     except RpcError as exc:
         return _json(jsonrpc.error(None, exc.code, exc.message, exc.data), exc.status,
                      retry_after=(exc.data or {}).get("retryAfter") if isinstance(exc.data, dict) else None)
+    except RedisError:  # sessions and limits live in Redis: without it, nothing can be answered for now
+        log.warning("MCP request without Redis", exc_info=True)
+        return _json(jsonrpc.error(None, SERVER_ERROR, "Sessions are unavailable for a moment; try again."), 503,
+                     retry_after=5)
 
 
 # --- refusals before anything is read --------------------------------------------------------------------
@@ -56,7 +63,10 @@ def _check_host_and_origin() -> None:
     IP address; Origin, when sent, must be this app's (the same rule as the app's own forms, rlx/web/origin.py)."""
     from rlx.web.origin import same_origin
 
-    host = urlparse("//" + (request.host or "")).hostname or ""
+    try:
+        host = urlparse("//" + (request.host or "")).hostname or ""
+    except ValueError:  # an unbalanced "[" in Host
+        host = ""
     public = current_app.config["RLX"].public_url
     if not (_is_local_or_ip(host) or (public and urlparse(public).hostname == host.lower())):
         raise RpcError(SERVER_ERROR, f"Host {host[:100]!r} is not this app's address: set RLX_PUBLIC_URL to the "
