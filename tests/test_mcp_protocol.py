@@ -259,3 +259,21 @@ def test_without_redis_the_endpoint_answers_503_with_retry_after(make_config, re
     response = post(app.test_client(), rpc("initialize", 0, protocolVersion="2025-11-25"))
     assert response.status_code == 503 and response.headers["Retry-After"] == "5"
     assert response.get_json()["error"]["message"]
+
+
+def test_a_partial_index_can_be_listed_but_tasks_wait_for_the_end(indexed_app):
+    import dataclasses
+
+    from rlx.adapters.indexes import read_index, save_index
+
+    store = indexed_app.extensions["rlx.store"]
+    index = read_index(store, "rlx-examples/terminal-basics")
+    save_index(store, dataclasses.replace(index, complete=False, rows=index.rows[:3]))
+    client = indexed_app.test_client()
+    session, _ = initialize(client)
+    listed = post(client, rpc("tools/call", 1, name="list_tasks", arguments={}), session).get_json()["result"]
+    assert not listed["isError"] and listed["structuredContent"]["total"] == 3
+    assert "Indexing is still running" in listed["content"][0]["text"]
+    task = post(client, rpc("tools/call", 2, name="get_task", arguments={"ref": index.rows[0].ref}),
+                session).get_json()["result"]
+    assert task["isError"] and "indexing has started" in task["content"][0]["text"]

@@ -107,7 +107,8 @@ class DatasetTools:
             if unknown:
                 takes = ", ".join(schema["properties"]) or "no arguments"
                 raise ToolError(f"{name} has no argument {unknown[0][:60]!r}; it takes: {takes}.")
-            self._require_index()
+            # A partial index (a big repository published level by level) can already be listed, as on the page.
+            self._require_index(partial_ok=name in ("list_tasks", "search_tasks"))
             return getattr(self, "_" + name)(arguments)
         self._require_index()
         try:
@@ -116,11 +117,11 @@ class DatasetTools:
             raise ToolError(str(exc)) from None
         return ToolResult(text)
 
-    def _require_index(self) -> None:
+    def _require_index(self, partial_ok: bool = False) -> None:
         state = self.state
         if state.failure:
             raise ToolError(f"Indexing {self.env_id} failed: {state.failure} Open {self._page_url()} to try again.")
-        if not state.ready:
+        if not state.ready and not (partial_ok and state.index is not None):
             raise ToolError(f"{self.env_id} is not indexed yet; indexing has started "
                             f"({_progress_sentence(state.progress)}). Call this tool again in a few seconds.")
 
@@ -155,6 +156,9 @@ class DatasetTools:
             lines = [f"No task{what} matches these filters." if arguments.get("filters") else f"No task{what}."]
         elif page < pages:
             lines.append(f"More: call again with page={page + 1}.")
+        if not self.state.ready:
+            lines.append(f"Indexing is still running ({_progress_sentence(self.state.progress)}): more tasks may "
+                         "follow, and get_task answers once it is done.")
         data = {"total": len(rows), "page": page, "pages": pages, "tasks": [row_data(r) for r in shown]}
         return ToolResult("\n".join(lines), structured=data)
 
