@@ -70,7 +70,7 @@ def test_a_multi_step_task_shows_each_steps_instruction(indexes):
     assert row.facets["steps"] == "multi-step"
     task = view_of(indexes, "rlx-examples/python-bugfix", "inventory-service").sections[0]
     steps = next(b for b in task.blocks if b.kind == "steps")
-    assert [part["title"] for part in steps.data] == ["fix-tests", "restock-report"]
+    assert [part["title"] for part in steps.data] == ["Step 1: fix-tests", "Step 2: restock-report"]
     assert all(part["blocks"][0].kind == "markdown" for part in steps.data)
 
 

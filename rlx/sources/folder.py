@@ -19,6 +19,7 @@ from typing import Iterator, Sequence
 import yaml
 
 from rlx.sources.base import FileEntry, RepoRecord, RepoType
+from rlx.sources.cardtext import card_summary
 from rlx.sources.errors import EntryNotFound, RepoNotFound, SourceError
 
 META_FILE = ".hub.json"
@@ -38,18 +39,6 @@ def read_card(readme: str) -> dict:
     except yaml.YAMLError:
         return {}
     return card if isinstance(card, dict) else {}
-
-
-def card_summary(readme: str, limit: int = 300) -> str:
-    """The first paragraph of a README's text (front matter, headings and markup left out), cut at a word."""
-    body = _FRONT_MATTER.sub("", readme, count=1)
-    for block in re.split(r"\n\s*\n", body):
-        lines = [ln for ln in block.strip().splitlines() if not ln.lstrip().startswith(("#", "|", "```", "<", "!["))]
-        text = " ".join(" ".join(lines).split())
-        text = re.sub(r"\*\*|__|`|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", text)
-        if len(text) > 20:
-            return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
-    return ""
 
 
 class FolderSource:

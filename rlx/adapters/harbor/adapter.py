@@ -6,10 +6,11 @@ import posixpath
 
 from rlx.adapters.contract import Adapter, FileView, Index
 from rlx.adapters.harbor import build, sections
-from rlx.adapters.harbor.reader import is_text_name
+from rlx.adapters.harbor.layout import LAYOUTS, TASK_FILES
+from rlx.adapters.harbor.reader import is_text_name, mask_task_text
 from rlx.adapters.indexes import load_pack
 from rlx.adapters.paths import safe_relpath
-from rlx.adapters.withhold import mask_grader_script, mask_toml_answers, withheld_file_reason
+from rlx.adapters.withhold import withheld_file_reason
 from rlx.sources.errors import EntryNotFound
 
 FILE_SHOWN_MAX = 1024 * 1024  # a file larger than this is shown cut, with a note
@@ -20,23 +21,25 @@ _LAZY_LISTINGS: dict[tuple, list | None] = {}  # (env, revision, folder) -> entr
 class HarborAdapter(Adapter):
     key = "harbor"
     label = "Harbor"
-    index_version = 1
+    index_version = 2  # 2: older Terminal-Bench tasks, compose services, per-step settings
+    TAGS = {"harbor", "terminal-bench"}
 
     def score(self, record) -> float:
         if record.repo_type != "dataset":
             return 0.0
-        return 1.0 if "harbor" in record.tags else 0.3
+        return 1.0 if self.TAGS & set(record.tags) else 0.3
 
     def confirm(self, env) -> bool:
-        """Untagged datasets: a task.toml at the root, in a root folder, or in the first folder under tasks/."""
+        """Untagged datasets: a task file (task.toml, or an older task.yaml) at the root, in a root folder, or in
+        the first folder under tasks/."""
         source, kw = env.source, {"revision": env.revision, "token": env.token}
         folders = [e.path for e in source.list_tree(env.repo_type, env.id, recursive=False, **kw) if e.is_dir][:200]
-        probes = ["task.toml", *(f"{f}/task.toml" for f in folders)]
+        probes = [*TASK_FILES, *(f"{f}/{name}" for f in folders for name in TASK_FILES)]
         if "tasks" in folders:
             first = next((e.path for e in source.list_tree(env.repo_type, env.id, path="tasks", **kw) if e.is_dir),
                          None)
             if first:
-                probes.append(f"{first}/task.toml")
+                probes += [f"{first}/{name}" for name in TASK_FILES]
         return bool(source.paths_info(env.repo_type, env.id, probes, **kw))
 
     def build_index(self, env, progress=None) -> Index:
@@ -134,10 +137,7 @@ class HarborAdapter(Adapter):
         if b"\x00" in data[:8192]:
             return FileView(path=rel, binary=True, size=size or len(data))
         text = data[:FILE_SHOWN_MAX].decode("utf-8", errors="replace")
-        if rel.endswith("task.toml"):
-            text, _ = mask_toml_answers(text)
-        elif rel.startswith("tests/") or "/tests/" in rel:
-            text, _ = mask_grader_script(text, where=rel)
+        text, _ = mask_task_text(rel, text, LAYOUTS[entry.get("format", "harbor")])
         return FileView(path=rel, text=text, size=size or len(data), truncated=len(data) > FILE_SHOWN_MAX)
 
 

@@ -1,4 +1,4 @@
-"""Finding a Harbor dataset's tasks: a task is wherever a task.toml is, in any layout.
+"""Finding a Harbor dataset's tasks: a task is wherever a task.toml (or an older Terminal-Bench task.yaml) is.
 
 Most repositories are listed whole in one recursive listing. A repository too big for that (thousands of tasks
 that each ship a whole app) is walked instead: one level at a time, a batched paths-info call says which folders
@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
+from rlx.adapters.harbor.layout import TASK_FILES
 from rlx.sources.base import FileEntry
 
 # A recursive listing is abandoned for the walk when it runs past either bound: a repository that big (thousands
@@ -28,6 +29,8 @@ PATHS_INFO_PARALLEL = 4  # paths-info calls in flight at once
 KNOWN_FILES = (
     "task.toml", "instruction.md", "README.md", "environment/Dockerfile", "environment/docker-compose.yaml",
     "environment/docker-compose.yml", "tests/test.sh", "tests/test.bat", "solution/solve.sh", "solution/solve.bat",
+    "task.yaml", "run-tests.sh", "Dockerfile", "docker-compose.yaml", "docker-compose.yml", "solution.sh",
+    "solution.yaml",  # Terminal-Bench 1
 )
 KNOWN_FOLDERS = ("environment", "tests", "solution", "steps")
 
@@ -77,12 +80,11 @@ def _list_everything(env, budget_s: float) -> list[FileEntry]:
 
 def from_listing(entries: list[FileEntry]) -> Discovery:
     """Task folders and their files from a full listing; a task inside another task's folder is not a task."""
-    tomls = sorted(
+    tomls = sorted({
         e.path.rsplit("/", 1)[0] if "/" in e.path else ""
         for e in entries
-        if not e.is_dir and (e.path == "task.toml" or e.path.endswith("/task.toml"))
-        and e.path.count("/") <= MAX_DEPTH
-    )
+        if not e.is_dir and e.path.rsplit("/", 1)[-1] in TASK_FILES and e.path.count("/") <= MAX_DEPTH
+    })
     task_dirs: list[str] = []
     taken: set[str] = set()
     for folder in tomls:  # sorted, so a parent comes before its children
@@ -101,7 +103,7 @@ def walk(env, on_found: Callable[[int], None] | None = None,
     kw = {"revision": env.revision, "token": env.token}
     task_dirs: list[str] = []
     notes: list[str] = []
-    if source.paths_info(env.repo_type, env.id, ["task.toml"], **kw):
+    if source.paths_info(env.repo_type, env.id, list(TASK_FILES), **kw):
         task_dirs = [""]
         level: list[str] = []
     else:
@@ -115,7 +117,7 @@ def walk(env, on_found: Callable[[int], None] | None = None,
             if e.is_dir and not e.path.rsplit("/", 1)[-1].startswith(".")
         ]
         hits = {e.path.rsplit("/", 1)[0] for e in source.paths_info(
-            env.repo_type, env.id, [f"{c}/task.toml" for c in children], **kw) if not e.is_dir}
+            env.repo_type, env.id, [f"{c}/{name}" for c in children for name in TASK_FILES], **kw) if not e.is_dir}
         found = [c for c in children if c in hits]
         task_dirs.extend(found)
         if on_found:

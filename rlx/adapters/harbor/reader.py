@@ -3,7 +3,8 @@
 Pure functions of the task's file list and the texts fetched for it: no source, no store. What the agent gets
 (instruction.md) is kept as it is, minus Harbor's canary lines; everything that could give the answer away is
 withheld (solution/, data beside the grader, answer-keyed metadata) or masked (answers written into grader
-scripts and task.toml) before it reaches the pack, so no later step can leak it.
+scripts, task.toml and task.yaml) before it reaches the pack, so no later step can leak it. Older Terminal-Bench
+tasks (task.yaml, run-tests.sh) are read into the same shape (layout.py says where each part is).
 """
 
 from __future__ import annotations
@@ -13,10 +14,21 @@ import posixpath
 import re
 
 from rlx.adapters.contract import TaskRow
+from rlx.adapters.harbor.compose import read_services
 from rlx.adapters.harbor.dockerfile import analyze_dockerfile
+from rlx.adapters.harbor.layout import HARBOR, TERMINAL_BENCH_1, Layout, is_grader, layout_of
+from rlx.adapters.harbor.numbers import plain
 from rlx.adapters.harbor.taskconfig import TaskTomlError, parse_task_toml, runnable_here
-from rlx.adapters.withhold import mask_grader_script, mask_toml_answers, strip_answers, withheld_file_reason
+from rlx.adapters.harbor.tb1 import parse_task_yaml
+from rlx.adapters.withhold import (
+    mask_grader_script,
+    mask_toml_answers,
+    mask_yaml_answers,
+    strip_answers,
+    withheld_file_reason,
+)
 from rlx.sources.base import FileEntry
+from rlx.sources.cardtext import card_summary
 
 SMALL_TEXT_MAX = 64 * 1024  # other text files packed for the viewer, when the listing knows them
 TEXT_SUFFIXES = {
@@ -39,9 +51,9 @@ def ref_for(task_dir: str) -> str:
 def files_to_fetch(entries: list[FileEntry], walked: bool) -> list[str]:
     """The task-relative paths whose text the index or the task page needs."""
     paths = {e.path for e in entries if not e.is_dir}
-    wanted = [p for p in ("task.toml", "instruction.md", "README.md", "environment/Dockerfile",
-                          "environment/docker-compose.yaml", "environment/docker-compose.yml",
-                          "tests/test.sh", "tests/test.bat") if p in paths]
+    layout = layout_of(paths)
+    wanted = [p for p in (layout.config, "instruction.md", "README.md", layout.dockerfile, *layout.composes,
+                          *layout.graders) if p in paths]
     if not walked:
         wanted += sorted(
             e.path for e in entries
@@ -63,10 +75,23 @@ def strip_canary(text: str) -> str:
     return "\n".join(lines)
 
 
+def mask_task_text(path: str, text: str, layout: Layout) -> tuple[str, list]:
+    """A task file's text as pages may show it: answers in settings files and graders masked."""
+    name = posixpath.basename(path)
+    if name == "task.toml":
+        return mask_toml_answers(text)
+    if name == "task.yaml" or path in layout.composes:
+        return mask_yaml_answers(text, where=path)
+    if is_grader(path, layout):
+        return mask_grader_script(text, where=path)
+    return text, []
+
+
 def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], walked: bool = False
               ) -> tuple[TaskRow, dict]:
     """The index row and the pack entry of one task (texts hold what was fetched, by task-relative path)."""
     ref = ref_for(task_dir)
+    layout = layout_of({e.path for e in entries} | set(texts))
     withheld: list[list[str]] = []
     file_list = []
     for entry in sorted(entries, key=lambda e: e.path):
@@ -78,28 +103,31 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
     for path, text in texts.items():
         if withheld_file_reason(path):
             continue
-        if path.endswith("task.toml"):
-            text, found = mask_toml_answers(text)
-        elif path.startswith("tests/") or "/tests/" in path:
-            text, found = mask_grader_script(text, where=path)
-        else:
-            found = []
+        text, found = mask_task_text(path, text, layout)
         withheld += [[w.where, w.why] for w in found]
         packed[path] = text
 
-    config, error = None, None
-    if "task.toml" in texts:
+    config, error, harness = None, None, None
+    instruction = strip_canary(texts.get("instruction.md", ""))
+    if layout.config not in texts:
+        error = f"this folder's {layout.config} could not be read."
+    elif layout is TERMINAL_BENCH_1:
         try:
-            config = parse_task_toml(texts["task.toml"])
+            config, instruction, harness = parse_task_yaml(texts[layout.config])
         except TaskTomlError as exc:
             error = str(exc)
     else:
-        error = "this folder's task.toml could not be read."
+        try:
+            config = parse_task_toml(texts[layout.config])
+        except TaskTomlError as exc:
+            error = str(exc)
 
-    instruction = strip_canary(texts.get("instruction.md", ""))
-    if "instruction.md" in texts:
-        packed["instruction.md"] = instruction
-    entry = {"dir": task_dir, "walked": walked, "files": file_list, "texts": packed, "error": error}
+    if instruction or layout is HARBOR and "instruction.md" in texts:
+        packed[layout.instruction] = instruction
+    entry = {"dir": task_dir, "walked": walked, "files": file_list, "texts": packed, "error": error,
+             "format": layout.format}
+    if harness is not None:
+        entry["harness"] = harness
     facets: dict = {}
     title, brief = _default_title(ref), _brief(instruction)
     if config is not None:
@@ -108,9 +136,11 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
         extra, extra_withheld = strip_answers(config.extra, "")
         withheld += [[w.where.lstrip("."), w.why] for w in extra_withheld]
         entry["config"] = _config_summary(config, meta, extra)
-        entry["grading"] = grading_of(texts, entries)
-        entry["runtime"] = runtime_of(config, texts, entries)
+        entry["grading"] = grading_of(texts, entries, layout, harness)
+        entry["runtime"] = runtime_of(config, texts, entries, layout)
         facets = _facets(config, meta, entry)
+        if layout is TERMINAL_BENCH_1:
+            facets["format"] = "terminal-bench-1"
         if config.task and config.task.description:
             brief = brief or config.task.description
         title = str(meta.get("title") or title)
@@ -123,11 +153,17 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
     return row, entry
 
 
-def grading_of(texts: dict[str, str], entries: list[FileEntry]) -> dict:
-    """How the verifier scores: reward.txt (one number) or reward.json (named scores), and its test framework."""
-    scripts = "\n".join(t for p, t in texts.items() if p.startswith("tests/"))
-    has_tests = any(e.path.startswith("tests/") for e in entries)
-    if "reward.json" in scripts:
+def grading_of(texts: dict[str, str], entries: list[FileEntry], layout: Layout = HARBOR,
+               harness: dict | None = None) -> dict:
+    """How the verifier scores: reward.txt (one number) or reward.json (named scores), and its test framework.
+
+    A Terminal-Bench 1 task has no reward file: it passes when every test its parser reads from the output passes.
+    """
+    scripts = "\n".join(t for p, t in texts.items() if p.startswith("tests/") or p in layout.graders)
+    has_tests = any(e.path.startswith("tests/") or e.path in layout.graders for e in entries)
+    if layout is TERMINAL_BENCH_1:
+        output = {"file": "pass/fail", "scores": [], "parser": (harness or {}).get("parser", "pytest")}
+    elif "reward.json" in scripts:
         names = sorted({n for n in _REWARD_NAMES.findall(scripts) if n not in ("reward",)} - {"ok", "error"})
         output = {"file": "reward.json", "scores": names[:12]}
     elif "reward.txt" in scripts:
@@ -145,30 +181,46 @@ def grading_of(texts: dict[str, str], entries: list[FileEntry]) -> dict:
     return {**output, "framework": framework}
 
 
-def runtime_of(config, texts: dict[str, str], entries: list[FileEntry]) -> dict:
-    """What the task runs in, and whether this machine's sandbox can run it (with the reasons it cannot)."""
+def runtime_of(config, texts: dict[str, str], entries: list[FileEntry], layout: Layout = HARBOR) -> dict:
+    """What the task runs in, and whether this machine's sandbox can run it (with the reasons it cannot).
+
+    A task with a docker-compose file runs as compose, whatever else it has: Harbor starts every service in it
+    beside the agent's container. A Terminal-Bench 1 compose file that holds only the agent's container built
+    from the task's Dockerfile is that Dockerfile (Harbor's mapper folds it the same way).
+    """
     paths = {e.path for e in entries}
-    compose = next((p for p in ("environment/docker-compose.yaml", "environment/docker-compose.yml") if p in paths),
-                   None)
+    compose = next((p for p in layout.composes if p in paths), None)
+    services, compose_error = read_services(texts[compose], layout.main_service) if compose in texts else ([], None)
+    if layout is TERMINAL_BENCH_1 and compose and _only_the_agent(services, layout):
+        compose, services = None, []
     runs, reasons = runnable_here(config)
     plan = None
-    if config.environment.docker_image:
-        kind = "image"
-    elif "environment/Dockerfile" in paths:
-        kind = "dockerfile"
-    elif compose:
+    image = config.environment.docker_image
+    if compose:
         kind = "compose"
+        names = ", ".join(s["name"] for s in services) or "services the index could not read"
+        runs, reasons = False, [*reasons, f"it runs as several containers with docker-compose ({names}), which "
+                                          "the local sandbox does not start."]
+    elif image:
+        kind = "image"
+    elif layout.dockerfile in paths:
+        kind = "dockerfile"
     else:
         kind = "none"
         runs, reasons = False, [*reasons, "it names no image and ships no Dockerfile."]
-    if "environment/Dockerfile" in texts:
-        plan = dataclasses.asdict(analyze_dockerfile(texts["environment/Dockerfile"]))
+    if layout.dockerfile in texts:
+        plan = dataclasses.asdict(analyze_dockerfile(texts[layout.dockerfile]))
         if kind == "dockerfile" and not plan["replayable"]:
             runs, reasons = False, [*reasons, *plan["reasons"]]
-    if compose:
-        runs, reasons = False, [*reasons, "it needs several containers (docker-compose)."]
-    return {"kind": kind, "image": config.environment.docker_image, "compose": compose, "dockerfile": plan,
-            "runs_here": runs, "why_not": reasons}
+    if layout is TERMINAL_BENCH_1:
+        runs, reasons = False, [*reasons, "it is in the older Terminal-Bench format (run-tests.sh), which the local "
+                                          "sandbox does not run."]
+    return {"kind": kind, "image": image, "compose": compose, "services": services,
+            "compose_error": compose_error, "dockerfile": plan, "runs_here": runs, "why_not": reasons}
+
+
+def _only_the_agent(services: list[dict], layout: Layout) -> bool:
+    return len(services) == 1 and services[0]["name"] == layout.main_service and services[0]["build"] is not None
 
 
 def _facets(config, meta: dict, entry: dict) -> dict:
@@ -187,7 +239,7 @@ def _facets(config, meta: dict, entry: dict) -> dict:
         "steps": "multi-step" if config.is_multi_step else "single-step",
     }
     if env.cpus is not None:
-        facets["cpus"] = _text(env.cpus)
+        facets["cpus"] = plain(env.cpus)
     if env.memory_mb is not None:
         facets["memory"] = f"{env.memory_mb / 1024:g} GB" if env.memory_mb >= 1024 else f"{env.memory_mb} MB"
     for key, value in meta.items():  # whatever else the dataset's metadata offers, when short and plain
@@ -221,10 +273,5 @@ def _default_title(ref: str) -> str:
 
 
 def _brief(instruction: str, limit: int = 240) -> str:
-    """The first paragraph of the instruction, as plain text, cut at a word."""
-    for block in re.split(r"\n\s*\n", instruction):
-        text = re.sub(r"[#>*_`]+", "", block).strip()
-        if text:
-            text = " ".join(text.split())
-            return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
-    return ""
+    """The first paragraph of the instruction, as plain text (rendered, markup dropped), cut at a word."""
+    return card_summary(instruction, limit=limit, min_chars=0)

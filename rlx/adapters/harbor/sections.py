@@ -6,6 +6,10 @@ from collections import Counter
 
 from rlx.adapters import blocks as b
 from rlx.adapters.contract import Section, TaskView, Withheld
+from rlx.adapters.harbor.compose import describe
+from rlx.adapters.harbor.layout import LAYOUTS, TERMINAL_BENCH_1
+from rlx.adapters.harbor.numbers import plain, seconds
+from rlx.adapters.harbor.steps import reward_strategy, steps_block
 
 OVERVIEW_FACETS = [("category", "Category"), ("difficulty", "Difficulty"), ("grading", "Reward file"),
                    ("framework", "Test framework"), ("runtime", "Runs in"), ("network", "Network"),
@@ -15,13 +19,14 @@ OVERVIEW_FACETS = [("category", "Category"), ("difficulty", "Difficulty"), ("gra
 def task_view(row, entry: dict, blobs: dict) -> TaskView:
     text = lambda path: blobs.get(entry["texts"].get(path, ""), None)  # noqa: E731
     config = entry.get("config") or {}
-    sections = [_task_section(entry, text, config)]
+    layout = LAYOUTS[entry.get("format", "harbor")]
+    sections = [_task_section(entry, text, config, layout)]
     if entry.get("error"):
         sections.insert(0, Section("problem", "Could not read this task", [b.note(entry["error"], "bad")]))
     if config:
-        sections.append(_grading_section(entry, text, config))
-        sections.append(_environment_section(entry, text, config))
-        sections.append(_metadata_section(config))
+        sections.append(_grading_section(entry, text, config, layout))
+        sections.append(_environment_section(entry, text, config, layout))
+        sections.append(_metadata_section(config, layout))
     sections.append(Section("files", "Files", [b.files([
         {"path": p, "type": t, "size": s, "withheld": w} for p, t, s, w in entry["files"]])]))
     withheld = [Withheld(where, why) for where, why in entry.get("withheld", [])]
@@ -29,102 +34,125 @@ def task_view(row, entry: dict, blobs: dict) -> TaskView:
     return TaskView(ref=row.ref, title=row.title, sections=sections, withheld=withheld, facts=facts)
 
 
-def _task_section(entry, text, config) -> Section:
+def _task_section(entry, text, config, layout) -> Section:
     parts = []
-    instruction = text("instruction.md")
+    instruction = text(layout.instruction)
     if instruction is not None and instruction.strip():
         parts.append(b.markdown(instruction))
     steps = config.get("steps") or []
     if steps:
-        step_parts = []
-        for step in steps:
-            name = str(step.get("name", ""))
-            body = text(f"steps/{name}/instruction.md")
-            inner = [b.markdown(body)] if body else [b.note("This step's instruction is read when the task is "
-                                                            "run; it is not in the index.", "info")]
-            step_parts.append({"title": name or "step", "blocks": inner})
-        parts.append(b.steps(step_parts, title=f"{len(steps)} steps, each with its own instruction"))
+        parts.append(steps_block(steps, text, config))
     if not parts:
         parts.append(b.note("This task has no instruction.md.", "warn"))
     return Section("task", "What the agent gets", parts)
 
 
-def _grading_section(entry, text, config) -> Section:
+def _grading_section(entry, text, config, layout) -> Section:
     grading = entry.get("grading", {})
     verifier = config.get("verifier", {})
+    harness = entry.get("harness") or {}
+    multi_step = bool(config.get("steps"))
     reward = {"reward.json": "reward.json: named scores", "reward.txt": "reward.txt: one number",
+              "pass/fail": f"pass or fail: every test the {grading.get('parser', 'pytest')} parser reads from "
+                           "run-tests.sh's output must pass",
               "unknown": "not found in the test scripts", "none": "no tests"}.get(grading.get("file"), "")
+    if layout is TERMINAL_BENCH_1:
+        runs = "in the agent's own shell session" if harness.get("same_shell") else \
+            "in a fresh shell in the agent's container, after the agent"
+    else:
+        runs = ("in a separate container" if verifier.get("environment_mode") == "separate"
+                else "in the agent's container, after the agent")
     pairs = [
         ("Reward", reward),
+        ("Task reward", reward_strategy(config) if multi_step else None),
         ("Scores", grading.get("scores") if grading.get("file") == "reward.json" else None),
         ("Test framework", grading.get("framework")),
-        ("Verifier timeout", _seconds(verifier.get("timeout_sec"))),
-        ("Verifier runs", "in a separate container" if verifier.get("environment_mode") == "separate"
-         else "in the agent's container, after the agent"),
+        ("Verifier timeout", "per step (see each step)" if multi_step else seconds(verifier.get("timeout_sec"))),
+        ("Verifier runs", runs),
         ("Verifier network", verifier.get("network_mode")),
         ("Verifier variables", verifier.get("env") or None),
     ]
     parts = [b.kv(pairs)]
-    script = text("tests/test.sh") or text("tests/test.bat")
-    if script is not None:
-        parts.append(b.code(script, "bash", "tests/test.sh", title="The verifier"))
+    grader = next((path for path in layout.graders if text(path) is not None), None)
+    if grader is not None:
+        parts.append(b.code(text(grader), "bash", grader, title="The verifier"))
+    elif layout is TERMINAL_BENCH_1:
+        parts.append(b.note("This task has no run-tests.sh: Terminal-Bench's default one runs the tests in tests/ "
+                            "with pytest.", "info"))
     return Section("grading", "How it is graded", parts)
 
 
-def _environment_section(entry, text, config) -> Section:
+def _environment_section(entry, text, config, layout) -> Section:
     env = config.get("environment", {})
     runtime = entry.get("runtime", {})
     agent = config.get("agent", {})
     runs_in = {"image": f"the prebuilt image {runtime.get('image')}", "dockerfile": "an image built from its Dockerfile",
-               "compose": "several containers (docker-compose)", "none": "nothing declared"}.get(runtime.get("kind"))
+               "compose": f"{len(runtime.get('services') or []) or 'several'} containers started with "
+                          f"docker-compose ({runtime.get('compose')})",
+               "none": "nothing declared"}.get(runtime.get("kind"))
     pairs = [
         ("Runs in", runs_in),
         ("OS", env.get("os") if env.get("os") != "linux" else None),
-        ("CPUs", env.get("cpus")),
+        ("CPUs", plain(env.get("cpus"))),
         ("Memory", f"{env['memory_mb']:,} MB" if env.get("memory_mb") else None),
         ("Storage", f"{env['storage_mb']:,} MB" if env.get("storage_mb") else None),
         ("GPUs", env.get("gpus") or None),
         ("Network", _network(env)),
         ("Agent network", agent.get("network_mode")),
-        ("Agent timeout", _seconds(agent.get("timeout_sec"))),
+        ("Agent timeout", "per step (see each step)" if config.get("steps") else seconds(agent.get("timeout_sec"))),
         ("Working directory", env.get("workdir")),
-        ("Build timeout", _seconds(env.get("build_timeout_sec"))),
+        ("Build timeout", seconds(env.get("build_timeout_sec")) if layout is not TERMINAL_BENCH_1 else None),
     ]
     parts = [b.kv(pairs)]
+    if runtime.get("kind") == "compose":
+        parts.append(_services_block(runtime, layout))
     if runtime.get("runs_here"):
         parts.append(b.note("This task can run in this machine's sandbox.", "ok"))
     else:
         parts.append(b.note("It cannot run here: " + " ".join(runtime.get("why_not") or ["unknown reason."]),
                             "warn"))
-    dockerfile = text("environment/Dockerfile")
+    dockerfile = text(layout.dockerfile)
     if dockerfile is not None:
-        parts.append(b.code(dockerfile, "docker", "environment/Dockerfile", title="Dockerfile"))
+        parts.append(b.code(dockerfile, "docker", layout.dockerfile, title="Dockerfile"))
         plan = runtime.get("dockerfile") or {}
         if plan:
             replay = [f"{instr} {arg}" for instr, arg in plan.get("steps", [])]
             summary = (f"Replayable from {plan.get('base_image')}: {len(replay)} steps" if plan.get("replayable")
                        else "Not replayable: " + " ".join(plan.get("reasons", [])))
             parts.append(b.disclose(summary, [b.code("\n".join(replay) or "(no steps)", "docker")]))
-    for compose in ("environment/docker-compose.yaml", "environment/docker-compose.yml"):
+    for compose in layout.composes:
         if text(compose) is not None:
-            parts.append(b.code(text(compose), "yaml", compose, title="Services"))
+            parts.append(b.code(text(compose), "yaml", compose, title="docker-compose file"))
     return Section("environment", "What it runs in", parts)
 
 
-def _metadata_section(config) -> Section:
+def _services_block(runtime: dict, layout):
+    """Each compose service on one line; Harbor's agent container is there even when the file leaves it out."""
+    services = list(runtime.get("services") or [])
+    if runtime.get("compose_error"):
+        return b.note(runtime["compose_error"], "warn")
+    if layout.main_service not in {s["name"] for s in services}:
+        services.insert(0, {"name": layout.main_service, "role": "the agent's container, added by Harbor"})
+    return b.kv([(s["name"], describe(s)) for s in services], title="Services")
+
+
+def _metadata_section(config, layout) -> Section:
     meta = config.get("metadata") or {}
     task = config.get("task") or {}
     flat = [(k, v) for k, v in meta.items() if isinstance(v, (str, int, float, bool, list))
             and not (isinstance(v, list) and any(isinstance(x, (dict, list)) for x in v))]
     nested = {k: v for k, v in meta.items() if k not in dict(flat)}
     parts = [b.kv([("Name", task.get("name")), ("Description", task.get("description")),
-                   ("Keywords", task.get("keywords") or None), ("Schema", config.get("schema_version")),
+                   ("Keywords", task.get("keywords") or None), ("Format", layout.label),
+                   ("Schema", config.get("schema_version")),
                    *flat])]
     if nested:
         parts.append(b.value(nested, title="More metadata"))
     if config.get("extra"):
         parts.append(b.value(config["extra"], title="Keys Harbor does not define"))
-    if config.get("legacy"):
+    if config.get("legacy") and layout is TERMINAL_BENCH_1:
+        parts.append(b.note(" ".join(config["legacy"]), "info"))
+    elif config.get("legacy"):
         parts.append(b.note("Legacy fields, read as Harbor does: " + " ".join(config["legacy"]), "info"))
     return Section("metadata", "Metadata", parts)
 
@@ -159,13 +187,6 @@ def overview(index, readme: str | None) -> list[Section]:
 
 def _share(n: int, total: int) -> str:
     return f"{round(100 * n / total)}%" if total else "–"
-
-
-def _seconds(value) -> str | None:
-    if value in (None, ""):
-        return None
-    value = float(value)
-    return f"{value / 60:g} min" if value >= 120 else f"{value:g} s"
 
 
 def _network(env: dict) -> str | None:

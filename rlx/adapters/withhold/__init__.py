@@ -4,6 +4,7 @@
 - `withheld_file_reason`: solution/, and answer or data files beside the grader (files.py).
 - `mask_grader_script`: answers written into grader scripts, masked in place (scripts.py, pyliterals.py).
 - `mask_toml_answers`: answer-keyed values in raw task.toml text, masked in place (tomltext.py).
+- `mask_yaml_answers`: the same in raw YAML text (a Terminal-Bench task.yaml, a compose file) (yamltext.py).
 Each returns what it withheld as `Withheld(where, why)`, so a page can say what it left out.
 """
 
@@ -12,6 +13,7 @@ from rlx.adapters.withhold.keys import is_answer_key, key_words, strip_answers
 from rlx.adapters.withhold.masking import MASK, Withheld
 from rlx.adapters.withhold.scripts import mask_grader_script
 from rlx.adapters.withhold.tomltext import mask_toml_answers
+from rlx.adapters.withhold.yamltext import mask_yaml_answers
 
 __all__ = [
     "MASK",
@@ -20,6 +22,7 @@ __all__ = [
     "key_words",
     "mask_grader_script",
     "mask_toml_answers",
+    "mask_yaml_answers",
     "strip_answers",
     "withheld_file_reason",
 ]
