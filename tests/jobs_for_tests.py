@@ -12,3 +12,12 @@ def count_to(n: int) -> dict:
         progress.update("counting", i)
     progress.finish("counting", "counted")
     return {"counted": n, "source": current_app.config["RLX"].source}
+
+
+def hold_first_step() -> dict:
+    """An index job that has started and not yet reported a count: it waits to be released by the test."""
+    from rq import get_current_job
+
+    Progress.for_current_job(["listing", "fetching", "packing"])
+    get_current_job().connection.blpop("tests:release", timeout=60)
+    return {}

@@ -31,6 +31,8 @@ class Progress:
     @classmethod
     def for_current_job(cls, step_names: list[str]) -> "Progress":
         progress = cls(steps=[Step(name) for name in step_names], _job=get_current_job())
+        if progress.steps:  # the job is running: so is its first step, even before it reports a count
+            progress.steps[0].state = "running"
         progress._write(force=True)
         return progress
 

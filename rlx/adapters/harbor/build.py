@@ -47,6 +47,8 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     found = discover(env, on_found=lambda n: _update(progress, "listing", n, message=f"{n:,} tasks found"),
                      on_tasks=publish_list)
     summary.update(walked=found.walked, notes=found.notes, truncated=found.truncated)
+    if not found.task_dirs:
+        summary["no_tasks"] = no_tasks_sentence(found)
     _finish(progress, "listing", f"{len(found.task_dirs):,} tasks found")
 
     wanted = [(d, rel) for d in found.task_dirs for rel in files_to_fetch(found.files[d], found.walked)]
@@ -82,6 +84,15 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     save_index(env.store, index)
     _finish(progress, "packing", f"{len(entries):,} tasks packed")
     return index
+
+
+def no_tasks_sentence(found) -> str:
+    """Why the list is empty, for a dataset page that would otherwise only say that nothing matched."""
+    many = found.looked_at != 1
+    what = (f"{found.looked_at:,} folder{'s were' if many else ' was'} looked into" if found.walked
+            else f"{found.looked_at:,} file{'s were' if many else ' was'} listed")
+    return (f"No folder in this repository holds a task.toml (a Harbor task) or a task.yaml (an older "
+            f"Terminal-Bench task): {what}, and none of them is a task file.")
 
 
 def _step_files(env, found) -> list[tuple[str, str]]:

@@ -42,6 +42,7 @@ class Discovery:
     walked: bool = False
     truncated: bool = False
     notes: list[str] = field(default_factory=list)
+    looked_at: int = 0  # files listed, or folders walked: what "no task here" is said of
 
 
 class ListingTooSlow(Exception):
@@ -93,7 +94,8 @@ def from_listing(entries: list[FileEntry]) -> Discovery:
             taken.add(folder)
     truncated = len(task_dirs) > MAX_TASKS
     task_dirs = task_dirs[:MAX_TASKS]
-    return Discovery(task_dirs=task_dirs, files=_group_by_task(entries, task_dirs), truncated=truncated)
+    return Discovery(task_dirs=task_dirs, files=_group_by_task(entries, task_dirs), truncated=truncated,
+                     looked_at=len(entries))
 
 
 def walk(env, on_found: Callable[[int], None] | None = None,
@@ -108,7 +110,7 @@ def walk(env, on_found: Callable[[int], None] | None = None,
         level: list[str] = []
     else:
         level = [""]
-    depth = 0
+    depth, looked_at = 0, 1
     while level and depth < MAX_DEPTH and len(task_dirs) < MAX_TASKS:
         children = [
             e.path
@@ -120,6 +122,7 @@ def walk(env, on_found: Callable[[int], None] | None = None,
             env.repo_type, env.id, [f"{c}/{name}" for c in children for name in TASK_FILES], **kw) if not e.is_dir}
         found = [c for c in children if c in hits]
         task_dirs.extend(found)
+        looked_at += len(children)
         if on_found:
             on_found(len(task_dirs))
         level = [c for c in children if c not in hits]
@@ -131,7 +134,8 @@ def walk(env, on_found: Callable[[int], None] | None = None,
     task_dirs = sorted(task_dirs)[:MAX_TASKS]
     if on_tasks:
         on_tasks(task_dirs, True)
-    return Discovery(task_dirs=task_dirs, files=_known_files(env, task_dirs), walked=True, notes=notes)
+    return Discovery(task_dirs=task_dirs, files=_known_files(env, task_dirs), walked=True, notes=notes,
+                     looked_at=looked_at)
 
 
 def _known_files(env, task_dirs: list[str]) -> dict[str, list[FileEntry]]:
