@@ -29,6 +29,11 @@ def free_port() -> int:
 def server(app, make_config, redis_url):
     for repo_id in HARBOR_EXAMPLES:
         index_now(app, repo_id)
+    yield from serve(app, redis_url)
+
+
+def serve(app, redis_url):
+    """The app's config served by gunicorn with gevent, until the test ends."""
     config = app.config["RLX"]
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
@@ -51,13 +56,17 @@ def server(app, make_config, redis_url):
 
 @pytest.fixture
 def page(server):
+    yield from browser_page(width=1280)
+
+
+def browser_page(width: int):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run"])
-        context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light")
         yield context.new_page()
         browser.close()
 
@@ -120,3 +129,30 @@ def test_with_javascript_off_the_home_search_is_a_plain_form(server):
         page.wait_for_url("**/?q=terminal**")
         assert page.locator("#results .card").count() == 1
         browser.close()
+
+
+LONG_NAME = ("reconcile_the_quarterly_inventory_snapshots_against_the_warehouse_ledger_and_report_every_discrepancy"
+             "_by_sku")
+
+
+@pytest.fixture
+def phone(make_config, redis_client, redis_url):
+    """A 390 px wide page on a server of tests/fixtures/fidelity, whose task has a very long unbroken name."""
+    from rlx import create_app
+    from tests.test_fidelity import FIXTURES
+
+    app = create_app(make_config(RLX_SOURCE=str(FIXTURES)))
+    index_now(app, "fidelity/long-names")
+    for url in serve(app, redis_url):
+        for page in browser_page(width=390):
+            yield page, url
+
+
+@pytest.mark.parametrize("path", ["/d/fidelity/long-names", f"/t/fidelity/long-names/{LONG_NAME}"])
+def test_a_long_unbroken_task_name_wraps_inside_a_phone_screen(phone, path):
+    page, url = phone
+    page.goto(url + path)
+    assert page.locator(f"text={LONG_NAME[:40]}").first.is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing pushes the page sideways
+    heading = "h1" if path.startswith("/t/") else ".task-title"
+    assert page.evaluate(f"document.querySelector('{heading}').getBoundingClientRect().right") <= 390
