@@ -221,3 +221,26 @@ def test_progress_says_a_step_is_running_while_it_runs(make_config, running_work
         assert "Listing the repository waiting" not in panel and "Fetching task files waiting" in panel
     finally:
         redis_client.rpush("tests:release", "go")
+
+
+def test_a_walked_old_format_suite_finds_and_reads_every_task(tmp_path, monkeypatch):
+    """A repository too big to list is walked level by level: task.yaml folders are tasks there too."""
+    from rlx.adapters import Env
+    from rlx.adapters.harbor import discover
+    from rlx.adapters.harbor.adapter import HarborAdapter
+    from rlx.store import Store
+
+    source = FolderSource(FIXTURES)
+    env = Env(source.repo_info("dataset", "fidelity/tb1-suite"), source, Store(tmp_path))
+    monkeypatch.setattr(discover, "LISTING_BUDGET_S", 0.0)  # too slow to list: walk
+    adapter = HarborAdapter()
+    index = adapter.build_index(env)
+    assert index.summary["walked"] is True
+    rows = {row.ref: row for row in index.rows}
+    assert set(rows) == {"count-words", "db-migrate", "oldest-descriptions"}
+    assert all(row.error is None for row in rows.values())
+    assert rows["db-migrate"].facets["runtime"] == "compose" and rows["count-words"].facets["runtime"] == "dockerfile"
+    view = adapter.task(env, index, "count-words")
+    files = {entry["path"]: entry["withheld"] for entry in view.sections[-1].blocks[0].data["entries"]}
+    assert files["solution.sh"] and not files["run-tests.sh"]
+    assert "Count the words" in view.sections[0].blocks[0].data["text"]

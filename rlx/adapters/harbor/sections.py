@@ -139,7 +139,8 @@ def _services_block(runtime: dict, layout):
 def _metadata_section(config, layout) -> Section:
     meta = config.get("metadata") or {}
     task = config.get("task") or {}
-    flat = [(k, v) for k, v in meta.items() if isinstance(v, (str, int, float, bool, list))
+    flat = [(k, plain(v) if isinstance(v, float) else v) for k, v in meta.items()
+            if isinstance(v, (str, int, float, bool, list))
             and not (isinstance(v, list) and any(isinstance(x, (dict, list)) for x in v))]
     nested = {k: v for k, v in meta.items() if k not in dict(flat)}
     parts = [b.kv([("Name", task.get("name")), ("Description", task.get("description")),
@@ -149,7 +150,8 @@ def _metadata_section(config, layout) -> Section:
     if nested:
         parts.append(b.value(nested, title="More metadata"))
     if config.get("extra"):
-        parts.append(b.value(config["extra"], title="Keys Harbor does not define"))
+        title = "Other task.yaml keys" if layout is TERMINAL_BENCH_1 else "Keys Harbor does not define"
+        parts.append(b.value(config["extra"], title=title))
     if config.get("legacy") and layout is TERMINAL_BENCH_1:
         parts.append(b.note(" ".join(config["legacy"]), "info"))
     elif config.get("legacy"):
