@@ -4,7 +4,8 @@ Read as Harbor's own Terminal-Bench mapper (harbor 0.25.0) reads it: `instructio
 files have `descriptions`, a list of `{key, description}`, whose `base` entry is the prompt);
 `max_agent_timeout_sec` (default 360) is the agent timeout and `max_test_timeout_sec` (default 60) the verifier
 timeout; author, difficulty, category, tags and time estimates are metadata. The settings of Terminal-Bench's
-own harness (`parser_name`, `run_tests_in_same_shell`, `disable_asciinema`) are kept apart for the page.
+own harness (`parser_name`, `run_tests_in_same_shell`) are kept apart for the page; `disable_asciinema` (a
+recording switch) is read and left out.
 Other keys are kept in `extra`, to be shown once answers are stripped from them.
 """
 
@@ -52,7 +53,6 @@ def parse_task_yaml(text: str) -> tuple[TaskConfig, str, dict]:
     harness = {
         "parser": str(data.get("parser_name") or "pytest"),
         "same_shell": bool(data.get("run_tests_in_same_shell")),
-        "asciinema": not data.get("disable_asciinema"),
     }
     return config, _instruction(data), harness
 
