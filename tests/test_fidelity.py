@@ -244,3 +244,12 @@ def test_a_walked_old_format_suite_finds_and_reads_every_task(tmp_path, monkeypa
     files = {entry["path"]: entry["withheld"] for entry in view.sections[-1].blocks[0].data["entries"]}
     assert files["solution.sh"] and not files["run-tests.sh"]
     assert "Count the words" in view.sections[0].blocks[0].data["text"]
+
+
+def test_task_yaml_is_shown_as_written_but_for_its_answer_keys(client):
+    raw = (FIXTURES / "datasets/fidelity/tb1-suite/tasks/count-words/task.yaml").read_text()
+    viewer = page(client, "/t/fidelity/tb1-suite/count-words?f=task.yaml&view=full")
+    shown = text_of(viewer)
+    assert "expected: one line, digits only." in shown  # the prompt's own words, inside its block, stay
+    assert re.search(r"expected_count\s*:\s*\"?‹withheld›", shown)
+    assert f'id="L{len(raw.splitlines())}"' in viewer and f'id="L{len(raw.splitlines()) + 1}"' not in viewer

@@ -13,7 +13,10 @@ import re
 from rlx.adapters.withhold.keys import KEY_WHY, is_answer_key
 from rlx.adapters.withhold.masking import MASK, Withheld
 
-_KEY = re.compile(r"""^(?P<lead>[ \t]*(?:-[ \t]+)*)(?P<key>"[^"\n]*"|'[^'\n]*'|[^\s:#'"\-][^:#\n]*?)[ \t]*:(?=\s|$)(?P<rest>.*)$""")
+_KEY = re.compile(
+    r"""^(?P<lead>[ \t]*(?:-[ \t]+)*)"""  # indentation and any list dashes
+    r"""(?P<key>"[^"\n]*"|'[^'\n]*'|[^\s:#'"\-][^:#\n]*?)[ \t]*:(?=\s|$)(?P<rest>.*)$"""
+)
 _BLOCK = re.compile(r"^[|>][-+0-9]*\s*(#.*)?$")
 
 
