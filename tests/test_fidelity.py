@@ -88,7 +88,8 @@ def test_an_old_format_task_with_several_services_is_compose(client):
     html = page(client, "/t/fidelity/tb1-suite/db-migrate")
     environment = pairs_after(html, "What it runs in")
     assert "Runs in 3 containers started with docker-compose (docker-compose.yaml)" in environment
-    assert "client built from . (Dockerfile) (the agent's container)" in environment
+    assert "client built from ./Dockerfile (the agent's container)" in environment
+    assert "does not start. It is in the older Terminal-Bench format" in environment  # reasons read as sentences
     assert "db built from ./db; ports 5432:5432" in environment
     assert "cache image redis:7-alpine; ports 6379 (internal)" in environment
     assert "Verifier runs in the agent's own shell session" in pairs_after(html, "How it is graded")

@@ -62,7 +62,7 @@ def _build(value) -> str | None:
     if isinstance(value, dict):
         context = _text(value.get("context")) or "."
         dockerfile = _text(value.get("dockerfile"))
-        return f"{context} ({dockerfile})" if dockerfile else context
+        return f"{context.rstrip('/')}/{dockerfile}" if dockerfile else context
     return None
 
 

@@ -109,7 +109,7 @@ def _environment_section(entry, text, config, layout) -> Section:
     if runtime.get("runs_here"):
         parts.append(b.note("This task can run in this machine's sandbox.", "ok"))
     else:
-        parts.append(b.note("It cannot run here: " + " ".join(runtime.get("why_not") or ["unknown reason."]),
+        parts.append(b.note("It cannot run here: " + _sentences(runtime.get("why_not") or ["unknown reason."]),
                             "warn"))
     dockerfile = text(layout.dockerfile)
     if dockerfile is not None:
@@ -185,6 +185,11 @@ def overview(index, readme: str | None) -> list[Section]:
     if readme:
         sections.append(Section("card", "Dataset card", [b.disclose("Read the dataset card", [b.markdown(readme)])]))
     return sections
+
+
+def _sentences(reasons: list[str]) -> str:
+    """Reasons as one text after a colon: the first starts lower-case, the others as sentences."""
+    return " ".join((r[:1].lower() if i == 0 else r[:1].upper()) + r[1:] for i, r in enumerate(reasons))
 
 
 def _share(n: int, total: int) -> str:
