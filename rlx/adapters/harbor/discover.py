@@ -95,7 +95,7 @@ def from_listing(entries: list[FileEntry]) -> Discovery:
     truncated = len(task_dirs) > MAX_TASKS
     task_dirs = task_dirs[:MAX_TASKS]
     return Discovery(task_dirs=task_dirs, files=_group_by_task(entries, task_dirs), truncated=truncated,
-                     looked_at=len(entries))
+                     looked_at=sum(not e.is_dir for e in entries))
 
 
 def walk(env, on_found: Callable[[int], None] | None = None,
