@@ -1,0 +1,113 @@
+"""What a processor is: it claims a row format with a score, and turns one row into a task.
+
+A processor never sees an answer: `render_row` first takes answer-like fields out of the row (the processor's
+`withhold`), then hands the cleaned row to `to_task`. Whatever `to_task` raises becomes a clear message in place
+of that one task, so a malformed row never stops the rest of the dataset.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from rlx.adapters.contract import Section, Withheld
+from rlx.adapters.rows.processors.answers import withhold_answers
+
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}"  # config and split names as the Hub writes them
+_REF = re.compile(rf"^(?:(?P<config>{_NAME})/)?(?P<split>{_NAME})/(?P<index>\d{{1,12}})$")
+
+
+@dataclass(frozen=True)
+class RowRef:
+    """Where a row lives: `<split>/<i>`, or `<config>/<split>/<i>` when the dataset has several configs."""
+
+    split: str
+    index: int
+    config: str | None = None
+
+    def __str__(self) -> str:
+        head = f"{self.config}/" if self.config else ""
+        return f"{head}{self.split}/{self.index}"
+
+    @classmethod
+    def parse(cls, text: str) -> "RowRef | None":
+        match = _REF.match(text or "")
+        if not match:
+            return None
+        return cls(match["split"], int(match["index"]), match["config"])
+
+
+@dataclass
+class RowTask:
+    """One row as a task. `sections` hold blocks from rlx/adapters/blocks.py; `withheld` says what was left out."""
+
+    title: str
+    brief: str = ""
+    facets: dict[str, Any] = field(default_factory=dict)  # name -> short text or list of short texts
+    sections: list[Section] = field(default_factory=list)
+    withheld: list[Withheld] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)  # the task page's glance line
+    error: str | None = None  # set when the row could not be read: the page shows it in place of the task
+
+
+class Processor:
+    """One row format. Subclass it, set `key` and `label`, write `claim` and `to_task`, then `register` it.
+
+    - `claim(columns, sample)`: how sure you are, 0 (not mine) to 1 (surely mine), from the column names and a
+      few sample rows (already free of answers). Claim cheaply: it runs once per dataset on a handful of rows.
+    - `to_task(row, ref, withheld)`: the row (answers already taken out) as a RowTask. `withheld` lists what was
+      taken out, so a section can say "graded against a ground truth (withheld)". Raise `RowProblem` with a
+      sentence when the row is not in your format; any other exception is reported the same way.
+    - `answer_keys`: this format's fields whose names do not say "answer" (NeMo Gym's `expected_action`, SWE's
+      `FAIL_TO_PASS`): withheld at any depth, in any spelling, on top of the shared rule (withhold/keys.py).
+    - `withhold(row)`: override only if the format must keep a field the shared rule would take (a packed
+      archive column, say), and then withhold inside it yourself.
+    """
+
+    key: str = ""
+    label: str = ""
+    kind: str = "rows"  # the catalog's Kind (rlx/catalog/kinds.py) datasets of this format count under
+    answer_keys: tuple[str, ...] = ()
+    blobs_are_answers: bool = False  # base64 gzip blobs ("H4sI...") in this format usually pack hidden tests
+
+    def claim(self, columns: Sequence[str], sample: Sequence[dict]) -> float:
+        raise NotImplementedError
+
+    def to_task(self, row: dict, ref: RowRef, withheld: list[Withheld]) -> RowTask:
+        raise NotImplementedError
+
+    def withhold(self, row: dict) -> tuple[dict, list[Withheld]]:
+        return withhold_answers(row, extra_keys=self.answer_keys, blobs=self.blobs_are_answers)
+
+
+class RowProblem(ValueError):
+    """A row a processor cannot read, with one sentence saying why (shown in place of the task)."""
+
+
+def render_row(processor: Processor, row: Any, ref: RowRef) -> RowTask:
+    """`row` as a task through `processor`, answers withheld first; a clear error task when the row is unreadable."""
+    fallback = f"Row {ref.index}"
+    if not isinstance(row, dict):
+        return RowTask(title=fallback, error=f"Row {ref} is not a record of named fields "
+                                             f"(it is {type(row).__name__}), so it cannot be shown as a task.")
+    try:
+        clean, withheld = processor.withhold(row)
+        task = processor.to_task(clean, ref, list(withheld))
+    except RowProblem as exc:
+        return RowTask(title=fallback, error=str(exc))
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+        return RowTask(title=fallback, error=f"Row {ref} does not read as a {processor.label} task "
+                                             f"({type(exc).__name__}: {str(exc)[:200]}).")
+    task.withheld = _unique(list(withheld) + list(task.withheld))
+    task.title = (task.title or fallback).strip()[:200] or fallback
+    return task
+
+
+def _unique(items: list[Withheld]) -> list[Withheld]:
+    seen, out = set(), []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out

@@ -1,0 +1,9 @@
+"""The processors this explorer ships, in the order they register (on a tied claim the earlier one wins)."""
+
+from rlx.adapters.rows.processors.generic import GenericProcessor
+from rlx.adapters.rows.processors.mimo import MimoProcessor
+from rlx.adapters.rows.processors.nemo_gym import NemoGymProcessor
+from rlx.adapters.rows.processors.verifiers import VerifiersProcessor
+from rlx.adapters.rows.processors.verl import VerlProcessor
+
+PROCESSORS = [MimoProcessor(), NemoGymProcessor(), VerlProcessor(), VerifiersProcessor(), GenericProcessor()]

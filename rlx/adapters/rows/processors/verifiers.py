@@ -1,0 +1,54 @@
+"""Verifiers (Prime Intellect) rows: `prompt` (a chat) or `question`, a withheld `answer`, `info`, `task`."""
+
+from __future__ import annotations
+
+from rlx.adapters import blocks as b
+from rlx.adapters.rows.processors import common as c
+from rlx.adapters.rows.processors.base import Processor, RowProblem, RowTask
+from rlx.adapters.rows.processors.generic import prompt_blocks
+
+# Prime's older synthetic sets keep tests and solutions under names the shared rule does not catch.
+OWN_ANSWER_KEYS = ("verification_info", "gold_standard_solution", "test_cases", "hidden_tests")
+
+
+class VerifiersProcessor(Processor):
+    key = "verifiers"
+    label = "Verifiers"
+    kind = "verifiers"
+    answer_keys = OWN_ANSWER_KEYS
+
+    def claim(self, columns, sample) -> float:
+        cols = set(columns)
+        if not cols & {"prompt", "question"} or cols & {"data_source", "responses_create_params", "reward_model"}:
+            return 0.0
+        score = 0.35
+        if "answer" in cols:
+            score += 0.25
+        if cols & {"info", "task", "example_id"}:
+            score += 0.15
+        if "verification_info" in cols:
+            score += 0.2
+        return min(score, 0.85)
+
+    def to_task(self, row, ref, withheld) -> RowTask:
+        column = "prompt" if "prompt" in row else "question" if "question" in row else None
+        if column is None or row.get(column) in (None, "", []):
+            raise RowProblem(f"Row {ref} has neither a prompt nor a question.")
+        parts, text = prompt_blocks(row, column, "system_prompt")
+        info = c.nested(row.get("info"))
+        info_block = b.value(info, title="info (passed to the reward functions)") if info not in (None, "", {}) \
+            else None
+        task_name = c.facet_value(row.get("task"))
+        facets = c.facets_from(row, ("task", "task_type"))
+        if isinstance(info, dict):
+            facets.update(c.facets_from(info, ("difficulty", "topic", "category", "subject", "source")))
+        how = "Reward functions of the environment's rubric score the reply"
+        how += f" (task {task_name!r})." if isinstance(task_name, str) else "."
+        sections = c.sections(
+            c.section("task", "What the agent gets", parts),
+            c.section("grading", "How it is graded", [c.grading_note(withheld, how), info_block]),
+            c.section("fields", "The row", [c.leftovers(row, {column, "info", "system_prompt"})]),
+        )
+        facts = {"task": task_name} if isinstance(task_name, str) else {}
+        return RowTask(title=c.title_from(text, f"Row {ref.index}"), brief=c.brief_from(text), facets=facets,
+                       sections=sections, facts=facts)
