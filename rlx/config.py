@@ -29,6 +29,8 @@ SETTINGS = [
     Setting("REDIS_URL", None, "The Redis that queues jobs and holds shared state (redis:// or unix://). When "
             "absent, `rlx` starts a private redis-server on a unix socket under STORAGE_DIR and stops it on exit."),
     Setting("HF_ENDPOINT", "https://huggingface.co", "The Hub that `RLX_SOURCE=hub` reads."),
+    Setting("HF_VIEWER_URL", "https://datasets-server.huggingface.co", "The dataset viewer that reads rows "
+            "datasets when `RLX_SOURCE=hub` (a folder source reads its data files directly)."),
     Setting("RLX_SOURCE", None, "Where environments come from: a folder laid out like the Hub "
             "(datasets/<org>/<name>, spaces/<org>/<name>), or `hub`. Default: the bundled examples/ folder."),
     Setting("SESSION_SECRET", None, "The key that signs session cookies. When absent, one is generated once "
@@ -50,6 +52,7 @@ class Config:
     source: str  # "hub", or an absolute folder path
     session_secret: str
     public_url: str | None = None  # scheme://host[:port], no trailing slash
+    viewer_url: str = "https://datasets-server.huggingface.co"
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -67,6 +70,8 @@ class Config:
             source=_check_source(env.get("RLX_SOURCE") or str(_DEFAULT_SOURCE)),
             session_secret=env.get("SESSION_SECRET") or _stored_secret(storage),
             public_url=_check_public_url(env.get("RLX_PUBLIC_URL") or None),
+            viewer_url=_check_http_url(env.get("HF_VIEWER_URL") or "https://datasets-server.huggingface.co",
+                                       "HF_VIEWER_URL"),
         )
 
 

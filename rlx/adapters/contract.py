@@ -139,6 +139,22 @@ class Adapter(ABC):
     def task(self, env: "Env", index: Index, ref: str) -> TaskView | None:
         """One task as sections of blocks, answers withheld; None when `ref` is not a task here."""
 
+    def has_task(self, env: "Env", index: Index, ref: str) -> bool:
+        """Whether `ref` names a task here (a rows dataset has tasks past the rows its index lists)."""
+        return any(row.ref == ref for row in index.rows)
+
+    def neighbours(self, env: "Env", index: Index, ref: str) -> tuple[str | None, str | None, int, int]:
+        """(previous ref, next ref, position counted from 1, how many) for a task page's prev/next links."""
+        refs = [row.ref for row in index.rows]
+        if ref not in refs:
+            return None, None, 0, len(refs)
+        i = refs.index(ref)
+        return (refs[i - 1] if i > 0 else None), (refs[i + 1] if i + 1 < len(refs) else None), i + 1, len(refs)
+
+    def random_ref(self, env: "Env", index: Index, near: str | None, pick) -> str | None:
+        """A task picked with `pick(n) -> 0..n-1`; an adapter may keep to `near`'s part (a rows split)."""
+        return index.rows[pick(len(index.rows))].ref if index.rows else None
+
     def list_folder(self, env: "Env", index: Index, ref: str, path: str) -> list[dict] | None:
         """One folder of a task: [{path, type, size, withheld}], or None when there is no such folder."""
         return None

@@ -42,8 +42,10 @@ def _ensure_builtin() -> None:
     with _builtin_lock:  # concurrent first requests must all see the built-ins, not an empty registry
         if not _builtin_done:
             from rlx.adapters.harbor.adapter import HarborAdapter
+            from rlx.adapters.rows.adapter import RowsAdapter
 
             register(HarborAdapter())
+            register(RowsAdapter())
             _builtin_done.append(True)
 
 

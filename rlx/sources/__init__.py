@@ -21,8 +21,11 @@ def open_source(config) -> Source:
     """The source the config names: a folder path, or `hub`."""
     if config.source == "hub":
         from rlx.sources.hub import HubSource
+        from rlx.sources.viewer import ViewerClient
 
-        return HubSource(endpoint=config.hf_endpoint)
+        source = HubSource(endpoint=config.hf_endpoint)
+        source.viewer = ViewerClient(config.viewer_url)
+        return source
     from rlx.sources.folder import FolderSource
 
     return FolderSource(config.source)

@@ -43,6 +43,7 @@ def read_card(readme: str) -> dict:
 
 class FolderSource:
     kind = "folder"
+    viewer = None  # a folder has no dataset viewer: its rows are read from the files
 
     def __init__(self, root: str | Path):
         self.root = Path(root).resolve()
@@ -110,6 +111,13 @@ class FolderSource:
         if size > max_bytes:
             raise SourceError(f"{path} in {repo_id} is {size:,} bytes, more than the {max_bytes:,} allowed.")
         return target.read_bytes()
+
+    def local_path(self, repo_type: RepoType, repo_id: str, path: str) -> Path:
+        """The file on this disk, for readers that seek (parquet row groups, JSON Lines offsets)."""
+        target = self._inside(self._repo_dir(repo_type, repo_id), path)
+        if not target.is_file():
+            raise EntryNotFound(f"{repo_id} has no file {path!r}.")
+        return target
 
     # Internals
 

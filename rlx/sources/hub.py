@@ -52,6 +52,7 @@ class HubSource:
     """The Source protocol over the Hub's HTTP API at `endpoint` (default: huggingface_hub's HF_ENDPOINT)."""
 
     kind = "hub"
+    viewer = None  # the dataset viewer client, set by open_source from HF_VIEWER_URL
 
     def __init__(
         self,

@@ -25,6 +25,10 @@ class Store:
     def pack_path(self, repo_id: str) -> Path:
         return self.root / "packs" / f"{_repo_key(repo_id)}.pack.gz"
 
+    def rows_cache_dir(self, repo_id: str, revision: str | None) -> Path:
+        """Local copies of a rows dataset's data files (downloaded, or gunzipped) for one revision."""
+        return self.root / "rows-cache" / _repo_key(repo_id) / (revision or "main")[:64]
+
     @property
     def snapshots_dir(self) -> Path:
         return self.root / "snapshots"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import posixpath
+import secrets
 
-from flask import Blueprint, abort, request, url_for
+from flask import Blueprint, abort, redirect, request, url_for
 
 from rlx.adapters import public
 from rlx.adapters.paths import safe_relpath
@@ -19,15 +20,17 @@ TREE_FOLDERS_OPENED = 40
 TREE_DEPTH = 2
 
 
-def _neighbours(rows, ref):
-    refs = [r.ref for r in rows]
-    i = refs.index(ref)
-    return (rows[i - 1] if i > 0 else None), (rows[i + 1] if i + 1 < len(rows) else None), i + 1, len(rows)
+def _neighbours(state, ref):
+    """Previous and next task ({ref, title}), this task's position and the count, as the adapter orders them."""
+    prev_ref, next_ref, position, count = state.adapter.neighbours(state.env, state.index, ref)
+    titles = {r.ref: r.title for r in state.index.rows} if (prev_ref or next_ref) else {}
+    near = lambda r: {"ref": r, "title": titles.get(r, r)} if r else None  # noqa: E731
+    return near(prev_ref), near(next_ref), position, count
 
 
 def _load_task(org, name, ref):
     state = load_env(org, name)
-    if state.index is None or not any(r.ref == ref for r in state.index.rows):
+    if state.index is None or not state.adapter.has_task(state.env, state.index, ref):
         if state.index is None or state.index.complete:
             abort(404, f"{org}/{name} has no task {ref!r}.")
     return state
@@ -56,7 +59,7 @@ def task_page(org: str, name: str, ref: str):
     state = _load_task(org, name, ref)
     row = next((r for r in state.index.rows if r.ref == ref), None)
     view = state.adapter.task(state.env, state.index, ref) if state.ready else None
-    prev_row, next_row, position, count = _neighbours(state.index.rows, ref)
+    prev_row, next_row, position, count = _neighbours(state, ref)
     raw_path = request.args.get("f")
     selected = safe_relpath(raw_path) if raw_path is not None else None
     if raw_path is not None and not selected:
@@ -75,6 +78,21 @@ def task_page(org: str, name: str, ref: str):
     if request.args.get("view") == "full" and file_view is not None:
         return render("pages/file.html", **context)
     return render("pages/task.html", fragment="viewer", **context)
+
+
+@bp.get("/d/<org>/<name>/random")
+def random_task(org: str, name: str):
+    """A task picked at random (within `near`'s split for a rows dataset), as a redirect to its page."""
+    state = load_env(org, name)
+    if not state.ready:
+        return redirect(url_for("envs.env_page", org=org, name=name), code=303)
+    near = request.args.get("near", "")[:300] or None
+    ref = state.adapter.random_ref(state.env, state.index, near, secrets.randbelow)
+    if ref is None:
+        abort(404, f"{org}/{name} has no tasks to pick from.")
+    response = redirect(url_for("tasks.task_page", org=org, name=name, ref=ref), code=303)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.get("/t/<org>/<name>/<path:ref>/folder")

@@ -1,0 +1,129 @@
+"""Indexing a rows dataset: find its splits and count their rows, choose the processor, and index the first rows
+of each split (titles, briefs, facets; answers withheld) for the task list and task search."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+
+from rlx.adapters.contract import Index, TaskRow
+from rlx.adapters.indexes import save_index, save_pack
+from rlx.adapters.rows import stats
+from rlx.adapters.rows.processors import RowRef, choose_processor, render_row, withhold_answers
+from rlx.adapters.rows.readers import BadRow, DataFileError
+from rlx.adapters.rows.tables import FileTable, SplitRows, ViewerTable
+from rlx.adapters.withhold import is_answer_key
+from rlx.sources.errors import SourceError, Unavailable
+
+ROWS_INDEXED_PER_SPLIT = 1000  # the task list and task search hold this many rows of each split
+VIEWER_ROWS_PER_SPLIT = 300  # fewer through the viewer: three pages of 100 per split
+SEARCHED_PER_SPLIT = 200  # of those, the catalog's task search holds the first this many of each split
+SAMPLE_ROWS = 20  # rows shown to the processors to claim the format
+MAX_SPLITS = 50
+
+
+def open_source_table(env, progress=None):
+    """The viewer's table when the source has a viewer that serves this dataset, else the files'."""
+    viewer = getattr(env.source, "viewer", None)
+    if viewer is not None:
+        try:
+            valid = viewer.is_valid(env.id, token=env.token)
+            if valid.get("viewer") or valid.get("preview"):
+                return ViewerTable.survey(env, viewer), None
+            note = "The dataset viewer does not serve this dataset; its files were read directly."
+        except SourceError as exc:
+            note = f"The dataset viewer could not be used ({exc}); the files were read directly."
+    else:
+        note = None
+    seen = [0]
+
+    def on_file(path):
+        seen[0] += 1
+        if progress is not None:
+            progress.update("listing", seen[0], message=f"Counted the rows of {seen[0]:,} files")
+
+    return FileTable.survey(env, on_file), note
+
+
+def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
+    started = time.monotonic()
+    _step(progress, "start", "listing", "Finding the data files and counting rows")
+    table, note = open_source_table(env, progress)
+    splits = table.splits()[:MAX_SPLITS]
+    _step(progress, "finish", "listing", f"{len(splits)} split(s), {sum(s.rows for s in splits):,} rows")
+    per_split = VIEWER_ROWS_PER_SPLIT if table.origin == "viewer" else ROWS_INDEXED_PER_SPLIT
+    _step(progress, "start", "fetching", f"Reading the first rows of {len(splits)} split(s)")
+    heads, problems = {}, [p for s in splits for p in s.problems] + ([note] if note else [])
+    for split in splits:
+        try:
+            heads[_key(split)] = table.head(split, min(per_split, split.rows))
+        except (DataFileError, SourceError) as exc:
+            heads[_key(split)] = []
+            problems.append(f"{split.split}: {exc}")
+    sample = [r for rows in heads.values() for r in rows if isinstance(r, dict)][:SAMPLE_ROWS]
+    columns = list(dict.fromkeys(k for r in sample for k in r))
+    processor, score = choose_processor(columns, sample, tags=env.record.tags)
+    _step(progress, "finish", "fetching", f"Read as {processor.label}")
+    _step(progress, "start", "packing", "Indexing the rows")
+    several_configs = len({s.config for s in splits}) > 1
+    rows, cleaned = [], []
+    for split in splits:
+        for i, raw in enumerate(heads[_key(split)]):
+            ref = RowRef(split.split, i, split.config if several_configs else None)
+            rows.append(_task_row(processor, raw, ref, len(splits) > 1))
+            if isinstance(raw, dict) and len(cleaned) < 2000:
+                cleaned.append(processor.withhold(raw)[0])
+    column_stats = _column_stats(env, table, splits, processor, cleaned)
+    summary = {
+        "kind": processor.kind, "processor": processor.key, "processor_label": processor.label,
+        "claim": round(score, 3), "origin": table.origin, "rows_total": sum(s.rows for s in splits),
+        "several_configs": several_configs, "splits": [s.as_json() for s in splits], "problems": problems[:50],
+        "columns": column_stats, "seconds": round(time.monotonic() - started, 2),
+    }
+    index = Index(env_id=env.id, adapter=adapter_key, revision=env.revision, version=version,
+                  built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), complete=True, rows=rows,
+                  summary=summary)
+    save_pack(env.store, env.id, {"revision": env.revision, "version": version, "origin": table.origin,
+                                  "splits": [s.as_json() for s in splits]})
+    save_index(env.store, index)
+    _step(progress, "finish", "packing", f"{len(rows):,} rows indexed")
+    return index
+
+
+def _task_row(processor, raw, ref: RowRef, show_split: bool) -> TaskRow:
+    if isinstance(raw, BadRow):
+        return TaskRow(ref=str(ref), title=f"Row {ref.index}", error=str(raw),
+                       facets={"split": ref.split} if show_split else {}, extra={"_unsearched": True})
+    task = render_row(processor, raw, ref)
+    facets = dict(task.facets)
+    if show_split:
+        facets["split"] = ref.split
+    extra = {"withheld": len(task.withheld)}
+    if ref.index >= SEARCHED_PER_SPLIT:
+        extra["_unsearched"] = True  # listed on the environment page, left out of the catalog's task search
+    return TaskRow(ref=str(ref), title=task.title, brief=task.brief, facets=facets, error=task.error, extra=extra)
+
+
+def _column_stats(env, table, splits: list[SplitRows], processor, cleaned: list[dict]) -> list[dict]:
+    if table.origin == "viewer" and splits:
+        try:
+            payload = table.viewer.statistics(env.id, splits[0].config, splits[0].split, token=env.token)
+            extra = processor.answer_keys
+            return stats.viewer_stats(payload, lambda name: is_answer_key(name, extra)
+                                      or bool(withhold_answers({name: 0}, extra)[1]))
+        except (SourceError, Unavailable, ValueError, TypeError):
+            pass  # the viewer has no statistics for it: count the indexed rows instead
+    return stats.column_stats(cleaned)
+
+
+def _key(split: SplitRows) -> tuple:
+    return split.config, split.split
+
+
+def _step(progress, action: str, name: str, message: str) -> None:
+    if progress is None:
+        return
+    if action == "start":
+        progress.start(name, message=message)
+    else:
+        progress.finish(name, message)
