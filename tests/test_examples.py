@@ -236,6 +236,9 @@ def test_catalog_has_what_the_app_expects():
         "datasets/rlx-examples/science-puzzles",
         "datasets/rlx-examples/math-word-problems",
         "datasets/rlx-examples/countdown-verl",
+        "datasets/rlx-examples/tool-calls-nemo-gym",
+        "datasets/rlx-examples/trivia-table",
+        "datasets/rlx-examples/mimo-sample",
         "spaces/rlx-examples/echo-env",
         "spaces/rlx-examples/gridworld-demo",
     ):
@@ -322,6 +325,19 @@ def test_row_generator_reproduces_committed_files(tmp_path):
     build = EXAMPLES / "_build" / "make_rows.py"
     subprocess.run([sys.executable, str(build), "--out", str(tmp_path)], check=True, timeout=60)
     for rel in ("math-word-problems/data/train-00000-of-00001.parquet", "countdown-verl/data/train.jsonl"):
+        committed, fresh = EXAMPLES / "datasets" / ORG / rel, tmp_path / rel
+        if rel.endswith(".parquet"):
+            assert pq.read_table(fresh).equals(pq.read_table(committed)), rel
+        else:
+            assert fresh.read_bytes() == committed.read_bytes(), rel
+
+
+def test_row_format_generator_reproduces_committed_files(tmp_path):
+    build = EXAMPLES / "_build" / "make_row_formats.py"
+    subprocess.run([sys.executable, str(build), "--out", str(tmp_path)], check=True, timeout=60)
+    for rel in ("tool-calls-nemo-gym/data/train.jsonl", "tool-calls-nemo-gym/data/validation.jsonl",
+                "trivia-table/data/train.csv", "trivia-table/data/test.csv.gz", "mimo-sample/code/train.parquet",
+                "mimo-sample/music/train.parquet"):
         committed, fresh = EXAMPLES / "datasets" / ORG / rel, tmp_path / rel
         if rel.endswith(".parquet"):
             assert pq.read_table(fresh).equals(pq.read_table(committed)), rel

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from werkzeug.datastructures import MultiDict
 
 PAGE_SIZE = 50
-PREFERRED = ("category", "difficulty", "tags", "grading", "framework", "runtime", "network", "runs_here", "steps")
+PREFERRED = ("config", "split", "domain", "category", "difficulty", "tags", "grading", "framework", "runtime",
+             "network", "runs_here", "steps")
 LABELS = {"runs_here": "Runs here", "grading": "Reward file", "framework": "Test framework", "runtime": "Runs in"}
 MAX_FACETS = 10
 MAX_VALUES = 40

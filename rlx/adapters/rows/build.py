@@ -66,11 +66,12 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     _step(progress, "finish", "fetching", f"Read as {processor.label}")
     _step(progress, "start", "packing", "Indexing the rows")
     several_configs = len({s.config for s in splits}) > 1
+    split_facet = len({s.split for s in splits}) > 1
     rows, cleaned = [], []
     for split in splits:
         for i, raw in enumerate(heads[_key(split)]):
             ref = RowRef(split.split, i, split.config if several_configs else None)
-            rows.append(_task_row(processor, raw, ref, len(splits) > 1))
+            rows.append(_task_row(processor, raw, ref, split_facet))
             if isinstance(raw, dict) and len(cleaned) < 2000:
                 cleaned.append(processor.withhold(raw)[0])
     column_stats = _column_stats(env, table, splits, processor, cleaned)
@@ -91,13 +92,14 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
 
 
 def _task_row(processor, raw, ref: RowRef, show_split: bool) -> TaskRow:
-    if isinstance(raw, BadRow):
-        return TaskRow(ref=str(ref), title=f"Row {ref.index}", error=str(raw),
-                       facets={"split": ref.split} if show_split else {}, extra={"_unsearched": True})
-    task = render_row(processor, raw, ref)
-    facets = dict(task.facets)
+    where = {"config": ref.config} if ref.config else {}
     if show_split:
-        facets["split"] = ref.split
+        where["split"] = ref.split
+    if isinstance(raw, BadRow):
+        return TaskRow(ref=str(ref), title=f"Row {ref.index}", error=str(raw), facets=where,
+                       extra={"_unsearched": True})
+    task = render_row(processor, raw, ref)
+    facets = {**task.facets, **where}
     extra = {"withheld": len(task.withheld)}
     if ref.index >= SEARCHED_PER_SPLIT:
         extra["_unsearched"] = True  # listed on the environment page, left out of the catalog's task search

@@ -18,16 +18,16 @@ class VerifiersProcessor(Processor):
     answer_keys = OWN_ANSWER_KEYS
 
     def claim(self, columns, sample) -> float:
+        """A chat `prompt`, or Verifiers' own columns (info, task, example_id); a bare question/answer table is
+        any table, so it claims less than the generic processor unless the dataset is tagged verifiers."""
         cols = set(columns)
         if not cols & {"prompt", "question"} or cols & {"data_source", "responses_create_params", "reward_model"}:
             return 0.0
-        score = 0.35
-        if "answer" in cols:
-            score += 0.25
-        if cols & {"info", "task", "example_id"}:
-            score += 0.15
-        if "verification_info" in cols:
-            score += 0.2
+        chat_prompt = any(c.is_chat(row.get("prompt")) for row in sample[:5])
+        own = cols & {"info", "task", "example_id", "verification_info"}
+        if not chat_prompt and not own:
+            return 0.08
+        score = 0.35 + (0.25 if "answer" in cols else 0) + (0.15 if own else 0) + (0.1 if chat_prompt else 0)
         return min(score, 0.85)
 
     def to_task(self, row, ref, withheld) -> RowTask:
