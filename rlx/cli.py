@@ -139,7 +139,7 @@ def worker(burst: bool) -> None:
 def index(repo_id: str) -> None:
     """Index one dataset now (ORG/NAME), in this process, with a progress bar."""
     from rlx import create_app
-    from rlx.adapters import Env, pick
+    from rlx.adapters import Env, choose
     from rlx.cli_progress import TerminalProgress
     from rlx.jobs.index import STEPS
     from rlx.sources import SourceError
@@ -150,7 +150,7 @@ def index(repo_id: str) -> None:
         source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
         try:
             env = Env(source.repo_info("dataset", repo_id), source, store)
-            adapter = pick(env)
+            adapter = choose(env)
             if adapter is None:
                 raise click.ClickException(f"{repo_id} is in no format this explorer reads.")
             progress = TerminalProgress(STEPS)

@@ -331,7 +331,7 @@ def test_the_snapshot_job_runs_in_a_worker_and_publishes_a_pointer(app, running_
 
     assert job.get_status() == "finished", Job.fetch(job.id, connection=redis_client).latest_result()
     published = pointer(store)
-    assert published["db"] == job.return_value()["published"]["db"] and published["counts"]["envs"] == 5
+    assert published["db"] == job.return_value()["published"]["db"] and published["counts"]["envs"] == 8
     assert [s["state"] for s in job.get_meta()["progress"]["steps"]] == ["done"] * 4
 
 
@@ -348,7 +348,7 @@ def test_rlx_snapshot_build_prints_one_summary_line_and_refuses_a_shrunk_listing
     built = _rlx(["snapshot", "build"], tmp_path / "data", source)
     assert built.returncode == 0, built.stderr
     assert built.stdout.startswith("Published catalog-")
-    assert "5 environments, 16 tasks; 3 indexes rebuilt" in built.stdout
+    assert "8 environments, 74 tasks; 6 indexes rebuilt" in built.stdout
     assert built.stdout.count("\n") == 1
 
     for name in ("terminal-basics", "python-bugfix"):
@@ -358,4 +358,4 @@ def test_rlx_snapshot_build_prints_one_summary_line_and_refuses_a_shrunk_listing
     assert "under 80% of the last snapshot's" in refused.stderr and "--force" in refused.stderr
 
     forced = _rlx(["snapshot", "build", "--force"], tmp_path / "data", source)
-    assert forced.returncode == 0 and "3 environments" in forced.stdout
+    assert forced.returncode == 0 and "6 environments" in forced.stdout

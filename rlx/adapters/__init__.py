@@ -8,9 +8,9 @@ from rlx.adapters.contract import (
 )
 from rlx.adapters.env import Env
 from rlx.adapters.public import public
-from rlx.adapters.registry import all_adapters, get, pick, register, unregister
+from rlx.adapters.registry import all_adapters, choose, get, pick, register, unregister
 
 __all__ = [
     "Adapter", "Block", "Env", "FileView", "Index", "RunField", "RunOption", "Section", "TaskRow", "TaskView",
-    "Withheld", "all_adapters", "get", "pick", "public", "register", "unregister",
+    "Withheld", "all_adapters", "choose", "get", "pick", "public", "register", "unregister",
 ]

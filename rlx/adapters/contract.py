@@ -139,6 +139,11 @@ class Adapter(ABC):
     def task(self, env: "Env", index: Index, ref: str) -> TaskView | None:
         """One task as sections of blocks, answers withheld; None when `ref` is not a task here."""
 
+    def kind_of_index(self, index: Index) -> str | bool:
+        """The catalog Kind (rlx/catalog/kinds.py) this index shows the dataset to be, or False when it found no
+        task of this format. Default: the index's own `kind`, else this adapter's key when it found tasks."""
+        return index.summary.get("kind") or (self.key if index.rows else False)
+
     def has_task(self, env: "Env", index: Index, ref: str) -> bool:
         """Whether `ref` names a task here (a rows dataset has tasks past the rows its index lists)."""
         return any(row.ref == ref for row in index.rows)

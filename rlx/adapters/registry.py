@@ -62,3 +62,16 @@ def pick(env: "Env") -> Adapter | None:
         if score >= SURE or adapter.confirm(env):
             return adapter
     return None
+
+
+def choose(env: "Env") -> Adapter | None:
+    """The one adapter choice for a dataset, used by pages, the index job, the indexer and the catalog: the
+    adapter stored with its index for this revision, else `pick` (which may take a closer look)."""
+    from rlx.adapters.indexes import load_index
+
+    index = load_index(env.store, env.id)
+    if index is not None and index.revision == env.revision:
+        stored = get(index.adapter)
+        if stored is not None:
+            return stored
+    return pick(env)

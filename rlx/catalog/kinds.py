@@ -30,8 +30,14 @@ KINDS = {
 _ROW_FORMATS = (("verifiers", "verifiers"), ("nemo-gym", "nemo-gym"), ("verl", "verl"), ("openenv", "openenv-data"))
 
 
-def kind_of(record: RepoRecord, has_task_folders: bool | None = None) -> str:
-    """The kind key for a listing record; `has_task_folders` is what an index found (None: not indexed)."""
+def kind_of(record: RepoRecord, found: str | bool | None = None) -> str:
+    """The kind key for a listing record. `found` is what an index found: the kind its adapter read (a key of
+    KINDS), False when the index found no task of its format, None when the dataset is not indexed."""
+    if isinstance(found, str):
+        if found in KINDS:
+            return found
+        found = None
+    has_task_folders = found
     tags = set(record.tags)
     if record.repo_type == "space":
         return "openenv-space" if "openenv" in tags and record.sdk == "docker" else "other-space"

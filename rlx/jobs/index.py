@@ -9,7 +9,7 @@ from flask import current_app
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from rlx.adapters import Env, pick
+from rlx.adapters import Env, choose
 from rlx.queue import Progress, get_queue, get_redis
 from rlx.queue.defaults import QUEUES
 
@@ -37,7 +37,7 @@ def index_dataset(repo_id: str, revision: str | None = None) -> dict:
     try:
         record = source.repo_info("dataset", repo_id, token=None)
         env = Env(record, source, store)
-        adapter = pick(env)
+        adapter = choose(env)
         if adapter is None:
             raise ValueError(f"{repo_id} is in no format this explorer reads.")
         index = adapter.build_index(env, progress)

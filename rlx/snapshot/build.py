@@ -19,6 +19,7 @@ from typing import Callable
 
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import read_index
+from rlx.adapters.registry import get as get_adapter
 from rlx.catalog import fetch_listing
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, SCHEMA, TABLES, TOTALS
@@ -128,22 +129,34 @@ def _insert_rows(db: sqlite3.Connection, records, indexes, kind_of) -> dict:
             continue
         seen.add(env_id)
         index = indexes.get(env_id)
-        rows = list(_unique_rows(index.rows)) if index is not None else []
-        kind = kind_of(record, None if index is None else _found_task_folders(index))
-        _insert_env(db, record, env_id, kind, len(rows))
+        rows = [r for r in _unique_rows(index.rows) if not r.extra.get("_unsearched")] if index is not None else []
+        kind = kind_of(record, None if index is None else _found_kind(index))
+        task_count = int(index.summary.get("rows_total", len(rows))) if index is not None else 0
+        _insert_env(db, record, env_id, kind, task_count)
+        if index is not None:
+            db.executemany("INSERT INTO env_splits (env_id, config, split, rows) VALUES (?, ?, ?, ?)",
+                           _split_values(env_id, index))
         db.executemany("INSERT INTO tasks (env_id, ref, title, brief, category, difficulty, grading, runtime, "
                        "runs_here, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (_task_values(env_id, row) for row in rows))
         counts["envs"] += 1
         counts["datasets" if record.repo_type == "dataset" else "spaces"] += 1
         counts["indexed"] += index is not None
-        counts["tasks"] += len(rows)
+        counts["tasks"] += task_count
     return counts
 
 
-def _found_task_folders(index: Index) -> bool:
-    """Harbor is a layout of task folders: only the Harbor adapter's index can have found them."""
-    return index.adapter == "harbor" and bool(index.rows)
+def _found_kind(index: Index) -> str | bool | None:
+    """What the index's own adapter says the dataset is (None when that adapter is no longer registered)."""
+    adapter = get_adapter(index.adapter)
+    return adapter.kind_of_index(index) if adapter is not None else None
+
+
+def _split_values(env_id: str, index: Index) -> Iterator[tuple]:
+    """A rows dataset's splits and row counts (other formats have none)."""
+    for split in (index.summary.get("splits") or [])[:200]:
+        if isinstance(split, dict):
+            yield env_id, str(split.get("config", "default")), str(split.get("split", "")), int(split.get("rows", 0))
 
 
 def _unique_rows(rows: list[TaskRow]) -> Iterator[TaskRow]:

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-SCHEMA = 1
+SCHEMA = 2  # 2: env_splits (a rows dataset's splits and row counts)
 MMAP_BYTES = 512 * 1024 * 1024
 
 # Filled row by row during the build.
@@ -53,6 +53,9 @@ TABLES = (
         runs_here INTEGER,
         tags TEXT NOT NULL
     )""",
+    # A rows dataset's splits with their row counts (task_count is their sum; tasks holds the first rows of each).
+    "CREATE TABLE env_splits (env_id TEXT NOT NULL, config TEXT NOT NULL, split TEXT NOT NULL, rows INTEGER NOT NULL, "
+    "PRIMARY KEY (env_id, config, split)) WITHOUT ROWID",
     # The task facets, narrow, so counting them over thousands of matches reads a few pages, not the wide rows.
     """CREATE TABLE task_facets (
         rowid INTEGER PRIMARY KEY,

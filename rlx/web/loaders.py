@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from flask import abort, current_app
 from rq.job import Job, JobStatus
 
-from rlx.adapters import Adapter, Env, Index, pick
+from rlx.adapters import Adapter, Env, Index, choose
 from rlx.adapters.indexes import load_index
 from rlx.jobs.index import ensure_index_job
 from rlx.queue import read_progress
@@ -59,7 +59,7 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     source, store = current_app.extensions["rlx.source"], current_app.extensions["rlx.store"]
     record = _repo_info(source, repo_id, visitor_token())  # 404/403/503 via the error handler
     env = Env(record, source, store, visitor_token())
-    adapter = pick(env)
+    adapter = choose(env)
     if adapter is None:
         abort(404, f"{repo_id} is in no format this explorer reads yet.")
     index = load_index(store, repo_id)

@@ -104,7 +104,7 @@ def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) 
 def _card(row: dict) -> dict:
     kind = KINDS.get(row["kind"])
     org, _, name = row["key"].partition("/")
-    readable = row["kind"] == "harbor"  # pages exist for the formats an adapter reads (Harbor so far)
+    readable = row["repo_type"] == "dataset"  # every dataset opens (its adapter is chosen on the page)
     return {**row, "kind_label": kind.label if kind else row["kind"], "title": row["heading"],
             "summary": row["brief"], "url": url_for("envs.env_page", org=org, name=name) if readable else None,
             "tags": [t for t in row["tags"] if ":" not in t][:5]}

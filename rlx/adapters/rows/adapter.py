@@ -16,7 +16,8 @@ from rlx.adapters.rows.readers import BadRow, DataFileError
 from rlx.adapters.rows.tables import SplitRows, open_table
 from rlx.sources.errors import SourceError, Unavailable
 
-ROW_TAGS = {"verifiers", "nemo-gym", "verl", "skyrl", "openenv", "rl-environment"}
+FORMAT_TAGS = {"verifiers", "nemo-gym", "verl", "skyrl"}  # a row format's own tag: sure without a look
+ROW_TAGS = {"openenv", "rl-environment"}
 PROBE_ENTRIES = 5000  # a confirming look lists at most this many entries
 
 
@@ -28,7 +29,10 @@ class RowsAdapter(Adapter):
     def score(self, record) -> float:
         if record.repo_type != "dataset" or "harbor" in record.tags:
             return 0.0
-        return 0.8 if ROW_TAGS & set(record.tags) else 0.25  # below Harbor's untagged guess: task folders first
+        tags = set(record.tags)
+        if FORMAT_TAGS & tags:
+            return 0.9
+        return 0.8 if ROW_TAGS & tags else 0.25  # below Harbor's untagged guess: task folders first
 
     def confirm(self, env) -> bool:
         """A data file anywhere in the repository (the viewer is not asked: a listing is cheaper)."""
@@ -41,6 +45,10 @@ class RowsAdapter(Adapter):
             if not entry.is_dir and is_data_file(entry.path):
                 return True
         return False
+
+    def kind_of_index(self, index: Index):
+        """The processor's Kind (verifiers, nemo-gym, verl, rows); an index without one leaves it to the tags."""
+        return index.summary.get("kind") or None
 
     def build_index(self, env, progress=None) -> Index:
         return build.build_index(env, self.key, self.index_version, progress)
