@@ -19,8 +19,8 @@ from rlx.queue.embedded import EmbeddedRedis  # noqa: E402
 pytest_plugins = ["tests.stand_ins.hub_fixtures"]
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-_OUR_VARIABLES = ("STORAGE_DIR", "RLX_CACHE_DIR", "REDIS_URL", "HF_ENDPOINT", "RLX_SOURCE", "SESSION_SECRET",
-                  "RLX_PUBLIC_URL")
+_OUR_VARIABLES = ("STORAGE_DIR", "RLX_CACHE_DIR", "REDIS_URL", "HF_ENDPOINT", "HF_VIEWER_URL", "RLX_SOURCE",
+                  "SESSION_SECRET", "RLX_PUBLIC_URL")
 
 
 @pytest.fixture(autouse=True)

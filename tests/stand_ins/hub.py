@@ -28,6 +28,8 @@ from urllib.parse import parse_qs, parse_qsl, unquote, urlencode, urlsplit
 
 import yaml
 
+from tests.stand_ins import viewer
+
 REPO_TYPES = {"datasets": "dataset", "spaces": "space"}
 DEFAULT_DATE = "2025-01-01T00:00:00.000Z"
 SORT_KEYS = {"trendingScore", "likes", "downloads", "lastModified", "createdAt"}
@@ -498,6 +500,8 @@ class HubStandIn:
     def _route(self, req: _Request) -> tuple[int, dict, bytes]:
         parts = req.path.split("/")  # raw segments: a %2F-encoded sub-path stays one segment
         method = req.method
+        if method == "GET" and req.path in viewer.ROUTES:  # the dataset viewer, served from the same address
+            return viewer.answer(self, req)
         if parts[:2] == ["", "api"] and method == "GET":
             if req.path == "/api/whoami-v2":
                 return self._whoami(req)

@@ -9,11 +9,11 @@ from datetime import datetime, timezone
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import save_index, save_pack
 from rlx.adapters.rows import stats
-from rlx.adapters.rows.processors import RowRef, choose_processor, render_row, withhold_answers
+from rlx.adapters.rows.processors import RowRef, choose_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
 from rlx.adapters.rows.tables import FileTable, SplitRows, ViewerTable
 from rlx.adapters.withhold import is_answer_key
-from rlx.sources.errors import SourceError, Unavailable
+from rlx.sources.errors import SourceError
 
 ROWS_INDEXED_PER_SPLIT = 1000  # the task list and task search hold this many rows of each split
 VIEWER_ROWS_PER_SPLIT = 300  # fewer through the viewer: three pages of 100 per split
@@ -107,15 +107,18 @@ def _task_row(processor, raw, ref: RowRef, show_split: bool) -> TaskRow:
 
 
 def _column_stats(env, table, splits: list[SplitRows], processor, cleaned: list[dict]) -> list[dict]:
-    if table.origin == "viewer" and splits:
-        try:
-            payload = table.viewer.statistics(env.id, splits[0].config, splits[0].split, token=env.token)
-            extra = processor.answer_keys
-            return stats.viewer_stats(payload, lambda name: is_answer_key(name, extra)
-                                      or bool(withhold_answers({name: 0}, extra)[1]))
-        except (SourceError, Unavailable, ValueError, TypeError):
-            pass  # the viewer has no statistics for it: count the indexed rows instead
-    return stats.column_stats(cleaned)
+    """Counted over the indexed rows; the viewer's /statistics (over the whole first split) replaces the columns
+    it covers. Answer columns are in neither: the rows are cleaned, and the viewer's are filtered by name."""
+    own = stats.column_stats(cleaned)
+    if table.origin != "viewer" or not splits:
+        return own
+    try:
+        payload = table.viewer.statistics(env.id, splits[0].config, splits[0].split, token=env.token)
+        extra = processor.answer_keys
+        whole = {s["name"]: s for s in stats.viewer_stats(payload, lambda name: is_answer_key(name, extra))}
+    except (SourceError, ValueError, TypeError, AttributeError):
+        return own  # the viewer has no statistics for it: the indexed rows' counts stand
+    return [whole.pop(s["name"], s) for s in own] + list(whole.values())
 
 
 def _key(split: SplitRows) -> tuple:
