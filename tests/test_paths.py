@@ -81,3 +81,14 @@ def test_a_symlink_that_stays_inside_the_task_is_followed(tmp_path):
     (tmp_path / "real" / "a.txt").write_text("yes")
     os.symlink(tmp_path / "real", tmp_path / "alias")
     assert join_inside(tmp_path, "alias/a.txt") == (tmp_path / "real" / "a.txt").resolve()
+
+
+def test_two_repository_ids_never_share_a_stored_file(tmp_path):
+    from rlx.store import Store, repo_id_of_key
+
+    store = Store(tmp_path)
+    assert store.index_path("a__b/c") != store.index_path("a/b__c")
+    assert store.pack_path("a__b/c") != store.pack_path("a/b__c")
+    for repo_id in ("a__b/c", "a/b__c", "org.x/name-1_2"):
+        name = store.index_path(repo_id).name.removesuffix(".json.gz")
+        assert repo_id_of_key(name) == repo_id

@@ -6,22 +6,15 @@ import logging
 import re
 
 from flask import current_app
-from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from rlx.adapters import Env, choose
-from rlx.queue import Progress, get_queue, get_redis
-from rlx.queue.defaults import QUEUES
-
-try:  # RQ >= 2.8 enqueues atomically with unique=True
-    from rq.exceptions import DuplicateJobError
-except ImportError:  # pragma: no cover
-    DuplicateJobError = None
+from rlx.queue import Progress
+from rlx.queue.jobs import ACTIVE, enqueue_once
 
 log = logging.getLogger("rlx.jobs")
 STEPS = ["listing", "fetching", "packing"]
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
-ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
 
 
 def index_job_id(repo_id: str, revision: str | None) -> str:
@@ -60,23 +53,7 @@ def _refresh_catalog() -> None:
 
 def ensure_index_job(repo_id: str, revision: str | None, retry: bool = False) -> Job:
     """The job indexing this revision: the running or finished one, or a new one (a failed one unless retry)."""
-    job_id = index_job_id(repo_id, revision)
-    redis = get_redis()
-    try:
-        job = Job.fetch(job_id, connection=redis)
-        status = job.get_status()
-        if status in ACTIVE or (status == JobStatus.FAILED and not retry) or status == JobStatus.FINISHED:
-            return job
-        job.delete()
-    except NoSuchJobError:
-        pass
-    defaults = QUEUES["index"]
-    kwargs = dict(job_id=job_id, job_timeout=defaults.job_timeout, result_ttl=defaults.result_ttl,
-                  failure_ttl=defaults.failure_ttl, description=f"index {repo_id}")
-    queue = get_queue("index")
-    try:
-        return queue.enqueue(index_dataset, repo_id, revision, unique=True, **kwargs)
-    except Exception as exc:
-        if DuplicateJobError is not None and isinstance(exc, DuplicateJobError):
-            return Job.fetch(job_id, connection=redis)  # another visitor enqueued it a moment ago
-        raise
+    keep = lambda status: status in ACTIVE or status == JobStatus.FINISHED or (  # noqa: E731
+        status == JobStatus.FAILED and not retry)
+    return enqueue_once("index", index_dataset, repo_id, revision, job_id=index_job_id(repo_id, revision),
+                        description=f"index {repo_id}", keep=keep)

@@ -5,21 +5,14 @@ from __future__ import annotations
 import os
 
 from flask import current_app
-from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
+from rq.job import Job
 
-from rlx.queue import Progress, get_queue, get_redis
-from rlx.queue.defaults import QUEUES
+from rlx.queue import Progress
+from rlx.queue.jobs import enqueue_once
 from rlx.snapshot.indexer import STEPS, ListingRefused, run_indexer
 from rlx.store.settings import SettingsFile
 
-try:  # RQ >= 2.8 enqueues atomically with unique=True
-    from rq.exceptions import DuplicateJobError
-except ImportError:  # pragma: no cover
-    DuplicateJobError = None
-
 SNAPSHOT_JOB_ID = "snapshot-build"  # one indexer run at a time, whoever asks
-ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
 
 
 def build_catalog_snapshot(force: bool = False) -> dict:
@@ -46,20 +39,5 @@ def job_token(source) -> str | None:
 
 def ensure_snapshot_job(force: bool = False) -> Job:
     """The queued or running indexer job, or a new one (a finished or failed one is replaced)."""
-    redis = get_redis()
-    try:
-        job = Job.fetch(SNAPSHOT_JOB_ID, connection=redis)
-        if job.get_status() in ACTIVE:
-            return job
-        job.delete()
-    except NoSuchJobError:
-        pass
-    defaults = QUEUES["snapshot"]
-    try:
-        return get_queue("snapshot").enqueue(
-            build_catalog_snapshot, force, job_id=SNAPSHOT_JOB_ID, unique=True, job_timeout=defaults.job_timeout,
-            result_ttl=defaults.result_ttl, failure_ttl=defaults.failure_ttl, description="build the catalog snapshot")
-    except Exception as exc:
-        if DuplicateJobError is not None and isinstance(exc, DuplicateJobError):
-            return Job.fetch(SNAPSHOT_JOB_ID, connection=redis)  # someone else enqueued it a moment ago
-        raise
+    return enqueue_once("snapshot", build_catalog_snapshot, force, job_id=SNAPSHOT_JOB_ID,
+                        description="build the catalog snapshot")

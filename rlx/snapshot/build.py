@@ -24,7 +24,7 @@ from rlx.catalog import fetch_listing
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, SCHEMA, TABLES, TOTALS
 from rlx.sources.base import RepoRecord, Source
-from rlx.store import Store
+from rlx.store import Store, repo_id_of_key
 
 log = logging.getLogger("rlx.snapshot")
 
@@ -241,7 +241,7 @@ class StoredIndexes(Mapping):
     def __iter__(self) -> Iterator[str]:
         suffix = ".json.gz"
         for path in sorted(self.store.indexes_dir.glob(f"*{suffix}")):
-            yield path.name[: -len(suffix)].replace("__", "/", 1)
+            yield repo_id_of_key(path.name[: -len(suffix)])
 
     def __len__(self) -> int:
         return sum(1 for _ in self)

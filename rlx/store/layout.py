@@ -6,9 +6,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+KEY_SEPARATOR = "+"  # never in a Hub id ([A-Za-z0-9._-]), so "a__b/c" and "a/b__c" cannot share a file
+
+
 def _repo_key(repo_id: str) -> str:
-    # "org/name" -> "org__name": one folder level, and `__` cannot occur in a Hub id segment boundary-free.
-    return repo_id.replace("/", "__")
+    """"org/name" -> "org+name": one folder level, and one name per id (the old "__" joined two ids into one)."""
+    return repo_id.replace("/", KEY_SEPARATOR, 1)
+
+
+def repo_id_of_key(key: str) -> str:
+    """The id a file name was made from (the inverse of _repo_key)."""
+    return key.replace(KEY_SEPARATOR, "/", 1)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from rlx.adapters.rows.processors import RowRef, choose_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
 from rlx.adapters.rows.tables import FileTable, SplitRows, ViewerTable
 from rlx.adapters.withhold import is_answer_key
+from rlx.queue.jobs import NullProgress
 from rlx.sources.errors import SourceError
 
 ROWS_INDEXED_PER_SPLIT = 1000  # the task list and task search hold this many rows of each split
@@ -22,7 +23,7 @@ SAMPLE_ROWS = 20  # rows shown to the processors to claim the format
 MAX_SPLITS = 50
 
 
-def open_source_table(env, progress=None):
+def open_source_table(env, progress):
     """The viewer's table when the source has a viewer that serves this dataset, else the files'."""
     viewer = getattr(env.source, "viewer", None)
     if viewer is not None:
@@ -39,13 +40,13 @@ def open_source_table(env, progress=None):
 
     def on_file(path):
         seen[0] += 1
-        if progress is not None:
-            progress.update("listing", seen[0], message=f"Counted the rows of {seen[0]:,} files")
+        progress.update("listing", seen[0], message=f"Counted the rows of {seen[0]:,} files")
 
     return FileTable.survey(env, on_file), note
 
 
 def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
+    progress = progress or NullProgress()
     started = time.monotonic()
     _step(progress, "start", "listing", "Finding the data files and counting rows")
     table, note = open_source_table(env, progress)
@@ -126,8 +127,6 @@ def _key(split: SplitRows) -> tuple:
 
 
 def _step(progress, action: str, name: str, message: str) -> None:
-    if progress is None:
-        return
     if action == "start":
         progress.start(name, message=message)
     else:
