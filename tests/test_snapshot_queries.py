@@ -103,11 +103,17 @@ def expected_envs(records, indexes):
 # -- the reference: plain Python over the same environments ---------------------------------------------------
 
 
+def word_match(tokens, text):
+    """Each search word begins a word of the text; one letter or digit must be a whole word."""
+    words = folded_words(text)
+    return all(any(w == t if len(t) == 1 else w.startswith(t) for w in words) for t in tokens)
+
+
 def reference(envs, q="", kind=None, tags=(), leave_out=None):
-    words = q.lower().split()
+    tokens = folded_words(q)
     kinds = [kind] if isinstance(kind, str) else list(kind or [])
     return [e for e in envs
-            if all(w in e.text.lower() for w in words)
+            if word_match(tokens, e.text)
             and (leave_out == "kind" or not kinds or e.kind in kinds)
             and (leave_out == "tags" or all(t in e.tags for t in tags))]
 
@@ -145,7 +151,7 @@ def snapshot(tmp_path_factory):
 
 
 @pytest.mark.parametrize("q", INJECTIONS, ids=[repr(q)[:30] for q in INJECTIONS])
-def test_any_search_text_finds_exactly_what_a_substring_filter_finds(snapshot, q):
+def test_any_search_text_finds_exactly_what_a_word_filter_finds(snapshot, q):
     db, envs, _ = snapshot
     answer = search_envs(db, q, size=100)
     matches = reference(envs, q)
@@ -237,8 +243,7 @@ def reference_tasks(indexes, q, env=None):
         if env is not None and env_id != env:
             continue
         for row in index.rows:
-            words = folded_words(f"{row.title} {row.brief}")
-            if all(any(w == t if len(t) == 1 else w.startswith(t) for w in words) for t in tokens):
+            if word_match(tokens, f"{row.title} {row.brief}"):
                 found.add((env_id, row.ref))
     return found
 

@@ -20,7 +20,7 @@ from typing import Callable
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import read_index
 from rlx.adapters.registry import get as get_adapter
-from rlx.catalog import fetch_listing
+from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, SCHEMA, TABLES, TOTALS
 from rlx.sources.base import RepoRecord, Source
@@ -172,7 +172,7 @@ def _insert_env(db: sqlite3.Connection, record: RepoRecord, env_id: str, kind: s
     brief = _clip(record.card.get("short_description") or record.card.get("description"), _ENV_BRIEF_CHARS)
     tags = list(dict.fromkeys(str(t) for t in record.tags))[:_MAX_TAGS]
     plain_tags = plain_tags_of(tags)
-    blob = "\n".join((heading, brief, record.id, " ".join(plain_tags))).lower()
+    blob = words.blob(heading, brief, record.id, " ".join(plain_tags))
     cursor = db.execute(
         "INSERT INTO envs (id, key, repo_type, kind, heading, brief, likes, downloads, trending, created, modified, "
         "task_count, tags, sdk, stage, search_blob) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

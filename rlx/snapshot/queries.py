@@ -1,27 +1,26 @@
 """The questions the search API asks the snapshot: a page of environments with facet counts, task search, and
 one environment's trending rank. Each takes an open connection (see SnapshotReader.connection).
 
-What a visitor types is data, never SQL or FTS syntax: every search word is bound as a parameter, quoted as one
-FTS string (so AND, NEAR, *, ^, column filters and stray quotes mean nothing), and checked again as a plain
-substring. Sort and facet names come from allow-lists. Ties are broken by id, so pages never overlap.
+What a visitor types is data, never SQL or FTS syntax: a search is cut into words of letters and digits
+(rlx/catalog/words.py, the one meaning of a search word), each bound as a parameter and quoted as one FTS string,
+and checked again against the stored words. Sort and facet names come from allow-lists. Ties are broken by id, so pages never overlap.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from dataclasses import dataclass
 
+from rlx.catalog import words
 from rlx.snapshot.schema import SORT_COLUMNS
 
-MAX_WORDS = 16
-MAX_WORD_CHARS = 100
+MAX_WORDS = words.MAX_WORDS
+MAX_WORD_CHARS = words.MAX_WORD_CHARS
 MAX_PAGE_SIZE = 100
 RANK_LIMIT = 5000  # task matches beyond which results are listed in catalog order instead of by relevance
 FACET_SIZE = 30
 _TRIGRAM = 3  # the trigram index cannot look up anything shorter: such words are matched as substrings only
-_TASK_TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits
 
 FILTERS = ("tags",)  # facet filters besides kind, which has its own argument
 _ENV_CARD = ("id", "key", "repo_type", "kind", "heading", "brief", "likes", "downloads", "trending", "created",
@@ -69,23 +68,21 @@ def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | Non
 
 
 def search_words(q: str) -> list[str]:
-    """The words of a search, lowercased; each must occur in an environment's text."""
-    words = str(q or "").lower().split()
-    if len(words) > MAX_WORDS:
-        raise QueryError(f"a search may have at most {MAX_WORDS} words.")
-    if any(len(word) > MAX_WORD_CHARS for word in words):
-        raise QueryError(f"a search word may have at most {MAX_WORD_CHARS} characters.")
-    return words
+    """The words of a search (rlx/catalog/words.py says what a word is and what it matches)."""
+    try:
+        return words.search_words(q)
+    except words.WordsError as exc:
+        raise QueryError(str(exc)) from None
 
 
 def _word_conditions(q: str) -> list[_Condition]:
-    words = search_words(q)
-    if not all(_encodable(word) for word in words):
+    found = search_words(q)
+    if not all(_encodable(word) for word in found):
         return [_Condition("0")]  # text that cannot be UTF-8 occurs in no stored text
-    conditions = [_Condition("instr(search_blob, ?) > 0", (word,)) for word in words]
-    # The trigram index narrows the rows first; the substring check above keeps the answer exact. Control
-    # characters (a NUL ends an FTS query early) and words under three characters go by substring alone.
-    phrases = [_fts_string(word) for word in words if len(word) >= _TRIGRAM and word.isprintable()]
+    conditions = [_Condition("instr(search_blob, ?) > 0", (words.needle(word),)) for word in found]
+    # The trigram index narrows the rows first; the word check above keeps the answer exact. Words under three
+    # characters go by the word check alone.
+    phrases = [_fts_string(word) for word in found if len(word) >= _TRIGRAM]
     if phrases:
         conditions.insert(0, _Condition("rowid IN (SELECT rowid FROM envs_fts WHERE envs_fts MATCH ?)",
                                         (" ".join(phrases),)))
@@ -205,11 +202,8 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
 
 
 def task_tokens(q: str) -> list[str]:
-    """The letter-and-digit runs of a task search, lowercased."""
-    tokens = _TASK_TOKEN.findall(str(q or "").lower())
-    if len(tokens) > MAX_WORDS:
-        raise QueryError(f"a search may have at most {MAX_WORDS} words.")
-    return [token[:MAX_WORD_CHARS] for token in tokens]
+    """The words of a task search: the same words as every search (rlx/catalog/words.py)."""
+    return search_words(q)
 
 
 def _task_match(tokens: list[str]) -> str:

@@ -11,13 +11,13 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-SCHEMA = 2  # 2: env_splits (a rows dataset's splits and row counts)
+SCHEMA = 2  # 2: env_splits (a rows dataset's splits and row counts), search_blob as words
 MMAP_BYTES = 512 * 1024 * 1024
 
 # Filled row by row during the build.
 TABLES = (
     # One row per public environment. `id` is "org/name" for a dataset and "space:org/name" for a Space (the two
-    # may share a name); `search_blob` is the lowercased text that word search reads.
+    # may share a name); `search_blob` is its text's words as word search reads them (rlx/catalog/words.py).
     """CREATE TABLE envs (
         rowid INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,

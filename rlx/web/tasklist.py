@@ -1,7 +1,8 @@
 """An environment's task list: words and facet filters over its index rows, facet counts, and pages.
 
-Words are plain substrings (case-insensitive) over the ref, title, brief and tags: no syntax, so nothing a
-visitor types can change what a search means. Each facet is counted over the rows the other filters leave.
+Words mean what they mean in every search (rlx/catalog/words.py: each begins a word of the ref, title, brief
+or tags); there is no syntax, so nothing a visitor types can change what a search means. Each facet is counted
+over the rows the other filters leave.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
 from werkzeug.datastructures import MultiDict
+
+from rlx.catalog import words
 
 PAGE_SIZE = 50
 PREFERRED = ("config", "split", "domain", "category", "difficulty", "tags", "grading", "framework", "runtime",
@@ -71,9 +74,8 @@ def _values(row, key) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
-def _matches_words(row, words: list[str]) -> bool:
-    hay = " ".join([row.ref, row.title, row.brief, *_values(row, "tags")]).lower()
-    return all(word in hay for word in words)
+def _matches_words(row, found: list[str]) -> bool:
+    return words.matches(found, words.blob(row.ref, row.title, row.brief, *_values(row, "tags")))
 
 
 def _passes(row, selected: dict[str, set[str]], skip: str | None = None) -> bool:
@@ -100,8 +102,8 @@ def search_index(index, query: TaskQuery):
 
 def search(rows, query: TaskQuery):
     """(matching rows, facets) where facets is [(key, label, [(value, count, is_selected)])]."""
-    words = query.q.lower().split()
-    worded = [r for r in rows if _matches_words(r, words)] if words else list(rows)
+    found = words.search_words(query.q, strict=False)
+    worded = [r for r in rows if _matches_words(r, found)] if found else list(rows)
     matching = [r for r in worded if _passes(r, query.selected)]
     return matching, _facets(rows, worded, query)
 

@@ -48,7 +48,7 @@ class RowsAdapter(Adapter):
 
     def kind_of_index(self, index: Index):
         """The processor's Kind (verifiers, nemo-gym, verl, rows); an index without one leaves it to the tags."""
-        return index.summary.get("kind") or None
+        return index.summary.get("kind") or False
 
     def build_index(self, env, progress=None) -> Index:
         return build.build_index(env, self.key, self.index_version, progress)

@@ -1,0 +1,55 @@
+"""What a search word means, once, for every search: the catalog, the catalog's task search and the task list
+of an environment page.
+
+A search is split into words: runs of letters and digits, lowercased, accents removed ("Café-2" -> "cafe",
+"2"); everything else separates words and means nothing, so no query syntax exists. A text matches when each
+search word begins one of the text's words ("gra" matches "grading"); a single letter or digit must be a whole
+word ("c" matches "C++", not "csv"), since as a prefix it would match almost everything.
+
+The task index (SQLite FTS5, unicode61 tokenizer with diacritics removed, prefix queries) splits text the same
+way; the catalog keeps each environment's text as `blob(...)` so a plain `instr` checks the same rule.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_WORDS = 16
+MAX_WORD_CHARS = 100
+_WORD = re.compile(r"[^\W_]+")
+
+
+class WordsError(ValueError):
+    """A search too long to answer; the message is one sentence for the visitor."""
+
+
+def words_of(text: str) -> list[str]:
+    """The words of any text, as searches see them."""
+    folded = unicodedata.normalize("NFKD", str(text or "").lower())
+    return _WORD.findall("".join(c for c in folded if not unicodedata.combining(c)))
+
+
+def search_words(q: str, strict: bool = True) -> list[str]:
+    """The words of a search. Strict: more than MAX_WORDS words, or a longer word, is a WordsError; otherwise
+    (a page's own filter box) the extra words are dropped and long words cut."""
+    words = words_of(q)
+    if strict and len(words) > MAX_WORDS:
+        raise WordsError(f"a search may have at most {MAX_WORDS} words.")
+    if strict and any(len(word) > MAX_WORD_CHARS for word in words):
+        raise WordsError(f"a search word may have at most {MAX_WORD_CHARS} characters.")
+    return [word[:MAX_WORD_CHARS] for word in words[:MAX_WORDS]]
+
+
+def blob(*texts: str) -> str:
+    """Texts as one searchable string: their words between single spaces, with a space at each end."""
+    return " " + " ".join(word for text in texts for word in words_of(text)) + " "
+
+
+def needle(word: str) -> str:
+    """What `word` must be found as inside a blob: the start of a word, or a whole word for one character."""
+    return f" {word} " if len(word) == 1 else f" {word}"
+
+
+def matches(words: list[str], text_blob: str) -> bool:
+    return all(needle(word) in text_blob for word in words)
