@@ -97,3 +97,16 @@ def test_prev_next_stay_within_the_split_and_random_lands_on_a_row(rows_client):
                                  "train/99999999999999"])
 def test_rows_that_do_not_exist_are_404s(rows_client, ref):
     assert rows_client.get(f"/t/rlx-examples/tool-calls-nemo-gym/{ref}").status_code == 404
+
+
+def test_any_row_opens_by_its_number_and_a_bad_number_is_refused_with_a_sentence(rows_client):
+    html = rows_client.get("/d/rlx-examples/tool-calls-nemo-gym").get_data(as_text=True)
+    assert 'name="split"' in html and "validation (0 to 2)" in html
+    jump = rows_client.get("/d/rlx-examples/tool-calls-nemo-gym/row?split=validation&i=2")
+    assert jump.status_code == 303 and jump.headers["Location"].endswith("/t/rlx-examples/tool-calls-nemo-gym/validation/2")
+    assert rows_client.get("/d/rlx-examples/tool-calls-nemo-gym/row?split=validation&i=3").status_code == 404
+    for bad in ("-1", "x", "1e3", "9" * 20, ""):
+        refused = rows_client.get(f"/d/rlx-examples/tool-calls-nemo-gym/row?split=train&i={bad}")
+        assert refused.status_code == 400, bad
+    configs = rows_client.get("/d/rlx-examples/mimo-sample/row?split=music/train&i=1")
+    assert configs.headers["Location"].endswith("/t/rlx-examples/mimo-sample/music/train/1")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, make_response, redirect, request, url_for
+from flask import Blueprint, abort, make_response, redirect, request, url_for
 
 from rlx.adapters import public
 from rlx.jobs.index import ensure_index_job
@@ -30,7 +30,7 @@ def env_page(org: str, name: str):
                               for v, n, on in values]}
                   for i, (key, label, values) in enumerate(counted)]
         context.update(rows=shown, total=len(rows), facets=facets, page=page, pages=pages,
-                       overview=_overview(state) if state.ready else [])
+                       overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state))
     response = render("pages/env.html", fragment="tasks", **context)
     if not state.ready:
         response.headers["Cache-Control"] = "no-store"
@@ -49,6 +49,32 @@ def _overview(state):
             _overviews.pop(next(iter(_overviews)))
         _overviews[key] = state.adapter.overview(state.env, index)
     return _overviews[key]
+
+
+def _jump_splits(state) -> list[tuple[str, str]]:
+    """(ref prefix, label) for each split of a rows dataset: any row opens by its number, listed or not."""
+    if not state.ready:
+        return []
+    several = state.index.summary.get("several_configs")
+    out = []
+    for split in (state.index.summary.get("splits") or [])[:100]:
+        prefix = f"{split['config']}/{split['split']}" if several else split["split"]
+        out.append((prefix, f"{prefix} (0 to {max(0, split['rows'] - 1):,})"))
+    return out
+
+
+@bp.get("/d/<org>/<name>/row")
+def row_jump(org: str, name: str):
+    """A row by its number (the task list shows the first rows of each split; this opens any of them)."""
+    state = load_env(org, name)
+    prefix = request.args.get("split", "")[:300]
+    number = request.args.get("i", "")
+    if not number.isdigit() or len(number) > 12:
+        abort(400, "A row number is a whole number, 0 or more.")
+    ref = f"{prefix}/{int(number)}"
+    if not state.ready or not state.adapter.has_task(state.env, state.index, ref):
+        abort(404, f"{org}/{name} has no row {number} in {prefix!r}.")
+    return redirect(url_for("tasks.task_page", org=org, name=name, ref=ref), code=303)
 
 
 @bp.get("/d/<org>/<name>/progress")
