@@ -1,0 +1,52 @@
+"""Rows datasets over MCP, through the official `mcp` client against a real server: each rows format lists its
+tasks and reads one in full, with what was withheld named and no answer in the text."""
+
+import asyncio
+import re
+import shutil
+
+import pytest
+from mcp import Client
+
+from rlx import create_app
+from rlx.config import Config
+from tests.conftest import EXAMPLES, index_now
+from tests.mcp_servers import World, start_server, stop_world
+from tests.test_rows_pages import ROWS_EXAMPLES
+
+SECRET = re.compile(r"ZX-ANSWER-\d{4}")
+
+
+@pytest.fixture(scope="module")
+def rows_world(tmp_path_factory, redis_url):
+    root = tmp_path_factory.mktemp("rows-mcp")
+    for env_id in ROWS_EXAMPLES:
+        shutil.copytree(EXAMPLES / "datasets" / env_id, root / "source" / "datasets" / env_id)
+    env = {"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url, "RLX_SOURCE": str(root / "source"),
+           "SESSION_SECRET": "test-secret"}
+    app = create_app(Config.from_env(env))
+    for env_id in ROWS_EXAMPLES:
+        index_now(app, env_id)
+    world = World(root / "source", env, app)
+    start_server(world)
+    yield world
+    stop_world(world)
+
+
+def text_of(result) -> str:
+    return "\n".join(block.text for block in result.content)
+
+
+@pytest.mark.parametrize("env_id", list(ROWS_EXAMPLES))
+def test_each_rows_format_lists_and_reads_its_tasks_over_mcp_without_answers(rows_world, env_id):
+    async def session():
+        async with Client(rows_world.endpoint(env_id)) as client:
+            listed = await client.call_tool("list_tasks", {"page_size": 3})
+            first = listed.structured_content["tasks"][-1]["ref"]
+            return listed, await client.call_tool("get_task", {"ref": first})
+
+    listed, task = asyncio.run(session())
+    assert not listed.is_error and not task.is_error
+    text = text_of(listed) + text_of(task)
+    assert "What the agent gets" in text_of(task) and "withheld" in text_of(task).lower()
+    assert not SECRET.search(text)
