@@ -128,3 +128,22 @@ def test_a_dataset_the_viewer_does_not_serve_is_read_from_its_files(hub_app, hub
     assert index.summary["origin"] == "files" and index.summary["rows_total"] == 235
     html = hub_app.test_client().get("/t/lab/no-viewer/train/200").get_data(as_text=True)
     assert "train question 200" in html and not SECRET.search(html)
+
+
+def test_search_reaches_every_row_of_a_split_through_the_viewer(hub_app, hub, monkeypatch):
+    from rlx.adapters.rows import build
+
+    monkeypatch.setattr(build, "VIEWER_ROWS_PER_SPLIT", 50)  # the list holds rows 0-49 of each split
+    index_now(hub_app, VERL_ID)
+    client = hub_app.test_client()
+    listed = client.get(f"/d/{VERL_ID}?q=question+170").get_data(as_text=True)
+    assert 'class="task-row' not in listed and "Search every row of" in listed
+    found = client.get(f"/d/{VERL_ID}/search?part=train&q=GSM8K&page=9")
+    html = found.get_data(as_text=True)
+    assert found.status_code == 200 and "230 rows" in html and "/t/lab/arith-verl/train/160" in html
+    assert not SECRET.search(html)
+    hub.fail(503, path_contains="/search", retry_after=11)
+    failing = client.get(f"/d/{VERL_ID}/search?part=train&q=GSM8K")
+    assert failing.status_code == 503 and failing.headers["Retry-After"] == "11"
+    assert client.get(f"/d/{VERL_ID}/search?part=nope&q=x").status_code == 404
+    assert client.get(f"/d/{VERL_ID}/search?part=train&q=x&page=0").status_code == 400

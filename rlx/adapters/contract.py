@@ -160,6 +160,17 @@ class Adapter(ABC):
         """A task picked with `pick(n) -> 0..n-1`; an adapter may keep to `near`'s part (a rows split)."""
         return index.rows[pick(len(index.rows))].ref if index.rows else None
 
+    def search_parts(self, index: Index) -> list[tuple[str, str]]:
+        """Parts of the environment (a rows dataset's splits) whose every task the source can search, past the
+        tasks the index lists, as (part, label). Default: none."""
+        return []
+
+    def search_part(self, env: "Env", index: Index, part: str, q: str, offset: int,
+                    length: int) -> tuple[list[TaskRow], int] | None:
+        """A page of one part's tasks matching `q`, found by the source (answers withheld), and how many match;
+        None when `part` is not one of `search_parts`."""
+        return None
+
     def list_folder(self, env: "Env", index: Index, ref: str, path: str) -> list[dict] | None:
         """One folder of a task: [{path, type, size, withheld}], or None when there is no such folder."""
         return None

@@ -30,7 +30,8 @@ def env_page(org: str, name: str):
                               for v, n, on in values]}
                   for i, (key, label, values) in enumerate(counted)]
         context.update(rows=shown, total=len(rows), facets=facets, page=page, pages=pages,
-                       overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state))
+                       overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state),
+                       search_parts=state.adapter.search_parts(state.index) if state.ready else [])
     response = render("pages/env.html", fragment="tasks", **context)
     if not state.ready:
         response.headers["Cache-Control"] = "no-store"
@@ -61,6 +62,29 @@ def _jump_splits(state) -> list[tuple[str, str]]:
         prefix = f"{split['config']}/{split['split']}" if several else split["split"]
         out.append((prefix, f"{prefix} (0 to {max(0, split['rows'] - 1):,})"))
     return out
+
+
+SEARCH_PAGE = 20
+
+
+@bp.get("/d/<org>/<name>/search")
+def part_search(org: str, name: str):
+    """Every task of one part (a rows split) matching the words, found by the source's own search (the dataset
+    viewer), for datasets larger than the list the page holds. A failing viewer is a 503 with Retry-After."""
+    state = load_env(org, name)
+    part, q = request.args.get("part", "")[:300], " ".join(request.args.get("q", "").split())[:200]
+    page = request.args.get("page", "1")
+    if not page.isdigit() or not 1 <= int(page) <= 1000:
+        abort(400, "A page is a whole number from 1 to 1,000.")
+    if not state.ready or part not in dict(state.adapter.search_parts(state.index)):
+        abort(404, f"{org}/{name} has no searchable part {part!r}.")
+    if not q:
+        return redirect(url_for("envs.env_page", org=org, name=name), code=303)
+    page = int(page)
+    rows, total = state.adapter.search_part(state.env, state.index, part, q, (page - 1) * SEARCH_PAGE, SEARCH_PAGE)
+    pages = max(1, -(-min(total, 1000 * SEARCH_PAGE) // SEARCH_PAGE))
+    return render("pages/part_search.html", state=state, org=org, name=name, part=part, q=q, rows=rows,
+                  total=total, page=page, pages=pages)
 
 
 @bp.get("/d/<org>/<name>/row")

@@ -7,7 +7,7 @@ the data files. A processor (rlx/adapters/rows/processors/) turns each row into 
 
 from __future__ import annotations
 
-from rlx.adapters.contract import Adapter, Index, TaskView
+from rlx.adapters.contract import Adapter, Index, TaskRow, TaskView
 from rlx.adapters.indexes import load_pack
 from rlx.adapters.rows import build, sections
 from rlx.adapters.rows.datafiles import is_data_file
@@ -88,6 +88,34 @@ class RowsAdapter(Adapter):
         prev_ref = make(row_ref.index - 1) if row_ref.index > 0 else None
         next_ref = make(row_ref.index + 1) if row_ref.index + 1 < split.rows else None
         return prev_ref, next_ref, row_ref.index + 1, split.rows
+
+    def search_parts(self, index: Index) -> list[tuple[str, str]]:
+        """Through the dataset viewer, every row of a split is searchable (files are searched as listed)."""
+        if index.summary.get("origin") != "viewer":
+            return []
+        several = index.summary.get("several_configs")
+        parts = []
+        for split in index.summary.get("splits", [])[:100]:
+            part = f"{split['config']}/{split['split']}" if several else split["split"]
+            parts.append((part, f"{part} ({split['rows']:,} rows)"))
+        return parts
+
+    def search_part(self, env, index: Index, part: str, q: str, offset: int, length: int):
+        located = locate(index, f"{part}/0")
+        viewer = getattr(env.source, "viewer", None)
+        if located is None or viewer is None or index.summary.get("origin") != "viewer":
+            return None
+        row_ref, split = located
+        page = viewer.search(env.id, split.config, split.split, q, offset, length, token=env.token)
+        processor = get_processor(index.summary.get("processor", "generic")) or get_processor("generic")
+        rows = []
+        for item in (page.get("rows") or [])[:length]:
+            i = int(item.get("row_idx", 0))
+            ref = RowRef(row_ref.split, i, row_ref.config)
+            task = render_row(processor, item.get("row"), ref)
+            rows.append(TaskRow(ref=str(ref), title=task.title, brief=task.brief, facets=task.facets,
+                                error=task.error))
+        return rows, int(page.get("num_rows_total") or 0)
 
     def random_ref(self, env, index: Index, near: str | None, pick) -> str | None:
         located = locate(index, near) if near else None
