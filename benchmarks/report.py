@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks import first_paint, indexing, search
+from benchmarks import first_paint, indexing, rows, search
 
 TODO_ROUTE = ("TODO: this measurement did not complete in this run (see Errors below); rerun `make bench` once the "
               "route answers.")
@@ -26,6 +26,7 @@ def render(r: dict) -> str:
         _first_paint(r),
         _indexing(r),
         _pages(r),
+        _rows(r),
         _profiles(r),
         _what_moves(r),
         _errors(r),
@@ -273,6 +274,27 @@ def _pages(r: dict) -> str:
     return ("## e. Environment and task pages\n\nA warm app (the pages were requested before), one connection, "
             "wrk; the 1,000-task dataset's index and pack in the store.\n\n"
             + _table(["page", "path", "status", "body on the wire", "p50 / p99 ms", "req/s"], rows, "llrrrr"))
+
+
+def _rows(r: dict) -> str:
+    x = r.get("rows")
+    if not x:
+        return "## f. A 1,000,000-row parquet dataset\n\n" + TODO_ROUTE + "\n"
+    t = x["targets"]
+    table = _table(["figure", "measured", "target", ""], [
+        ["indexing: peak RSS of the worker process", f"{_n(x['index_rss_mb'], 1)} MB ({_n(x['index_seconds'])} s)",
+         f"≤ {t['index_rss_mb']:.0f} MB", _met(x["index_rss_mb"] <= t["index_rss_mb"])],
+        ["environment page, warm: p50 / p99", f"{_n(x['env_p50_ms'])} / {_n(x['env_p99_ms'])} ms",
+         f"≤ {t['env_first_ms']:.0f} ms", _met(x["env_p50_ms"] <= t["env_first_ms"])],
+        ["environment page, a fresh process's first request", f"{_n(x['env_first_ms'], 0)} ms", "", ""],
+        [f"task page, {rows.SAMPLED_ROWS} random rows: p50 / p99", f"{_n(x['task_p50_ms'])} / {_n(x['task_p99_ms'])} ms",
+         f"p50 ≤ {t['task_p50_ms']:.0f} ms", _met(x["task_p50_ms"] <= t["task_p50_ms"])],
+    ], "lrrl")
+    return ("## f. A 1,000,000-row parquet dataset\n\n"
+            f"`benchmarks/rows.py`: {x['rows']:,} verl rows in one parquet file (row groups of 1,000), indexed by the "
+            f"rows adapter in a child process (the first {x['listed']:,} rows listed), then served by `rlx serve`, "
+            "one connection, wrk. A fresh process's first request includes importing pyarrow and compiling the "
+            "templates.\n\n" + table)
 
 
 def _profiles(r: dict) -> str | None:

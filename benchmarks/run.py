@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks import (first_paint, indexing, machine, pages, profiles, report, search, servers, snapshot_build,
-                        workspace, wrk)
+from benchmarks import (first_paint, indexing, machine, pages, profiles, report, rows, search, servers,
+                        snapshot_build, workspace, wrk)
 from benchmarks.inprocess import InProcessApp
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
@@ -104,6 +104,7 @@ def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
         step(results, "pages", lambda: pages.measure(app_url, plan.page_seconds))
     step(results, "indexing", lambda: indexing.measure(plan.index_runs, quick=not plan.big_repo_to_completion))
     step(results, "profiles", lambda: profiles.where_missed(ws, in_process, results, mix, sampled=plan.profile))
+    step(results, "rows", lambda: rows.measure(ws, plan.page_seconds))  # last: it adds a dataset to the source
 
 
 def step(results: dict, name: str, work) -> None:

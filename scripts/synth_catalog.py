@@ -460,6 +460,48 @@ def write_indexes(catalog: Catalog, store: Store) -> int:
     return written
 
 
+MILLION_ID = "synth-bench/million-rows"
+MILLION_ROWS = 1_000_000
+MILLION_GROUP = 1_000  # rows per parquet row group, as the `datasets` library writes them
+
+
+def write_million_rows(source: Path, rows: int = MILLION_ROWS, seed: int = SEED) -> Path:
+    """A verl-shaped rows dataset of `rows` rows in one parquet file (row groups of MILLION_GROUP rows) under a
+    FolderSource tree; the same bytes on every run. Returns the dataset's folder."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = random.Random(seed)
+    words = ZipfPicker(build_vocabulary(rng), s=1.1)
+    repo = source / "datasets" / MILLION_ID
+    (repo / "data").mkdir(parents=True, exist_ok=True)
+    (repo / "README.md").write_text("---\npretty_name: A million rows\ntags: [verl, rl-environment]\n---\n"
+                                    "# A million rows\n\nSynthetic verl rows for the rows benchmark.\n")
+    (repo / ".hub.json").write_text(json.dumps({"sha": _sha(seed, MILLION_ID), "likes": 1, "downloads": 1}))
+    phrases = [sentence(rng, words, 12, 40) for _ in range(5_000)]  # drawn once: a million draws take minutes
+    sources = ["openai/gsm8k", "lighteval/MATH", "math_dapo", "numina_olympiads", "codecontests"]
+    with pq.ParquetWriter(repo / "data" / "train-00000-of-00001.parquet", _million_schema(pa),
+                          compression="zstd") as writer:
+        for start in range(0, rows, MILLION_GROUP):
+            batch = []
+            for i in range(start, min(rows, start + MILLION_GROUP)):
+                batch.append({"data_source": sources[i % len(sources)], "ability": "math",
+                              "prompt": [{"role": "user", "content": f"Problem {i}: {phrases[i % len(phrases)]}"}],
+                              "reward_model": {"style": "rule", "ground_truth": str(i * 7 % 9973)},
+                              "extra_info": {"split": "train", "index": i, "level": 1 + i % 5}})
+            writer.write_table(pa.Table.from_pylist(batch, schema=_million_schema(pa)))
+    return repo
+
+
+def _million_schema(pa):
+    return pa.schema([
+        ("data_source", pa.string()), ("ability", pa.string()),
+        ("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
+        ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+        ("extra_info", pa.struct([("split", pa.string()), ("index", pa.int64()), ("level", pa.int64())])),
+    ])
+
+
 def generate(out: Path, seed: int = SEED) -> dict:
     """Write DIR/source and DIR/store/indexes; return counts and how long each part took."""
     started = time.perf_counter()
@@ -484,7 +526,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="folder to write source/ and store/ into")
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--million-rows", action="store_true",
+                        help=f"write only the {MILLION_ROWS:,}-row parquet dataset ({MILLION_ID}) under DIR/source")
     args = parser.parse_args(argv)
+    if args.million_rows:
+        print(write_million_rows(args.out / "source", seed=args.seed))
+        return
     print(json.dumps(generate(args.out, args.seed), indent=1))
 
 
