@@ -287,7 +287,8 @@ def _rows(r: dict) -> str:
         ["environment page, warm: p50 / p99", f"{_n(x['env_p50_ms'])} / {_n(x['env_p99_ms'])} ms",
          f"≤ {t['env_first_ms']:.0f} ms", _met(x["env_p50_ms"] <= t["env_first_ms"])],
         ["environment page, a fresh process's first request", f"{_n(x['env_first_ms'], 0)} ms", "", ""],
-        [f"task page, {rows.SAMPLED_ROWS} random rows: p50 / p99", f"{_n(x['task_p50_ms'])} / {_n(x['task_p99_ms'])} ms",
+        [f"task page, {rows.SAMPLED_ROWS} random rows: p50 / p99",
+         f"{_n(x['task_p50_ms'])} / {_n(x['task_p99_ms'])} ms",
          f"p50 ≤ {t['task_p50_ms']:.0f} ms", _met(x["task_p50_ms"] <= t["task_p50_ms"])],
     ], "lrrl")
     return ("## f. A 1,000,000-row parquet dataset\n\n"

@@ -103,7 +103,8 @@ def test_any_row_opens_by_its_number_and_a_bad_number_is_refused_with_a_sentence
     html = rows_client.get("/d/rlx-examples/tool-calls-nemo-gym").get_data(as_text=True)
     assert 'name="split"' in html and "validation (0 to 2)" in html
     jump = rows_client.get("/d/rlx-examples/tool-calls-nemo-gym/row?split=validation&i=2")
-    assert jump.status_code == 303 and jump.headers["Location"].endswith("/t/rlx-examples/tool-calls-nemo-gym/validation/2")
+    assert jump.status_code == 303
+    assert jump.headers["Location"].endswith("/t/rlx-examples/tool-calls-nemo-gym/validation/2")
     assert rows_client.get("/d/rlx-examples/tool-calls-nemo-gym/row?split=validation&i=3").status_code == 404
     for bad in ("-1", "x", "1e3", "9" * 20, ""):
         refused = rows_client.get(f"/d/rlx-examples/tool-calls-nemo-gym/row?split=train&i={bad}")

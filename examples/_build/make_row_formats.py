@@ -89,8 +89,10 @@ def trivia_csv(rows) -> str:
 
 def mimo_rows() -> dict[str, list[dict]]:
     code = []
-    tasks = [("Make the `timeout` input of the deploy action optional, defaulting to 300 seconds.", "pytest -q tests"),
-             ("Fix the CSV exporter so quoted fields with newlines survive a round trip.", "pytest -q tests/test_csv.py"),
+    tasks = [("Make the `timeout` input of the deploy action optional, defaulting to 300 seconds.",
+              "pytest -q tests"),
+             ("Fix the CSV exporter so quoted fields with newlines survive a round trip.",
+              "pytest -q tests/test_csv.py"),
              ("Add a `--dry-run` flag to the migration command that prints the SQL instead of running it.",
               "pytest -q tests/test_cli.py")]
     for i, (statement, command) in enumerate(tasks):

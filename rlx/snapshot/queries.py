@@ -3,7 +3,8 @@ one environment's trending rank. Each takes an open connection (see SnapshotRead
 
 What a visitor types is data, never SQL or FTS syntax: a search is cut into words of letters and digits
 (rlx/catalog/words.py, the one meaning of a search word), each bound as a parameter and quoted as one FTS string,
-and checked again against the stored words. Sort and facet names come from allow-lists. Ties are broken by id, so pages never overlap.
+and checked again against the stored words. Sort and facet names come from allow-lists. Ties are broken by id,
+so pages never overlap.
 """
 
 from __future__ import annotations
