@@ -126,3 +126,24 @@ def test_no_answer_reaches_any_of_these_pages(bad_app):
     for name in ("malformed-lines", "odd-types", "truncated-parquet"):
         assert "ZX-ANSWER" not in page(bad_app, f"/d/{ORG}/{name}")
         assert "ZX-ANSWER" not in page(bad_app, f"/t/{ORG}/{name}/train/0")
+
+
+def test_cells_json_cannot_hold_still_show_on_the_page_and_in_json(tmp_path, redis_url):
+    import datetime
+    import decimal
+
+    from rlx.config import Config
+
+    table = pa.table({"question": ["What is in the blob?", "And here?"],
+                      "blob": pa.array([b"\x00\x01binary", b"\xff" * 10], pa.binary()),
+                      "when": pa.array([datetime.datetime(2025, 1, 2, 3, 4, 5)] * 2, pa.timestamp("s")),
+                      "price": pa.array([decimal.Decimal("1.50"), None], pa.decimal128(5, 2)),
+                      "score": [float("nan"), 1.0]})
+    dataset(tmp_path, "odd-cells", {"data/train.parquet": table})
+    app = create_app(Config.from_env({"STORAGE_DIR": str(tmp_path / "data"), "REDIS_URL": redis_url,
+                                      "SESSION_SECRET": "x", "RLX_SOURCE": str(tmp_path)}))
+    index_now(app, f"{ORG}/odd-cells")
+    html = page(app, f"/t/{ORG}/odd-cells/train/0")
+    assert "What is in the blob?" in html and "bytes of binary data" in html and "2025-01-02T03:04:05" in html
+    api = app.test_client().get(f"/api/task/{ORG}/odd-cells/train/0")
+    assert api.status_code == 200 and "bytes of binary data" in api.get_data(as_text=True)

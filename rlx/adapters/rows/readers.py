@@ -68,6 +68,8 @@ def read_row(path: Path, fmt: str, marks: list[int], i: int):
         return check_cells(rows[i], i)
     except (pa.ArrowException, OSError, csv.Error) as exc:
         raise DataFileError(_file_problem(path, fmt, exc)) from None
+    except (ValueError, OverflowError) as exc:  # a value Python cannot hold (a date past year 9999, say)
+        raise BadRow(f"Row {i} holds a value that cannot be read ({str(exc)[:160]}).") from None
 
 
 def read_head(path: Path, fmt: str, n: int) -> list:

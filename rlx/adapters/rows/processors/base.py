@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from rlx.adapters.contract import Section, Withheld
+from rlx.adapters.contract import Block, Section, Withheld
 from rlx.adapters.rows.processors.answers import withhold_answers
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}"  # config and split names as the Hub writes them
@@ -94,14 +94,49 @@ def render_row(processor: Processor, row: Any, ref: RowRef) -> RowTask:
     try:
         clean, withheld = processor.withhold(row)
         task = processor.to_task(clean, ref, list(withheld))
+        for section in task.sections:
+            section.blocks = [_safe_block(block) for block in section.blocks]
+        task.facets, task.facts = json_safe(task.facets), json_safe(task.facts)
     except RowProblem as exc:
         return RowTask(title=fallback, error=str(exc))
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+    except Exception as exc:  # noqa: BLE001 - any processor (ours or a newcomer's) may fail on any row: one message
         return RowTask(title=fallback, error=f"Row {ref} does not read as a {processor.label} task "
                                              f"({type(exc).__name__}: {str(exc)[:200]}).")
     task.withheld = _unique(list(withheld) + list(task.withheld))
-    task.title = (task.title or fallback).strip()[:200] or fallback
+    task.title = (str(task.title or "") or fallback).strip()[:200] or fallback
+    task.brief = str(task.brief or "")
     return task
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
+    """`value` with what JSON cannot hold made readable: bytes as a size, dates as ISO text, other objects as
+    text, so pages, the JSON API and MCP can show any cell a parquet file holds."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
+    if depth > 64:
+        return "…"
+    if isinstance(value, dict):
+        return {str(k): json_safe(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [json_safe(v, depth + 1) for v in value]
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return f"({len(value):,} bytes of binary data)"
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def _safe_block(block: Block) -> Block:
+    data = block.data
+    if block.kind == "disclose":
+        data = {**data, "blocks": [_safe_block(inner) for inner in data.get("blocks", [])]}
+    elif block.kind == "steps":
+        data = [{**part, "blocks": [_safe_block(inner) for inner in part.get("blocks", [])]} for part in data]
+    else:
+        data = json_safe(data)
+    return Block(block.kind, data, block.title)
 
 
 def _unique(items: list[Withheld]) -> list[Withheld]:

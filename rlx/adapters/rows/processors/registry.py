@@ -52,7 +52,7 @@ def choose_processor(columns: Sequence[str], sample: Sequence[dict],
     for processor in all_processors():
         try:
             score = float(processor.claim(list(columns), clean))
-        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+        except Exception:  # noqa: BLE001 - a processor that cannot judge these rows does not claim them
             score = 0.0
         if score > 0 and (processor.kind in tags or processor.key in tags):
             score += TAG_BONUS
