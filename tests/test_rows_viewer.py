@@ -147,3 +147,10 @@ def test_search_reaches_every_row_of_a_split_through_the_viewer(hub_app, hub, mo
     assert failing.status_code == 503 and failing.headers["Retry-After"] == "11"
     assert client.get(f"/d/{VERL_ID}/search?part=nope&q=x").status_code == 404
     assert client.get(f"/d/{VERL_ID}/search?part=train&q=x&page=0").status_code == 400
+
+
+def test_a_viewer_failing_while_indexing_leaves_the_files_read_directly(hub_app, hub):
+    hub.fail(502, path_contains="/splits", times=1)
+    index = index_now(hub_app, VERL_ID)
+    assert index.summary["origin"] == "files" and index.summary["rows_total"] == 235
+    assert any("could not be used" in p and "502" in p for p in index.summary["problems"])

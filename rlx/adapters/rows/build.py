@@ -27,7 +27,7 @@ def open_source_table(env, progress):
     """The viewer's table when the source has a viewer that serves this dataset, else the files'."""
     viewer = getattr(env.source, "viewer", None)
     if viewer is not None:
-        try:
+        try:  # a viewer failing at any step leaves the files, read directly
             valid = viewer.is_valid(env.id, token=env.token)
             if valid.get("viewer") or valid.get("preview"):
                 return ViewerTable.survey(env, viewer), None
