@@ -50,3 +50,37 @@ def test_each_rows_format_lists_and_reads_its_tasks_over_mcp_without_answers(row
     text = text_of(listed) + text_of(task)
     assert "What the agent gets" in text_of(task) and "withheld" in text_of(task).lower()
     assert not SECRET.search(text)
+
+
+@pytest.fixture(scope="module")
+def short_list_world(tmp_path_factory, redis_url):
+    """A verl dataset whose index lists only its first two rows, as a big split's index lists its first thousand."""
+    import rlx.adapters.rows.build as rows_build
+
+    root = tmp_path_factory.mktemp("rows-mcp-short")
+    env_id = "rlx-examples/countdown-verl"
+    shutil.copytree(EXAMPLES / "datasets" / env_id, root / "source" / "datasets" / env_id)
+    env = {"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url, "RLX_SOURCE": str(root / "source"),
+           "SESSION_SECRET": "test-secret"}
+    app = create_app(Config.from_env(env))
+    listed, rows_build.ROWS_INDEXED_PER_SPLIT = rows_build.ROWS_INDEXED_PER_SPLIT, 2
+    try:
+        index_now(app, env_id)
+    finally:
+        rows_build.ROWS_INDEXED_PER_SPLIT = listed
+    world = World(root / "source", env, app)
+    start_server(world)
+    yield world
+    stop_world(world)
+
+
+def test_a_row_past_the_listed_ones_reads_over_mcp_as_on_its_page(short_list_world):
+    async def session():
+        async with Client(short_list_world.endpoint("rlx-examples/countdown-verl")) as client:
+            listed = await client.call_tool("list_tasks", {"page_size": 50})
+            return listed, await client.call_tool("get_task", {"ref": "train/14"})
+
+    listed, task = asyncio.run(session())
+    assert [t["ref"] for t in listed.structured_content["tasks"]] == ["train/0", "train/1"]
+    assert not task.is_error, text_of(task)
+    assert "What the agent gets" in text_of(task) and not SECRET.search(text_of(task))

@@ -214,7 +214,7 @@ class DatasetTools:
         ref = arguments.get("ref")
         if not isinstance(ref, str) or not ref or len(ref) > 500:
             raise ToolError("ref must be a task's ref (a string), as list_tasks shows it.")
-        if not any(row.ref == ref for row in self.state.index.rows):
+        if not self.state.adapter.has_task(self.state.env, self.state.index, ref):
             raise ToolError(f"There is no task {ref[:200]!r} in {self.env_id}; list_tasks or search_tasks show "
                             "the refs.")
         return ref
