@@ -16,7 +16,7 @@ import httpx2
 import pytest
 from huggingface_hub import HfApi, constants, hf_hub_download
 
-from rlx.sources import AccessDenied, EntryNotFound, FileEntry, RepoNotFound, SourceError, Unavailable
+from rlx.sources import AccessDenied, EntryNotFound, FileEntry, RepoNotFound, SourceError, TooLarge, Unavailable
 from rlx.sources.hub import HubSource
 from tests.stand_ins.hub import HubStandIn
 from tests.stand_ins.hub_fixtures import (
@@ -248,7 +248,7 @@ def test_read_file_is_pinned_to_the_revision_and_capped(hub, hub_source):
     assert hub_source.read_file("dataset", PUBLIC_HARBOR, path, max_bytes=len(data)) == data
     with pytest.raises(SourceError, match="limit") as caught:
         hub_source.read_file("dataset", PUBLIC_HARBOR, path, max_bytes=len(data) - 1)
-    assert type(caught.value) is SourceError
+    assert type(caught.value) is TooLarge  # a fact about this file, not an outage
 
 
 def test_file_names_with_spaces_and_accents_round_trip(hub, hub_source):
@@ -320,6 +320,22 @@ def test_persistent_503_gives_unavailable_with_retry_after(hub, patient_source, 
     assert PUBLIC_HARBOR in str(caught.value)
     assert hub.count("GET", "/api/datasets/") == 4
     assert waits.seconds == [3, 3, 3]
+
+
+@pytest.mark.parametrize("fault", ["520", "599", "429", "cut"])
+def test_any_5xx_a_429_or_a_cut_connection_is_retried_then_unavailable(hub, patient_source, waits, fault):
+    """Never "this file is wrong": the indexing of a dataset must fail on it, not record an empty task."""
+    path = "tasks/hello-world/task.toml"
+    if fault == "cut":
+        hub.cut(times=100, path_contains=path)
+    else:
+        hub.fail(int(fault), times=100, path_contains=path)
+
+    with pytest.raises(Unavailable) as caught:
+        patient_source.read_file("dataset", PUBLIC_HARBOR, path)
+
+    assert (fault if fault != "cut" else "could not be reached") in str(caught.value)
+    assert hub.count("GET", path) == 4 and waits.seconds == [1.0, 2.0, 4.0]
 
 
 def test_a_retry_after_beyond_the_wait_budget_gives_up_at_once(hub, patient_source, waits):

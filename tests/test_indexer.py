@@ -2,6 +2,7 @@
 budgets, featured first), publishes a whole snapshot or nothing, and refuses a listing that shrank."""
 
 import dataclasses
+import gzip
 import json
 import os
 import shutil
@@ -211,12 +212,12 @@ def test_the_time_budget_stops_rebuilding_but_the_snapshot_is_still_published(hu
 
 def test_a_failed_build_waits_a_day_unless_its_revision_changes(hub, run, store, clock):
     broken = BULK[2]
-    hub.fail(500, times=10_000, path_contains=broken)
+    hub.fail(400, times=10_000, path_contains=broken)  # the Hub refuses this repository: not an outage
     first = run()
     hub.clear_faults()
 
     assert [f["id"] for f in first["failed"]] == [broken] and broken not in first["rebuilt"]
-    assert "500" in first["failed"][0]["error"]
+    assert "400" in first["failed"][0]["error"] and first["failed"][0]["outage"] is False
     remembered = json.loads(store.indexer_state_path.read_text())["failed"][broken]
     assert remembered["revision"] == hub.repos[("dataset", broken)].sha and remembered["at"] == T0 + HOUR
     assert snapshot_envs(store)[broken] == 0  # listed, without tasks
@@ -236,12 +237,47 @@ def test_a_failed_build_waits_a_day_unless_its_revision_changes(hub, run, store,
 def test_a_failed_build_is_tried_again_at_once_when_its_revision_changes(hub, run, store):
     broken = BULK[2]
     featured_first = AdminSettings.from_json({"featured": [broken]})
-    hub.fail(500, times=10_000, path_contains=broken)
+    hub.fail(400, times=10_000, path_contains=broken)
     assert [f["id"] for f in run(settings=featured_first, max_builds=1)["failed"]] == [broken]
     hub.clear_faults()
     hub.add_repo("dataset", broken, harbor_dataset("Bulk 2 fixed", tasks=("task-2",)), {"trendingScore": 2})
 
     assert run(settings=featured_first, max_builds=1)["rebuilt"] == [broken]
+
+
+OUTAGES = {
+    "520 on files": lambda hub, repo: hub.fail(520, times=10_000, path_contains=f"/datasets/{repo}/resolve/"),
+    "429 on files": lambda hub, repo: hub.fail(429, times=10_000, path_contains=f"/datasets/{repo}/resolve/"),
+    "cut connections": lambda hub, repo: hub.cut(times=10_000, path_contains=f"/datasets/{repo}/resolve/"),
+    "timeouts": lambda hub, repo: hub.slow(30, path_contains=f"/datasets/{repo}/resolve/"),
+    "500 on the listing": lambda hub, repo: hub.fail(500, times=10_000, path_contains=f"/datasets/{repo}/tree/"),
+}
+
+
+@pytest.mark.parametrize("outage", OUTAGES.values(), ids=OUTAGES.keys())
+def test_a_source_outage_fails_the_build_publishes_no_hollow_index_and_is_retried_next_run(hub, run, store, outage):
+    broken = BULK[2]
+    outage(hub, broken)
+
+    first = run()
+
+    assert [f["id"] for f in first["failed"]] == [broken] and first["failed"][0]["outage"] is True
+    assert broken not in first["rebuilt"]
+    assert snapshot_envs(store)[broken] == 0  # listed, but no task of it is published
+    assert stored_index(store, broken) is None or stored_index(store, broken)["complete"] is False
+
+    hub.clear_faults()
+    again = run()  # an hour later, the Hub is back: the same revision is built now, not a day later
+
+    assert again["rebuilt"] == [broken] and again["skipped"]["failed_recently"] == []
+    assert snapshot_envs(store)[broken] == 1
+    rows = stored_index(store, broken)["rows"]
+    assert len(rows) == 1 and not rows[0].get("error")
+
+
+def stored_index(store, env_id):
+    path = store.index_path(env_id)
+    return json.loads(gzip.decompress(path.read_bytes())) if path.exists() else None
 
 
 SHRINKS = {

@@ -228,10 +228,12 @@ def rebuild(plan: Plan, source: Source, store: Store, state: IndexerState, clock
             raise  # the job's own time limit: stop the run, publish nothing
         except Exception as exc:
             error = str(exc) or type(exc).__name__
-            state.record_failure(env_id, item.record.sha, clock(), error)
-            failed.append({"id": env_id, "revision": item.record.sha, "error": error})
-            outages = outages + 1 if isinstance(exc, Unavailable) else 0
-            log.warning("indexer.build_failed repo=%s reason=%s error=%s", env_id, item.reason, error)
+            outage = isinstance(exc, Unavailable)  # the source failed, not this repository: retried next run
+            state.record_failure(env_id, item.record.sha, clock(), error, outage=outage)
+            failed.append({"id": env_id, "revision": item.record.sha, "error": error, "outage": outage})
+            outages = outages + 1 if outage else 0
+            log.warning("indexer.build_failed repo=%s reason=%s outage=%s error=%s", env_id, item.reason, outage,
+                        error)
         else:
             state.record_success(env_id)
             rebuilt.append(env_id)

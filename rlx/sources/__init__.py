@@ -1,7 +1,8 @@
 """Where environments come from: the Hub, or a local folder laid out like it."""
 
 from rlx.sources.base import FileEntry, RepoRecord, RepoType, Source
-from rlx.sources.errors import AccessDenied, EntryNotFound, RepoNotFound, SourceError, Unavailable
+from rlx.sources.errors import (AccessDenied, EntryNotFound, RepoNotFound, RevisionNotFound, SourceError, TooLarge,
+                                Unavailable)
 
 __all__ = [
     "AccessDenied",
@@ -10,8 +11,10 @@ __all__ = [
     "RepoNotFound",
     "RepoRecord",
     "RepoType",
+    "RevisionNotFound",
     "Source",
     "SourceError",
+    "TooLarge",
     "Unavailable",
     "open_source",
 ]

@@ -108,4 +108,4 @@ class Source(Protocol):
         token: str | None = None,
         max_bytes: int = 8 * 1024 * 1024,
     ) -> bytes:
-        """A file's bytes at `revision`; EntryNotFound when absent; at most `max_bytes` (larger: SourceError)."""
+        """A file's bytes at `revision`; EntryNotFound when absent; at most `max_bytes` (larger: TooLarge)."""

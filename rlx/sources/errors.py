@@ -19,14 +19,25 @@ class EntryNotFound(SourceError):
     status = 404
 
 
+class RevisionNotFound(EntryNotFound):
+    """The revision asked for is gone (a force-push): every path of it is missing, not just one."""
+
+
 class AccessDenied(SourceError):
     """The repository is gated and this visitor's token has no grant (or there is no token)."""
 
     status = 403
 
 
+class TooLarge(SourceError):
+    """The file is over the size the caller asked for: a problem of that one file, not of the source."""
+
+    status = 413
+
+
 class Unavailable(SourceError):
-    """The source is down, slow or rate-limiting us; try again after `retry_after` seconds."""
+    """The source is down, slow or rate-limiting us (any 5xx, 429, a cut connection, a timeout): an outage, never
+    a fact about the file asked for. Try again after `retry_after` seconds."""
 
     status = 503
 

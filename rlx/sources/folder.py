@@ -20,7 +20,7 @@ import yaml
 
 from rlx.sources.base import FileEntry, RepoRecord, RepoType
 from rlx.sources.cardtext import card_summary
-from rlx.sources.errors import EntryNotFound, RepoNotFound, SourceError
+from rlx.sources.errors import EntryNotFound, RepoNotFound, RevisionNotFound, SourceError, TooLarge
 
 META_FILE = ".hub.json"
 _SKIP = {META_FILE, ".git", ".gitattributes", "__pycache__", ".DS_Store"}
@@ -109,7 +109,7 @@ class FolderSource:
             raise EntryNotFound(f"{repo_id} has no file {path!r}.")
         size = target.stat().st_size
         if size > max_bytes:
-            raise SourceError(f"{path} in {repo_id} is {size:,} bytes, more than the {max_bytes:,} allowed.")
+            raise TooLarge(f"{path} in {repo_id} is {size:,} bytes, more than the {max_bytes:,} allowed.")
         return target.read_bytes()
 
     def local_path(self, repo_type: RepoType, repo_id: str, path: str) -> Path:
@@ -172,7 +172,7 @@ class FolderSource:
         if revision in (None, "main"):
             return
         if revision != self._record(repo_type, repo_id).sha:
-            raise EntryNotFound(f"{repo_id} has no revision {revision!r}.")
+            raise RevisionNotFound(f"{repo_id} has no revision {revision!r}.")
 
     def _record(self, repo_type: RepoType, repo_id: str) -> RepoRecord:
         folder = self._repo_dir(repo_type, repo_id)

@@ -34,9 +34,13 @@ from huggingface_hub.errors import (
 from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status, parse_ratelimit_headers
 
 from rlx.sources.base import FileEntry, RepoRecord, RepoType
-from rlx.sources.errors import AccessDenied, EntryNotFound, RepoNotFound, SourceError, Unavailable
+from rlx.sources.errors import (AccessDenied, EntryNotFound, RepoNotFound, RevisionNotFound, SourceError, TooLarge,
+                                Unavailable)
 
-RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+# Answers that mean "the Hub is down, slow or rate-limiting us", never "this file is wrong": every 5xx (Cloudflare's
+# 520-530 included), 429 and 408. They are retried, then raised as Unavailable, so a build fails instead of
+# recording a per-file error.
+RETRY_4XX = frozenset({408, 429})
 # Failures worth another attempt: the request never got going, or the connection broke (a kept-alive one went stale).
 RETRY_ERRORS = (httpx2.NetworkError, httpx2.RemoteProtocolError, httpx2.ConnectTimeout, httpx2.PoolTimeout)
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -178,13 +182,13 @@ class HubSource:
         with self._send("GET", url, what, token, stream=True, repo=(repo_type, repo_id)) as response:
             declared = response.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > max_bytes:
-                raise SourceError(f"{_cap(what)} is {int(declared):,} bytes, over the {max_bytes:,}-byte limit.")
+                raise TooLarge(f"{_cap(what)} is {int(declared):,} bytes, over the {max_bytes:,}-byte limit.")
             chunks, size = [], 0
             try:
                 for chunk in response.iter_bytes():
                     size += len(chunk)
                     if size > max_bytes:
-                        raise SourceError(f"{_cap(what)} is over the {max_bytes:,}-byte limit.")
+                        raise TooLarge(f"{_cap(what)} is over the {max_bytes:,}-byte limit.")
                     chunks.append(chunk)
             except httpx2.TransportError as err:
                 raise Unavailable(f"The Hub stopped sending {what} ({_reason(err)}); try again shortly.") from err
@@ -238,7 +242,7 @@ class HubSource:
             except httpx2.RequestError as err:
                 raise _unavailable(err, what, self.default_retry_after) from err
             else:
-                if response.status_code not in RETRY_STATUSES:
+                if not _is_outage(response.status_code):
                     try:
                         if response.status_code >= 400:
                             response.read()  # error bodies are small; hf_raise_for_status reads the message
@@ -258,6 +262,10 @@ class HubSource:
 
 
 # --------------------------------------------------------------------------------------------------- helpers
+
+
+def _is_outage(status: int) -> bool:
+    return status >= 500 or status in RETRY_4XX
 
 
 def _rev(revision: str | None) -> str:
@@ -326,7 +334,7 @@ def _raise_for(response: httpx2.Response, what: str, repo) -> None:
     except RepositoryNotFoundError as err:
         raise RepoNotFound(f"{_cap(subject)} does not exist on the Hub, or is private to others.") from err
     except RevisionNotFoundError as err:
-        raise EntryNotFound(f"{_cap(what)} does not exist: the Hub knows no such revision.") from err
+        raise RevisionNotFound(f"{_cap(what)} does not exist: the Hub knows no such revision.") from err
     except RemoteEntryNotFoundError as err:
         raise EntryNotFound(f"{_cap(what)} does not exist on the Hub.") from err
     except DisabledRepoError as err:

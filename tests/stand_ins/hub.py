@@ -57,6 +57,11 @@ INFO_DEFAULT = {
                                       "datasets"),
 }  # fmt: skip
 BAD_TOKEN = "Invalid credentials in Authorization header"
+CUT = 0  # a queued fault with this status hangs up instead of answering
+
+
+class _Cut(Exception):
+    """Raised by a `cut` fault: the handler hangs up without sending a response."""
 
 
 class HubError(Exception):
@@ -381,6 +386,10 @@ class HubStandIn:
         with self._lock:
             self._faults.append(_Fault(status, times, path_contains, retry_after, dict(headers or {})))
 
+    def cut(self, times: int = 1, path_contains: str | None = None) -> None:
+        """Close the connection of the next `times` matching requests without answering (a cut connection)."""
+        self.fail(CUT, times=times, path_contains=path_contains)
+
     def slow(self, seconds: float, path_contains: str | None = None, times: int | None = None) -> None:
         """Delay matching requests by `seconds` (all of them, or the next `times`)."""
         with self._lock:
@@ -475,6 +484,8 @@ class HubStandIn:
             self._stopping.wait(delay)
         if fault is None:
             return None
+        if fault.status == CUT:
+            raise _Cut()
         headers = dict(fault.headers)
         if fault.retry_after is not None:
             headers["Retry-After"] = _number(fault.retry_after)
@@ -820,7 +831,12 @@ class _Handler(BaseHTTPRequestHandler):
             body=body,
             headers={k.lower(): v for k, v in self.headers.items()},
         )
-        status, headers, payload = self.server.hub.handle(req)
+        try:
+            status, headers, payload = self.server.hub.handle(req)
+        except _Cut:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
         self.send_response(status)
         for key, value in headers.items():
             self.send_header(key, value)

@@ -2,8 +2,9 @@
 
 The task list is published (a partial index) as soon as it is known, then again as each batch of tasks is
 read, so a big dataset's page opens at once and fills in. Files are fetched in parallel, 48 at a time; the
-source retries 429 and 5xx with backoff. The pack is written before the complete index, so a reader that sees
-a complete index always finds its pack.
+source retries 429 and 5xx with backoff, and a failure it still reports fails the whole build (only a file that
+is absent or too large is that task's own error). The pack is written before the complete index, so a reader
+that sees a complete index always finds its pack.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from rlx.adapters.harbor.discover import discover
 from rlx.adapters.harbor.reader import files_to_fetch, read_task, ref_for
 from rlx.adapters.harbor.reader import _default_title as default_title
 from rlx.adapters.indexes import save_index, save_pack
-from rlx.sources.errors import EntryNotFound, SourceError
+from rlx.sources.errors import EntryNotFound, RevisionNotFound, TooLarge
 
 FETCH_PARALLEL = 48
 BATCH_TASKS = 250  # tasks read between two publications of the partial index
@@ -59,20 +60,24 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     entries: dict[str, dict] = {}
     done = 0
     with ThreadPoolExecutor(FETCH_PARALLEL) as pool:
-        for batch in _batches(found.task_dirs, BATCH_TASKS):
-            batch_set = set(batch)
-            jobs = [(d, rel) for d, rel in wanted if d in batch_set]
-            for (task_dir, rel), text in zip(jobs, pool.map(lambda job: _fetch(env, *job), jobs)):
-                if text is not None:
-                    texts[task_dir][rel] = text
-                done += 1
-                _update(progress, "fetching", done)
-            for task_dir in batch:
-                row, entry = read_task(task_dir, found.files[task_dir], texts.pop(task_dir), found.walked)
-                entry["texts"] = {path: _blob(blobs, text) for path, text in entry["texts"].items()}
-                entries[row.ref] = entry
-                pending[task_dir] = row
-            save_index(env.store, index_of(list(pending.values()), complete=False))
+        try:
+            for batch in _batches(found.task_dirs, BATCH_TASKS):
+                batch_set = set(batch)
+                jobs = [(d, rel) for d, rel in wanted if d in batch_set]
+                for (task_dir, rel), text in zip(jobs, pool.map(lambda job: _fetch(env, *job), jobs)):
+                    if text is not None:
+                        texts[task_dir][rel] = text
+                    done += 1
+                    _update(progress, "fetching", done)
+                for task_dir in batch:
+                    row, entry = read_task(task_dir, found.files[task_dir], texts.pop(task_dir), found.walked)
+                    entry["texts"] = {path: _blob(blobs, text) for path, text in entry["texts"].items()}
+                    entries[row.ref] = entry
+                    pending[task_dir] = row
+                save_index(env.store, index_of(list(pending.values()), complete=False))
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)  # the build has failed: start no more fetches
+            raise
     _finish(progress, "fetching", f"{done:,} files fetched")
 
     _start(progress, "packing", message="Writing the pack")
@@ -121,14 +126,14 @@ def _readme(env) -> str | None:
 
 
 def _fetch(env, task_dir: str, rel: str) -> str | None:
+    """A file's text, or None when that one file is the problem (absent, too large): its task says so. Any
+    other failure (the source down, a revision gone) stops the build: a pack of empty tasks is never published."""
     path = f"{task_dir}/{rel}" if task_dir else rel
     try:
         return env.read_text(path, max_bytes=TEXT_MAX_BYTES)
-    except EntryNotFound:
-        return None
-    except SourceError as exc:
-        if getattr(exc, "status", None) == 503:
-            raise  # the source is down: fail the build (it is retried later), never publish a hollow pack
+    except RevisionNotFound:
+        raise
+    except (EntryNotFound, TooLarge):
         return None
 
 

@@ -1,0 +1,85 @@
+"""The Hub failing while the app reads it: indexing fails whole (never a dataset of empty tasks called ready), and
+pages already indexed keep being served from disk, saying how old what they show is.
+
+Real parts: the Hub stand-in over HTTP, a real Redis, a real `rlx worker` process running the indexing job.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from rq import Worker
+
+from rlx import create_app
+from rlx.adapters.indexes import read_index
+from tests.stand_ins.hub_fixtures import PUBLIC_HARBOR, TASK_NAMES
+
+ENV_URL = f"/d/{PUBLIC_HARBOR}"
+
+
+def wait_until(predicate, timeout=90.0, every=0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := predicate():
+            return value
+        time.sleep(every)
+    return None
+
+
+@pytest.fixture
+def hub_config(make_config, hub):
+    return make_config(RLX_SOURCE="hub", HF_ENDPOINT=hub.url)
+
+
+@pytest.fixture
+def hub_app(hub_config, redis_client):
+    return create_app(hub_config)
+
+
+@pytest.fixture
+def hub_worker(hub_config, redis_url, redis_client):
+    """A real `rlx worker` process reading the Hub stand-in."""
+    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(hub_config.storage_dir), "RLX_SOURCE": "hub",
+           "HF_ENDPOINT": hub_config.hf_endpoint, "SESSION_SECRET": "test-secret"}
+    process = subprocess.Popen([sys.executable, "-m", "workers.rq_worker"], env=env)
+    assert wait_until(lambda: Worker.all(connection=redis_client) or process.poll() is not None, timeout=30)
+    assert process.poll() is None, "the worker exited at start"
+    yield process
+    process.terminate()
+    process.wait(15)
+
+
+def settled_state(client) -> str | None:
+    state = client.get(f"/api/env/{PUBLIC_HARBOR}").get_json()["state"]
+    return state if state in ("ready", "failed") else None
+
+
+# -- indexing while the Hub fails ---------------------------------------------------------------------------------
+
+
+def test_a_hub_answering_520_on_files_fails_the_indexing_instead_of_publishing_empty_tasks(hub, hub_app, hub_worker):
+    client = hub_app.test_client()
+    hub.fail(520, times=100_000, path_contains="/resolve/")
+
+    client.get(ENV_URL)
+    state = wait_until(lambda: settled_state(client))
+
+    assert state == "failed"
+    body = client.get(f"/api/env/{PUBLIC_HARBOR}").get_json()
+    assert "520" in body["progress"]["message"] and PUBLIC_HARBOR in body["progress"]["message"]
+    page = client.get(ENV_URL).get_data(as_text=True)
+    assert "Indexing failed" in page and "The Hub answered 520" in page
+    assert "could not be read" not in page
+    stored = read_index(hub_app.extensions["rlx.store"], PUBLIC_HARBOR)
+    assert stored is None or not stored.complete  # nothing is published as a complete index
+
+    hub.clear_faults()
+    retried = client.post(f"{ENV_URL}/reindex")
+    assert retried.status_code == 303
+    assert wait_until(lambda: settled_state(client)) == "ready"
+    index = read_index(hub_app.extensions["rlx.store"], PUBLIC_HARBOR)
+    assert sorted(r.ref for r in index.rows) == sorted(TASK_NAMES) and not any(r.error for r in index.rows)
