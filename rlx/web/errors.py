@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+import redis
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
@@ -12,6 +13,7 @@ from rlx.snapshot.reader import SnapshotUnavailable
 from rlx.sources.errors import SourceError, Unavailable
 
 log = logging.getLogger(__name__)
+QUEUE_RETRY_AFTER_S = 15  # Redis down: the demo's supervisor (or an operator) restarts it within seconds
 
 TITLES = {
     400: "That request could not be read",
@@ -57,6 +59,13 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(QueryError)
     def _query(exc: QueryError):
         return error_response(400, str(exc))
+
+    @app.errorhandler(redis.exceptions.ConnectionError)
+    @app.errorhandler(redis.exceptions.TimeoutError)
+    def _queue_down(exc: Exception):
+        log.warning("redis unreachable on %s: %s", request.path, exc)
+        return error_response(503, "The job queue is not answering, so nothing new can be started right now; "
+                                   "try again in a moment.", retry_after=QUEUE_RETRY_AFTER_S)
 
     @app.errorhandler(SnapshotUnavailable)
     def _no_snapshot(exc: SnapshotUnavailable):
