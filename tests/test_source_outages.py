@@ -16,6 +16,7 @@ from rq import Worker
 
 from rlx import create_app
 from rlx.adapters.indexes import read_index
+from tests.conftest import index_now
 from tests.stand_ins.hub_fixtures import PUBLIC_HARBOR, TASK_NAMES
 
 ENV_URL = f"/d/{PUBLIC_HARBOR}"
@@ -83,3 +84,46 @@ def test_a_hub_answering_520_on_files_fails_the_indexing_instead_of_publishing_e
     assert wait_until(lambda: settled_state(client)) == "ready"
     index = read_index(hub_app.extensions["rlx.store"], PUBLIC_HARBOR)
     assert sorted(r.ref for r in index.rows) == sorted(TASK_NAMES) and not any(r.error for r in index.rows)
+
+
+# -- pages while the Hub is down ------------------------------------------------------------------------------------
+
+HUB_DOWN = {
+    "503": lambda hub: hub.fail(503, times=100_000, path_contains=f"/api/datasets/{PUBLIC_HARBOR}"),
+    "slow": lambda hub: hub.slow(15, path_contains=f"/api/datasets/{PUBLIC_HARBOR}"),  # pages do not wait 15 s
+}
+
+
+@pytest.mark.parametrize("down", HUB_DOWN.values(), ids=HUB_DOWN.keys())
+def test_pages_already_indexed_are_served_from_disk_while_the_hub_is_down(hub, hub_config, redis_client, down):
+    index_now(create_app(hub_config), PUBLIC_HARBOR)
+    down(hub)
+    client = create_app(hub_config).test_client()  # a fresh process: no record of the dataset in memory
+
+    env_page = client.get(ENV_URL)
+    task_page = client.get(f"/t/{PUBLIC_HARBOR}/hello-world")
+    task_json = client.get(f"/api/task/{PUBLIC_HARBOR}/hello-world")
+    env_json = client.get(f"/api/env/{PUBLIC_HARBOR}")
+
+    for page in (env_page, task_page):
+        text = page.get_data(as_text=True)
+        assert page.status_code == 200 and "Hub unreachable" in text and "showing the index built" in text
+        assert page.headers["Cache-Control"] == "no-store"
+    assert env_page.get_data(as_text=True).count('class="task-row') == len(TASK_NAMES)
+    assert "Solve the task hello-world" in task_page.get_data(as_text=True)
+    assert task_json.status_code == 200 and task_json.get_json()["stale"]["built_at"]
+    assert env_json.get_json()["state"] == "ready" and env_json.get_json()["stale"]["reason"]
+
+    hub.clear_faults()  # the Hub is back: pages catch up by themselves, without a restart
+    assert wait_until(lambda: "stale" not in client.get(f"/api/env/{PUBLIC_HARBOR}").get_json(), timeout=30)
+    assert "Hub unreachable" not in client.get(ENV_URL).get_data(as_text=True)
+
+
+def test_a_dataset_the_hub_no_longer_shows_is_not_served_from_disk(hub, hub_config, redis_client):
+    index_now(create_app(hub_config), PUBLIC_HARBOR)
+    del hub.repos[("dataset", PUBLIC_HARBOR)]  # deleted, or made private
+
+    client = create_app(hub_config).test_client()
+
+    assert client.get(ENV_URL).status_code == 404
+    assert client.get(f"/api/task/{PUBLIC_HARBOR}/hello-world").status_code == 404

@@ -33,7 +33,7 @@ def env_page(org: str, name: str):
                        overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state),
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])
     response = render("pages/env.html", fragment="tasks", **context)
-    if not state.ready:
+    if not state.ready or state.stale:
         response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -130,6 +130,8 @@ def env_json(org: str, name: str):
     body = {"id": state.env.id, "adapter": state.adapter.key, "revision": state.env.revision,
             "state": "ready" if state.ready else ("failed" if state.failure else "indexing"),
             "progress": state.progress}
+    if state.stale:
+        body["stale"] = state.stale
     if state.index is not None:
         body["tasks"] = len(state.index.rows)
         body["overview"] = public(_overview(state)) if state.ready else []

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import re
-import time
 from dataclasses import dataclass
 
 from flask import abort, current_app
 from rq.job import Job, JobStatus
 
-from rlx.adapters import Adapter, Env, Index, choose
+from rlx.adapters import Adapter, Env, Index, choose, get
 from rlx.adapters.indexes import load_index
 from rlx.jobs.index import ensure_index_job
 from rlx.queue import read_progress
+from rlx.sources.base import RepoRecord
+from rlx.web.records import RecordCache
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-RECORD_TTL_S = 30.0  # a repository's record (revision, counters) is asked of the source at most this often
 
 
 @dataclass
@@ -27,6 +27,7 @@ class EnvState:
     job: Job | None = None  # the indexing job, while the index is missing or partial
     progress: dict | None = None
     failure: str | None = None
+    stale: dict | None = None  # the source did not answer: {"reason", "built_at"} of the index shown from disk
 
     @property
     def ready(self) -> bool:
@@ -38,18 +39,24 @@ def visitor_token() -> str | None:
     return None
 
 
-def _repo_info(source, repo_id: str, token: str | None):
-    """The source's record, remembered briefly per visitor token, so a page view does not wait on the Hub."""
-    _records = current_app.extensions.setdefault("rlx.records", {})  # per app: each app has its own source
-    key = (repo_id, hashlib.sha256(token.encode()).hexdigest() if token else None)
-    hit = _records.get(key)
-    if hit and time.monotonic() - hit[0] < RECORD_TTL_S:
-        return hit[1]
-    record = source.repo_info("dataset", repo_id, token=token)
-    _records[key] = (time.monotonic(), record)
-    while len(_records) > 4096:
-        _records.pop(next(iter(_records)))
-    return record
+def _records() -> RecordCache:
+    cache = current_app.extensions.get("rlx.records")
+    if cache is None:  # per app: each app has its own source
+        cache = current_app.extensions.setdefault("rlx.records", RecordCache(current_app.extensions["rlx.source"]))
+    return cache
+
+
+def _servable(index: Index | None) -> Index | None:
+    """The stored index, when it can be shown without the source: complete, by an adapter at its version."""
+    adapter = get(index.adapter) if index is not None and index.complete else None
+    return index if adapter is not None and adapter.index_version == index.version else None
+
+
+def _from_disk(record: RepoRecord | None, index: Index, outage: Exception, source, store) -> EnvState:
+    """The source is down or slow: the stored index answers, at the revision it was built from."""
+    record = dataclasses.replace(record or RepoRecord(id=index.env_id, repo_type="dataset"), sha=index.revision)
+    env = Env(record, source, store, visitor_token())
+    return EnvState(env, get(index.adapter), index, stale={"reason": str(outage), "built_at": index.built_at})
 
 
 def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
@@ -57,12 +64,16 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
         abort(404, f"{org}/{name} is not a dataset id.")
     repo_id = f"{org}/{name}"
     source, store = current_app.extensions["rlx.source"], current_app.extensions["rlx.store"]
-    record = _repo_info(source, repo_id, visitor_token())  # 404/403/503 via the error handler
+    index = load_index(store, repo_id)
+    stored = _servable(index)
+    # 404/403/503 via the error handler, unless an outage leaves the stored index to answer
+    record, outage = _records().lookup(repo_id, visitor_token(), can_fall_back=stored is not None)
+    if outage is not None:
+        return _from_disk(record, stored, outage, source, store)
     env = Env(record, source, store, visitor_token())
     adapter = choose(env)
     if adapter is None:
         abort(404, f"{repo_id} is in no format this explorer reads yet.")
-    index = load_index(store, repo_id)
     current = (index is not None and index.revision == record.sha and index.adapter == adapter.key
                and index.version == adapter.index_version)
     state = EnvState(env, adapter, index if current else None)

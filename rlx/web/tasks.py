@@ -9,6 +9,7 @@ from flask import Blueprint, abort, redirect, request, url_for
 
 from rlx.adapters import public
 from rlx.adapters.paths import safe_relpath
+from rlx.sources.errors import Unavailable
 from rlx.web.loaders import load_env
 from rlx.web.render import render
 
@@ -42,7 +43,10 @@ def _tree(state, ref):
     adapter, env, index = state.adapter, state.env, state.index
     entries, queue, opened = [], [""], 0
     while queue and opened < TREE_FOLDERS_OPENED and len(entries) < 5000:
-        children = adapter.list_folder(env, index, ref, queue.pop(0)) or []
+        try:
+            children = adapter.list_folder(env, index, ref, queue.pop(0)) or []
+        except Unavailable:
+            break  # a walked task's folder needs the source: the page shows what is known, the rest opens later
         opened += 1
         entries.extend(children)
         queue.extend(c["path"] for c in children
@@ -76,8 +80,12 @@ def task_page(org: str, name: str, ref: str):
         file_url=lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer",
     )
     if request.args.get("view") == "full" and file_view is not None:
-        return render("pages/file.html", **context)
-    return render("pages/task.html", fragment="viewer", **context)
+        response = render("pages/file.html", **context)
+    else:
+        response = render("pages/task.html", fragment="viewer", **context)
+    if state.stale:
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.get("/d/<org>/<name>/random")
@@ -117,4 +125,7 @@ def task_json(org: str, name: str, ref: str):
     view = state.adapter.task(state.env, state.index, ref)
     if view is None:
         abort(404, f"{org}/{name} has no task {ref!r}.")
-    return public(view)
+    body = public(view)
+    if state.stale:
+        body["stale"] = state.stale
+    return body
