@@ -281,22 +281,30 @@ BAD_POINTERS = {
 }
 
 
+# A bad pointer that names no database of the folder leaves the newest good file on disk to serve: generation 1.
+NEWEST_FILE_SERVED = {"a path out of the folder", "a path into a subfolder"}
+
+
 @pytest.mark.parametrize("bad", BAD_POINTERS.values(), ids=BAD_POINTERS.keys())
-def test_a_bad_pointer_is_rejected_once_and_the_current_snapshot_kept(bad, store, tmp_path, make_reader, caplog):
+def test_a_bad_pointer_is_rejected_once_and_the_newest_good_snapshot_on_disk_kept(bad, store, tmp_path, make_reader,
+                                                                                   caplog, request):
     current = publish_catalog(store, tmp_path, generation=0, envs=3)
     reader = make_reader()
     reader.check()
 
     bad(store, tmp_path)
     with caplog.at_level(logging.INFO, logger="rlx.snapshot"):
-        assert reader.check() is False
+        reader.check()
         assert reader.check() is False  # looked at again within ten minutes: no second log line
 
     rejections = [r for r in caplog.records if "snapshot.rejected" in r.getMessage()]
     assert len(rejections) == 1 and rejections[0].levelno == logging.WARNING
     status = reader.status()
-    assert status["snapshot"] == current["db"] and status["last_rejection"]["reason"]
-    assert total_envs(reader) == 3
+    assert status["last_rejection"]["reason"] and status["pointer_problem"]["reason"]
+    if request.node.callspec.id in NEWEST_FILE_SERVED:
+        assert status["origin"] == "disk" and status["snapshot"] != current["db"]
+    else:
+        assert status["snapshot"] == current["db"] and total_envs(reader) == 3
     assert len(list((tmp_path / "cache" / "snapshots").iterdir())) == 1  # no half copy left behind
 
 
@@ -414,6 +422,22 @@ def test_a_garbage_pointer_with_nothing_loaded_falls_back_to_an_in_process_build
     assert reader.check() is True
     assert reader.status()["origin"] == "fallback" and total_envs(reader) == 7
     assert "not JSON" in reader.status()["last_rejection"]["reason"]
+
+
+def test_a_pointer_mended_after_a_fallback_to_disk_is_followed_again(store, tmp_path, make_reader):
+    published = publish_catalog(store, tmp_path, generation=0, envs=4)
+    write_pointer(store, b"garbage")
+    reader = make_reader(fallback=lambda out: build_snapshot(*catalog(envs=7), out))  # never needed here
+
+    assert reader.check() is True
+    assert reader.status()["origin"] == "disk" and "not JSON" in reader.status()["pointer_problem"]["reason"]
+    assert total_envs(reader) == 4
+
+    write_pointer(store, published)
+    reader.check()
+    status = reader.status()
+    assert status["origin"] == "pointer" and status["pointer_problem"] is None
+    assert status["snapshot"] == published["db"] and total_envs(reader) == 4
 
 
 def test_with_no_snapshot_and_no_fallback_queries_say_so(store, make_reader):

@@ -3,6 +3,10 @@
 One SnapshotReader per process. SQLite never opens a file on the store (a bucket mount may be slow or change under
 it): the database is copied to the cache folder first and opened read-only and immutable. A swap retires the old
 snapshot; queries already running finish on it, and the last one out closes it and deletes its copy.
+
+When the pointer cannot be followed (garbage, a database that fails its checks), every process serves the newest
+database on disk that verifies by itself, other than the one the pointer names: a choice made from the files
+alone, so all processes make the same one. Only with none on disk does a process build its own (the fallback).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ log = logging.getLogger("rlx.snapshot")
 
 REJECT_WINDOW = 600.0  # seconds before a rejected pointer or file is looked at again
 POOL_SIZE = 8  # idle connections kept per snapshot
+DISK_CANDIDATES = 10  # newest databases on disk tried when the pointer is unusable (publish keeps five)
 _DB_NAME = re.compile(r"catalog-[A-Za-z0-9._-]{1,120}\.db")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CACHED = re.compile(r"(\d+)-\d+-")  # "<pid>-<generation>-<name>": which process a cached copy belongs to
@@ -47,7 +52,7 @@ class _Generation:
     number: int
     path: Path  # the local copy
     name: str
-    origin: str  # "pointer" or "fallback"
+    origin: str  # "pointer", "disk" (the newest good file, the pointer being unusable) or "fallback"
     sha256: str | None
     built_at: str
     counts: dict
@@ -84,6 +89,7 @@ class SnapshotReader:
         self._fallback_failed_at = -math.inf
         self._last_checked: float | None = None
         self._last_rejection: dict | None = None
+        self._pointer_problem: dict | None = None  # why the pointer is not followed now, with the db it names
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         _remove_orphans(self.cache_dir)
 
@@ -95,6 +101,8 @@ class SnapshotReader:
             now = self.clock()
             self._last_checked = now
             swapped = self._follow_pointer(now)
+            if self._pointer_problem is not None:
+                swapped = self._use_newest_on_disk(now) or swapped
             if not swapped and self._current is None:
                 swapped = self._use_fallback(now)
             return swapped
@@ -104,25 +112,63 @@ class SnapshotReader:
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
-            return self._refuse(("missing",), None, f"there is no {path.name}.", now, logging.INFO)
+            return self._refuse_pointer(("missing",), None, f"there is no {path.name}.", now, logging.INFO)
         except OSError as exc:
-            return self._refuse(("unreadable",), None, f"{path.name} cannot be read ({exc.strerror}).", now)
+            return self._refuse_pointer(("unreadable",), None, f"{path.name} cannot be read ({exc.strerror}).", now)
         try:
             pointer = parse_pointer(raw)
         except Rejected as exc:
-            return self._refuse(("pointer", hashlib.sha256(raw).hexdigest()), None, str(exc), now)
+            key = ("pointer", hashlib.sha256(raw).hexdigest())
+            return self._refuse_pointer(key, _named_db(raw), str(exc), now)
         current = self._current
         if current is not None and (current.name, current.sha256) == (pointer["db"], pointer["sha256"]):
+            current.origin, self._pointer_problem = "pointer", None
             return False
         key = ("db", pointer["db"], pointer["sha256"], pointer["size"])
         if self._rejected.get(key, -math.inf) > now:
-            return False
+            return False  # rejected a moment ago: the problem noted then still stands
         try:
             generation = self._fetch(pointer, now)
         except Rejected as exc:
-            return self._refuse(key, pointer["db"], str(exc), now)
+            return self._refuse_pointer(key, pointer["db"], str(exc), now)
+        self._pointer_problem = None
         self._swap(generation)
         return True
+
+    def _refuse_pointer(self, key: tuple, db: str | None, reason: str, now: float, level: int = logging.WARNING
+                        ) -> bool:
+        self._pointer_problem = {"at": _iso(now), "db": db, "reason": reason}
+        return self._refuse(key, db, reason, now, level)
+
+    def _use_newest_on_disk(self, now: float) -> bool:
+        """The pointer is unusable: serve the newest database on disk that verifies, other than the one it names
+        (names are UTC timestamps, so every process sorts them alike and picks the same file)."""
+        folder = self.store.snapshots_dir
+        try:
+            names = sorted((p.name for p in folder.iterdir() if _DB_NAME.fullmatch(p.name)), reverse=True)
+        except OSError:
+            return False
+        for name in names[:DISK_CANDIDATES]:
+            if name == (self._pointer_problem or {}).get("db"):
+                continue
+            current = self._current
+            if current is not None and current.name == name:
+                return False  # already serving it
+            try:
+                stat = (folder / name).stat()
+            except OSError:
+                continue
+            key = ("disk", name, stat.st_size, stat.st_mtime_ns)
+            if self._rejected.get(key, -math.inf) > now:
+                continue
+            try:
+                generation = self._fetch({"db": name, "size": stat.st_size, "sha256": None}, now, origin="disk")
+            except Rejected as exc:
+                self._refuse(key, name, str(exc), now)
+                continue
+            self._swap(generation)
+            return True
+        return False
 
     def _refuse(self, key: tuple, db: str | None, reason: str, now: float, level: int = logging.WARNING) -> bool:
         """Note a rejection, logging it once per window; the current snapshot stays. Always False (no swap)."""
@@ -134,7 +180,9 @@ class SnapshotReader:
         log.log(level, "snapshot.rejected db=%s reason=%s", db or "-", reason)
         return False
 
-    def _fetch(self, pointer: dict, now: float) -> _Generation:
+    def _fetch(self, pointer: dict, now: float, origin: str = "pointer") -> _Generation:
+        """A local copy of the database `pointer` names, checked against it (a file found on disk, against the
+        counts in its own meta table: `sha256` None)."""
         source = self.store.snapshots_dir / pointer["db"]
         if not source.is_file():
             raise Rejected(f"the database it names, {pointer['db']}, is missing.")
@@ -143,9 +191,9 @@ class SnapshotReader:
             digest, size = _copy_measured(source, target, pointer["size"])
             if size != pointer["size"]:
                 raise Rejected(f"the database is {size} bytes; the pointer says {pointer['size']}.")
-            if digest != pointer["sha256"]:
+            if pointer["sha256"] is not None and digest != pointer["sha256"]:
                 raise Rejected("the database's sha256 differs from the pointer's.")
-            return self._open(target, pointer["db"], "pointer", pointer, now)
+            return self._open(target, pointer["db"], origin, {**pointer, "sha256": digest}, now)
         except BaseException:
             target.unlink(missing_ok=True)
             raise
@@ -174,7 +222,7 @@ class SnapshotReader:
         except sqlite3.Error as exc:
             raise Rejected(f"the database cannot be opened ({exc}).") from None
         try:
-            meta = _verified_meta(db, pointer)
+            meta = _verified_meta(db, pointer and pointer.get("counts"), own_counts=origin == "disk")
         except BaseException:
             db.close()
             raise
@@ -248,6 +296,7 @@ class SnapshotReader:
             "in_use_since": _iso(current.since) if current else None,
             "last_checked": _iso(self._last_checked) if self._last_checked is not None else None,
             "last_rejection": dict(self._last_rejection) if self._last_rejection else None,
+            "pointer_problem": dict(self._pointer_problem) if self._pointer_problem else None,
         }
 
 
@@ -274,20 +323,32 @@ def parse_pointer(raw: bytes) -> dict:
     return {**value, "built_at": str(value.get("built_at") or "")}
 
 
+def _named_db(raw: bytes) -> str | None:
+    """The database a rejected pointer names, if it names one: it is not trusted as a fallback either."""
+    try:
+        value = json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value["db"] if isinstance(value, dict) and isinstance(value.get("db"), str) else None
+
+
 def _count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _verified_meta(db: sqlite3.Connection, pointer: dict | None) -> dict:
+def _verified_meta(db: sqlite3.Connection, counts: dict | None, own_counts: bool = False) -> dict:
+    """The database's meta, once its schema, its row counts (the pointer's, or with `own_counts` its meta's) and
+    SQLite's quick_check agree."""
     try:
         meta = read_meta(db)
         if meta["schema"] != SCHEMA:
             raise Rejected(f"the database is schema {meta['schema']}, not {SCHEMA}.")
-        if pointer is not None:
+        counts, says = (meta["counts"], "its meta table says") if own_counts else (counts, "the pointer says")
+        if counts is not None:
             for table in ("envs", "tasks"):
                 found = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                if found != pointer["counts"][table]:
-                    raise Rejected(f"the database has {found} {table}; the pointer says {pointer['counts'][table]}.")
+                if found != counts.get(table):
+                    raise Rejected(f"the database has {found} {table}; {says} {counts.get(table)}.")
         verdict = db.execute("PRAGMA quick_check").fetchone()[0]
     except (sqlite3.Error, ValueError) as exc:
         raise Rejected(f"the database is not a readable snapshot ({exc}).") from None
