@@ -454,5 +454,6 @@ def test_copies_left_by_a_dead_process_are_cleaned_up(store, tmp_path, make_read
     cache = tmp_path / "cache" / "snapshots"
     cache.mkdir(parents=True)
     (cache / "999999999-3-catalog-old.db").write_bytes(b"left over")
+    (cache / ".999999999-4-in-process.db.999999999.building").write_bytes(b"a fallback build killed part-way")
     make_reader()
     assert list(cache.iterdir()) == []

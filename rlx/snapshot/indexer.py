@@ -10,7 +10,6 @@ no call to the source, and the snapshot is always built afresh from the listing 
 from __future__ import annotations
 
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -25,10 +24,11 @@ from rlx.catalog import fetch_listing, write_listing_file
 from rlx.snapshot.build import StoredIndexes, build_snapshot, env_id_of
 from rlx.snapshot.publish import publish
 from rlx.snapshot.schema import pointer_name
+from rlx.snapshot.scratch import build_folder
 from rlx.snapshot.state import IndexerState, load_state, save_state
 from rlx.sources.base import RepoRecord, Source
 from rlx.sources.errors import SourceError, Unavailable
-from rlx.store import Store, read_json
+from rlx.store import Store, read_json, remove_abandoned_temps
 from rlx.store.settings import AdminSettings
 
 log = logging.getLogger("rlx.indexer")
@@ -67,6 +67,8 @@ def run_indexer(source: Source, store: Store, cache_dir: Path, settings: AdminSe
     """
     started, timer = clock(), time.perf_counter()
     settings = settings or AdminSettings()
+    for folder in store.atomic_write_folders:  # temp files of writers killed before their rename
+        remove_abandoned_temps(folder)
     _start(progress, "listing", message=f"Listing {source.describe()}")
     records = fetch_listing(source, settings=settings)  # anonymous: the catalog is what everyone can see
     counts = public_counts(records)
@@ -87,14 +89,12 @@ def run_indexer(source: Source, store: Store, cache_dir: Path, settings: AdminSe
     save_state(store.indexer_state_path, state)
 
     _start(progress, "building", message="Building the snapshot")
-    local = Path(cache_dir) / "indexer" / f"catalog-{os.getpid()}.db"
-    try:
+    with build_folder(cache_dir) as scratch:  # removed afterwards; what a killed build left, the next one removes
+        local = scratch / "catalog.db"
         built = build_snapshot(records, CompleteIndexes(store), local, built_at=_iso(clock()))
         _finish(progress, "building", f"{built['counts']['envs']:,} environments, {built['counts']['tasks']:,} tasks")
         _start(progress, "publishing", message="Publishing the snapshot")
         published = publish(local, store, now=datetime.fromtimestamp(clock(), timezone.utc))
-    finally:
-        local.unlink(missing_ok=True)
     _finish(progress, "publishing", f"Published {published['db']}")
     summary = {"listing": counts, "refused": None, "counts": built["counts"], "published": published,
                **outcome, "skipped": {"current": plan.current, "failed_recently": plan.failed_recently,

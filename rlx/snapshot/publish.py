@@ -7,15 +7,13 @@ simply publishes another whole snapshot. Old databases are pruned after the poin
 from __future__ import annotations
 
 import hashlib
-import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from rlx.snapshot.schema import SCHEMA, open_immutable, pointer_name, read_meta
-from rlx.store import Store, copy_atomic, read_json, write_json
+from rlx.store import Store, copy_atomic, read_json, remove_abandoned_temps, write_json
 
 KEEP = 5
-_STALE_TEMP_SECONDS = 3600  # a temp file this old belongs to a publisher that died
 
 
 class PublishError(Exception):
@@ -54,12 +52,7 @@ def prune(store: Store, keep: int = KEEP) -> list[str]:
         if name not in spared:
             (folder / name).unlink(missing_ok=True)
             removed.append(name)
-    for temp in folder.glob(".catalog-*.tmp"):
-        try:
-            if time.time() - temp.stat().st_mtime > _STALE_TEMP_SECONDS:
-                temp.unlink(missing_ok=True)
-        except FileNotFoundError:
-            pass
+    remove_abandoned_temps(folder)  # copies by publishers that died before their rename
     return removed
 
 

@@ -36,7 +36,7 @@ POOL_SIZE = 8  # idle connections kept per snapshot
 DISK_CANDIDATES = 10  # newest databases on disk tried when the pointer is unusable (publish keeps five)
 _DB_NAME = re.compile(r"catalog-[A-Za-z0-9._-]{1,120}\.db")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_CACHED = re.compile(r"(\d+)-\d+-")  # "<pid>-<generation>-<name>": which process a cached copy belongs to
+_CACHED = re.compile(r"\.?(\d+)-\d+-")  # "[.]<pid>-<generation>-<name>": which process a cached copy belongs to
 
 
 class SnapshotUnavailable(RuntimeError):

@@ -31,7 +31,16 @@ class Store:
         return self.indexes_dir / f"{_repo_key(repo_id)}.json.gz"
 
     def pack_path(self, repo_id: str) -> Path:
-        return self.root / "packs" / f"{_repo_key(repo_id)}.pack.gz"
+        return self.packs_dir / f"{_repo_key(repo_id)}.pack.gz"
+
+    @property
+    def packs_dir(self) -> Path:
+        return self.root / "packs"
+
+    @property
+    def atomic_write_folders(self) -> tuple[Path, ...]:
+        """The folders files are written to temp-then-rename: where a killed writer's temp file can be left."""
+        return (self.root, self.indexes_dir, self.packs_dir, self.snapshots_dir, self.settings_path.parent)
 
     def rows_cache_dir(self, repo_id: str, revision: str | None) -> Path:
         """Local copies of a rows dataset's data files (downloaded, or gunzipped) for one revision."""
