@@ -275,6 +275,17 @@ def test_a_source_outage_fails_the_build_publishes_no_hollow_index_and_is_retrie
     assert len(rows) == 1 and not rows[0].get("error")
 
 
+def test_a_file_the_hub_says_is_not_there_is_that_task_s_own_error_not_a_failed_build(hub, run, store):
+    broken = BULK[2]
+    hub.fail(404, times=10_000, path_contains=f"/datasets/{broken}/resolve/", headers={"X-Error-Code": "EntryNotFound"})
+
+    summary = run()
+
+    assert broken in summary["rebuilt"] and summary["failed"] == []
+    rows = stored_index(store, broken)["rows"]
+    assert len(rows) == 1 and "task.toml could not be read" in rows[0]["error"]
+
+
 def stored_index(store, env_id):
     path = store.index_path(env_id)
     return json.loads(gzip.decompress(path.read_bytes())) if path.exists() else None
