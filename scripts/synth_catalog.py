@@ -43,6 +43,8 @@ LARGEST_INDEX = 3_688  # the original's largest indexed dataset
 THOUSAND_ID = "synth-bench/thousand-tasks"  # the Harbor dataset with real task folders (pages, indexing)
 BIG_REPO_ID = "synth-bench/app-tasks-5000"  # 125,000 files: the indexing of a very large repository
 BIG_REPO_TASKS, BIG_REPO_APP_FILES = 5_000, 20
+SUITE_ID = "synth-bench/suite-3500"  # a real suite's size (3,566 tasks): indexed from a local folder and the Hub
+SUITE_TASKS, SUITE_FILES = 3_500, 30_000
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)  # "today" for ages and trending: fixed, so bytes are stable
 
 # The kinds as this app names them, with the original catalog's counts (its traces, rows and mimo datasets are
@@ -412,6 +414,36 @@ def big_repo_fixture(n: int = BIG_REPO_TASKS, seed: int = SEED) -> tuple[str, st
     meta = {"sha": _sha(seed, BIG_REPO_ID), "likes": 12, "downloads": 3400, "trendingScore": 4.2,
             "createdAt": "2026-06-01T00:00:00.000Z", "lastModified": "2026-11-20T00:00:00.000Z"}
     return "dataset", BIG_REPO_ID, files, meta
+
+
+def suite_fixture(n: int = SUITE_TASKS, total_files: int = SUITE_FILES,
+                  seed: int = SEED) -> tuple[str, str, dict[str, str], dict]:
+    """SUITE_ID as add_repo arguments: n Harbor tasks under tasks/ whose app folders bring the repository to exactly
+    `total_files` files, as a real 3,566-task suite of about 30,000 files. Its sha is the stand-in's to give: the
+    folder copy (write_repo) has none, so a FolderSource fingerprints it."""
+    rng = random.Random(f"{seed}:{SUITE_ID}")
+    words = ZipfPicker(build_vocabulary(random.Random(seed)))
+    files = {"README.md": "---\npretty_name: Suite of 3,500\ntags:\n- harbor\n---\n\n# Suite of 3,500 tasks\n"}
+    base_files = len(harbor_task_files(random.Random(0), words, "probe"))
+    extra = max(0, total_files - 1 - n * base_files)
+    for i in range(n):
+        files.update(harbor_task_files(rng, words, f"suite-{i:04d}", app_files=extra // n + (i < extra % n)))
+    meta = {"likes": 3, "downloads": 120, "createdAt": "2026-09-01T00:00:00.000Z",
+            "lastModified": "2026-11-25T00:00:00.000Z"}
+    return "dataset", SUITE_ID, files, meta
+
+
+def write_repo(root: Path, fixture: tuple[str, str, dict[str, str], dict]) -> Path:
+    """One add_repo-shaped fixture written as a FolderSource repository under `root`; returns its folder. The meta
+    goes to .hub.json as given (without a sha, the folder's fingerprint is its revision)."""
+    repo_type, repo_id, files, meta = fixture
+    folder = root / ("datasets" if repo_type == "dataset" else "spaces") / repo_id
+    for path, text in files.items():
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    (folder / ".hub.json").write_text(json.dumps(meta, indent=1))
+    return folder
 
 
 def hub_fixtures(catalog: Catalog) -> Iterator[tuple[str, str, dict[str, str], dict]]:
