@@ -58,7 +58,8 @@ def _check_port_free(host: str, port: int) -> None:
 
 def _gunicorn_args(host: str, port: int, workers: int) -> list[str]:
     return [
-        sys.executable, "-m", "gunicorn", "--worker-class", "gevent", "--workers", str(workers),
+        sys.executable, "-m", "gunicorn", "--worker-class", "rlx.web.gevent_worker.GeventWorker",
+        "--workers", str(workers),
         "--bind", f"{host}:{port}", "--graceful-timeout", "5", "--timeout", "120", "--log-level", "warning",
         "rlx:create_app()",
     ]

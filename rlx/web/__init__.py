@@ -4,10 +4,11 @@ from flask import Flask
 
 
 def register_web(app: Flask) -> None:
-    from rlx.web import api_search, catalog_db, envs, errors, explore, health, mcp_routes, tasks
+    from rlx.web import admission, api_search, catalog_db, envs, errors, explore, health, mcp_routes, tasks
     from rlx.web.context import init_context
 
     init_context(app)
+    admission.init_app(app)
     catalog_db.init_app(app)
     errors.init_app(app)
     app.register_blueprint(health.bp)

@@ -1,0 +1,46 @@
+"""gunicorn's gevent worker, taking turns fairly: several new connections accepted per turn of the event loop
+instead of one, and a connection giving way after each answer.
+
+With more than one worker, gunicorn sets each gevent server to accept one connection per loop turn, so that one
+worker does not take every connection. Under load a turn lasts as long as every request waiting in that worker, so
+a new visitor's connection waited in the kernel's queue for many turns: with 200 clients, requests answered in
+under a second by the app took up to 20 s to reach it. A few accepts per turn keep new connections moving while
+the workers still share them (each accepts only what is waiting when it looks).
+
+A keep-alive connection whose next request is already there was served again at once, so a few busy connections
+(a client retrying at once after a 503, say) could keep the worker to themselves. After each answer the
+connection now yields to the event loop before reading its next request.
+
+Used by `rlx serve` and `rlx demo`: `gunicorn --worker-class rlx.web.gevent_worker.GeventWorker`.
+"""
+
+from __future__ import annotations
+
+import gevent
+from gevent.server import StreamServer
+from gunicorn.workers import ggevent
+
+ACCEPTS_PER_TURN = 16
+
+
+class _Server(StreamServer):
+    """A StreamServer that keeps ACCEPTS_PER_TURN: gunicorn's `server.max_accept = 1` after creating it is ignored."""
+
+    @property
+    def max_accept(self) -> int:
+        return ACCEPTS_PER_TURN
+
+    @max_accept.setter
+    def max_accept(self, value: int) -> None:
+        pass
+
+
+class GeventWorker(ggevent.GeventWorker):
+    def run(self):
+        # gunicorn's run() builds its servers from the module's StreamServer; this worker is its own process.
+        ggevent.StreamServer = _Server
+        super().run()
+
+    def handle_request(self, listener_name, req, sock, addr):
+        super().handle_request(listener_name, req, sock, addr)  # raises StopIteration when the connection closes
+        gevent.sleep(0)  # behind the connections already waiting, before this one's next request
