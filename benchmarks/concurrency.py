@@ -1,4 +1,4 @@
-"""(f) 200 concurrent clients on /api/search: throughput, the latency tail, what was turned away, and memory.
+"""(g) 200 concurrent clients on /api/search: throughput, the latency tail, what was turned away, and memory.
 
 A fresh `rlx serve` (gunicorn, 2 gevent workers) over the workspace's snapshot, warmed on every path, then wrk
 with 200 keep-alive connections cycling through the environment searches of the mix (Q1–Q8 and the home page's
@@ -99,6 +99,45 @@ def _load_average() -> float | None:
         return float(Path("/proc/loadavg").read_text().split()[0])
     except (OSError, ValueError):
         return None
+
+
+def render(r: dict) -> str:
+    from benchmarks.report import TODO_ROUTE, _n, _table
+
+    c = r.get("concurrency")
+    if not c:
+        return f"## g. {CLIENTS} concurrent clients on /api/search\n\n" + TODO_ROUTE + "\n"
+    errors = ", ".join(f"{k} {v}" for k, v in c["errors"].items()) or "none"
+    others = ", ".join(f"{k}: {v}" for k, v in c["other_statuses"].items()) or "none"
+    memory = [[name, _n(c["memory_before_mb"].get(name), 1), _n(after, 1)]
+              for name, after in c["memory_after_mb"].items()]
+    return (f"## g. {c['clients']} concurrent clients on /api/search\n\n"
+            f"A fresh `rlx serve` (gunicorn, 2 gevent workers), warmed, then wrk with {c['clients']} keep-alive "
+            f"connections for {c['seconds']:.0f} s cycling through the environment searches of the mix. wrk does "
+            "not honour Retry-After: a client turned away asks again at once, so the 503 count is a worst case. "
+            f"The machine's load average was {_n(c['load_before'], 1)} before and {_n(c['load_after'], 1)} after "
+            "(other work on the same two cores slows every figure).\n\n"
+            + _table(["", "measured"], [
+                ["answers per second (all / 200 OK)", f"**{c['rps']:,.0f}** / **{c['served_rps']:,.0f}**"],
+                ["latency p50 / p90 / p99 / p99.9 / max (every answer)",
+                 f"**{c['p50_ms']:,.0f} / {c['p90_ms']:,.0f} / {c['p99_ms']:,.0f} / {c['p999_ms']:,.0f} / "
+                 f"{c['max_ms']:,.0f} ms**"],
+                ["requests slower than 10 s", f"**{c['over_10s']}** of {c['requests']:,}"],
+                ["turned away (503 with Retry-After)", f"**{c['shed']:,}**"],
+                ["socket errors / other statuses", f"{errors} / {others}"],
+            ], "ll")
+            + "\nResident memory of the gunicorn processes (MB), warmed and after the load:\n\n"
+            + _table(["process", "warmed", "after the load"], memory, "lrr"))
+
+
+def targets(r: dict) -> list[list[str]]:
+    c = r.get("concurrency")
+    if not c:
+        return []
+    ok = not c["errors"] and not c["other_statuses"] and c["over_10s"] == 0
+    return [[f"{c['clients']} concurrent clients on /api/search", "no errors, no request over 10 s (503 when full)",
+             f"p99 {c['p99_ms']:,.0f} ms, max {c['max_ms']:,.0f} ms; {c['shed']:,} turned away",
+             "**met**" if ok else "**missed**"]]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,7 +2,9 @@
 
 Order: the synthetic catalog; the 1,000-task dataset indexed from it (for the pages); (a) the snapshot build;
 (b) the floor, then Datasette, then the app (each alone on the machine while measured), with (c) first paint and
-(e) the pages on the same warm app; (d) indexing through the Hub stand-in; profiles where a target was missed.
+(e) the pages on the same warm app; (g) 200 concurrent clients on a fresh app; (d) indexing through the Hub
+stand-in; (h) a 3,500-task suite indexed from a folder and through the Hub; profiles where a target was missed;
+(f) a 1,000,000-row parquet dataset.
 `--quick` is a smoke run of about two minutes: fewer and shorter runs, its figures noisier.
 """
 
@@ -17,8 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks import (first_paint, indexing, machine, pages, profiles, report, rows, search, servers,
-                        snapshot_build, workspace, wrk)
+from benchmarks import (concurrency, first_paint, indexing, machine, pages, profiles, report, rows, search, servers,
+                        snapshot_build, suite_indexing, workspace, wrk)
 from benchmarks.inprocess import InProcessApp
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
@@ -38,13 +40,14 @@ class Plan:
     page_seconds: float
     index_runs: int
     big_repo_to_completion: bool  # else the 5,000-task repository is indexed up to its published list only
+    concurrency_seconds: float  # 200 clients on /api/search
     profile: bool  # pyinstrument where a target is missed (statement profiles always run: they are cheap)
 
 
 FULL = Plan(builds=5, floor_runs=200, seconds_1=3, seconds_8=2, mix_seconds=5, mix_repeats=3, paint_runs=7,
-            page_seconds=3, index_runs=3, big_repo_to_completion=True, profile=True)
+            page_seconds=3, index_runs=3, big_repo_to_completion=True, concurrency_seconds=30, profile=True)
 QUICK = Plan(builds=1, floor_runs=30, seconds_1=1, seconds_8=0, mix_seconds=2, mix_repeats=1, paint_runs=3,
-             page_seconds=1, index_runs=1, big_repo_to_completion=False, profile=False)
+             page_seconds=1, index_runs=1, big_repo_to_completion=False, concurrency_seconds=8, profile=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,7 +105,9 @@ def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
         step(results, "server_timing", lambda: search.server_timing(app_url, mix, samples=15))
         step(results, "first_paint", lambda: first_paint.measure(app_url, plan.paint_runs))
         step(results, "pages", lambda: pages.measure(app_url, plan.page_seconds))
+    step(results, "concurrency", lambda: concurrency.measure(ws, plan.concurrency_seconds))
     step(results, "indexing", lambda: indexing.measure(plan.index_runs, quick=not plan.big_repo_to_completion))
+    step(results, "suite_indexing", lambda: suite_indexing.measure(quick=not plan.big_repo_to_completion))
     step(results, "profiles", lambda: profiles.where_missed(ws, in_process, results, mix, sampled=plan.profile))
     step(results, "rows", lambda: rows.measure(ws, plan.page_seconds))  # last: it adds a dataset to the source
 
