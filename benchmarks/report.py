@@ -161,7 +161,7 @@ def _search(r: dict) -> str:
         a = ((app or {}).get("per_query") or {}).get(q.key) or {}
         d = ((ds or {}).get("per_query") or {}).get(q.key) or {}
         verdict = "—"
-        if a and d:
+        if a and d and a["p50_ms"] and d["p50_ms"]:  # 0: wrk recorded no answer at all
             verdict = f"yes, {d['p50_ms'] / a['p50_ms']:.1f}×" if a["p50_ms"] < d["p50_ms"] else \
                 f"no, {a['p50_ms'] / d['p50_ms']:.1f}× slower"
         rows.append([f"{q.key} {q.label}", f"{totals.get(q.key, 0):,}",

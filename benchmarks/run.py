@@ -47,7 +47,7 @@ class Plan:
 FULL = Plan(builds=5, floor_runs=200, seconds_1=3, seconds_8=2, mix_seconds=5, mix_repeats=3, paint_runs=7,
             page_seconds=3, index_runs=3, big_repo_to_completion=True, concurrency_seconds=30, profile=True)
 QUICK = Plan(builds=1, floor_runs=30, seconds_1=1, seconds_8=0, mix_seconds=2, mix_repeats=1, paint_runs=3,
-             page_seconds=1, index_runs=1, big_repo_to_completion=False, concurrency_seconds=8, profile=False)
+             page_seconds=1, index_runs=1, big_repo_to_completion=False, concurrency_seconds=10, profile=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,13 +69,24 @@ def main(argv: list[str] | None = None) -> int:
         _run_all(ws, plan, results)
     finally:
         results["seconds"] = time.perf_counter() - started
-        args.results.write_text(report.render(results))
+        _write_report(args.results, results)
         if args.keep is None:
             workspace.remove(ws)
         else:  # every figure, for a closer look
             (ws.root / "results.json").write_text(json.dumps(results, indent=1, default=str))
     print(f"Wrote {args.results} in {results['seconds'] / 60:.1f} min.")
     return 0
+
+
+def _write_report(path: Path, results: dict) -> None:
+    """RESULTS.md; when rendering fails, the figures are kept in a JSON file beside it, so the run is not lost."""
+    try:
+        path.write_text(report.render(results))
+    except Exception:
+        kept = path.with_suffix(".failed.json")
+        kept.write_text(json.dumps(results, indent=1, default=str))
+        print(f"[bench] the report could not be written; every figure is in {kept}", file=sys.stderr)
+        raise
 
 
 def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
