@@ -5,7 +5,7 @@ Order: the synthetic catalog; the 1,000-task dataset indexed from it (for the pa
 (e) the pages on the same warm app; (g) 200 concurrent clients on a fresh app; (d) indexing through the Hub
 stand-in; (h) a 3,500-task suite indexed from a folder and through the Hub; profiles where a target was missed;
 (f) a 1,000,000-row parquet dataset.
-`--quick` is a smoke run of about two minutes: fewer and shorter runs, its figures noisier.
+`--quick` is a smoke run of about three minutes: fewer and shorter runs, its figures noisier.
 """
 
 from __future__ import annotations
