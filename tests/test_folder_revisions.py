@@ -112,7 +112,7 @@ EDITS = {
     "a new file": lambda base: (base / "tasks/csv-sales-rollup/notes.md").write_text("new"),
     "a file removed": lambda base: (base / "README.md").unlink(),
     "a file renamed": lambda base: (base / "README.md").rename(base / "README.txt"),
-    "a new task folder": lambda base: shutil.copytree(base / "tasks/csv-sales-rollup", base / "tasks/csv-sales-rollup-2"),
+    "a new task folder": lambda base: shutil.copytree(base / "tasks/csv-sales-rollup", base / "tasks/copied-task"),
 }
 
 
