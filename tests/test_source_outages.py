@@ -86,6 +86,25 @@ def test_a_hub_answering_520_on_files_fails_the_indexing_instead_of_publishing_e
     assert sorted(r.ref for r in index.rows) == sorted(TASK_NAMES) and not any(r.error for r in index.rows)
 
 
+def test_a_rebuild_that_fails_half_way_keeps_the_tasks_already_served(hub, hub_config, redis_client):
+    from tests.stand_ins.hub_fixtures import harbor_dataset
+
+    app = create_app(hub_config)
+    first = index_now(app, PUBLIC_HARBOR)
+    hub.add_repo("dataset", PUBLIC_HARBOR, harbor_dataset("Terminal tasks", tasks=(*TASK_NAMES, "new-task")))
+    hub.fail(520, times=100_000, path_contains="/resolve/")  # the new revision's task list is read, its files not
+
+    with pytest.raises(Exception):
+        index_now(app, PUBLIC_HARBOR)
+
+    kept = read_index(app.extensions["rlx.store"], PUBLIC_HARBOR)
+    assert kept.complete and kept.revision == first.revision
+    assert sorted(r.ref for r in kept.rows) == sorted(TASK_NAMES) and not any(r.error for r in kept.rows)
+    hub.clear_faults()
+    assert sorted(r.ref for r in index_now(app, PUBLIC_HARBOR).rows) == sorted((*TASK_NAMES, "new-task"))
+    assert len(read_index(app.extensions["rlx.store"], PUBLIC_HARBOR).rows) == len(TASK_NAMES) + 1
+
+
 # -- pages while the Hub is down ------------------------------------------------------------------------------------
 
 HUB_DOWN = {

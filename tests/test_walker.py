@@ -7,7 +7,7 @@ import pytest
 from rlx.adapters import Env
 from rlx.adapters.harbor import discover
 from rlx.adapters.harbor.adapter import HarborAdapter
-from rlx.adapters.indexes import load_index, load_pack
+from rlx.adapters.indexes import load_pack, load_partial_index
 from rlx.store import Store
 
 TASKS = 5000
@@ -39,7 +39,7 @@ class PublicationCheck:
 
     def start(self, step, total=None, message=""):
         if step == "fetching":
-            self.seen_at_fetch = load_index(self.store, self.env_id)
+            self.seen_at_fetch = load_partial_index(self.store, self.env_id)
             if self.stop:
                 raise StopAtFetching()
 

@@ -21,12 +21,31 @@ _lock = threading.Lock()
 
 
 def save_index(store: Store, index: Index) -> None:
-    write_json(store.index_path(index.env_id), dataclasses.asdict(index), compress=True)
+    """A complete index replaces the last complete one; a partial one is written beside it, so a rebuild that
+    fails half-way (the Hub down, a killed worker) never takes away the tasks that were already served."""
+    if index.complete:
+        write_json(store.index_path(index.env_id), dataclasses.asdict(index), compress=True)
+        store.partial_index_path(index.env_id).unlink(missing_ok=True)
+    else:
+        write_json(store.partial_index_path(index.env_id), dataclasses.asdict(index), compress=True)
 
 
 def load_index(store: Store, env_id: str) -> Index | None:
-    """The stored index, built into objects once per version of the file (pages read it on every request)."""
+    """The last complete index, built into objects once per version of the file (pages read it on every request)."""
     return _cached(store.index_path(env_id), _index_from_json)
+
+
+def load_partial_index(store: Store, env_id: str) -> Index | None:
+    """The index a build is writing (or a failed build left), or None."""
+    return _cached(store.partial_index_path(env_id), _index_from_json)
+
+
+def load_index_at(store: Store, env_id: str, revision: str | None) -> Index | None:
+    """The index of `revision`: the complete one if it is of that revision, else the partial one if it is."""
+    for index in (load_index(store, env_id), load_partial_index(store, env_id)):
+        if index is not None and index.revision == revision:
+            return index
+    return None
 
 
 def read_index(store: Store, env_id: str) -> Index | None:

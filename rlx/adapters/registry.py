@@ -67,10 +67,10 @@ def pick(env: "Env") -> Adapter | None:
 def choose(env: "Env") -> Adapter | None:
     """The one adapter choice for a dataset, used by pages, the index job, the indexer and the catalog: the
     adapter stored with its index for this revision, else `pick` (which may take a closer look)."""
-    from rlx.adapters.indexes import load_index
+    from rlx.adapters.indexes import load_index_at
 
-    index = load_index(env.store, env.id)
-    if index is not None and index.revision == env.revision:
+    index = load_index_at(env.store, env.id, env.revision)
+    if index is not None:
         stored = get(index.adapter)
         if stored is not None:
             return stored

@@ -30,6 +30,10 @@ class Store:
     def index_path(self, repo_id: str) -> Path:
         return self.indexes_dir / f"{_repo_key(repo_id)}.json.gz"
 
+    def partial_index_path(self, repo_id: str) -> Path:
+        """An index still being built (or whose build failed): kept apart, so it never replaces a complete one."""
+        return self.indexes_dir / f"{_repo_key(repo_id)}.partial.json.gz"
+
     def pack_path(self, repo_id: str) -> Path:
         return self.packs_dir / f"{_repo_key(repo_id)}.pack.gz"
 

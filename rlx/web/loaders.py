@@ -10,7 +10,7 @@ from flask import abort, current_app
 from rq.job import Job, JobStatus
 
 from rlx.adapters import Adapter, Env, Index, choose, get
-from rlx.adapters.indexes import load_index
+from rlx.adapters.indexes import load_index, load_index_at
 from rlx.jobs.index import ensure_index_job
 from rlx.queue import read_progress
 from rlx.sources.base import RepoRecord
@@ -64,8 +64,7 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
         abort(404, f"{org}/{name} is not a dataset id.")
     repo_id = f"{org}/{name}"
     source, store = current_app.extensions["rlx.source"], current_app.extensions["rlx.store"]
-    index = load_index(store, repo_id)
-    stored = _servable(index)
+    stored = _servable(load_index(store, repo_id))
     # 404/403/503 via the error handler, unless an outage leaves the stored index to answer
     record, outage = _records().lookup(repo_id, visitor_token(), can_fall_back=stored is not None)
     if outage is not None:
@@ -74,8 +73,8 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     adapter = choose(env)
     if adapter is None:
         abort(404, f"{repo_id} is in no format this explorer reads yet.")
-    current = (index is not None and index.revision == record.sha and index.adapter == adapter.key
-               and index.version == adapter.index_version)
+    index = load_index_at(store, repo_id, record.sha)
+    current = index is not None and index.adapter == adapter.key and index.version == adapter.index_version
     state = EnvState(env, adapter, index if current else None)
     if state.ready or not start_indexing:
         return state
