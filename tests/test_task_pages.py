@@ -7,6 +7,7 @@ import pytest
 
 from rlx import create_app
 from tests.conftest import index_now
+from tests.crawl import crawl
 
 FIXTURE_TASK = __import__("pathlib").Path(__file__).parent / "fixtures" / "answers" / "task"
 SECRET = re.compile(r"ZX-ANSWER-\d{4}")
@@ -112,31 +113,20 @@ def leaky_client(make_config, redis_client, tmp_path):
     (root / "datasets" / "adv" / "leaky" / "README.md").write_text("---\ntags: [harbor]\n---\n# Leaky\n")
     app = create_app(make_config(RLX_SOURCE=str(root)))
     index_now(app, "adv/leaky")
-    return app.test_client()
+    return app.test_client(), root / "datasets" / "adv" / "leaky" / "tasks"
 
 
 def test_no_planted_answer_reaches_any_response(leaky_client):
-    seen = []
-    pages = ["/", "/d/adv/leaky", "/d/adv/leaky?q=planted", "/api/env/adv/leaky", "/t/adv/leaky/planted",
-             "/api/task/adv/leaky/planted"]
-    for url in pages:
-        response = leaky_client.get(url)
-        assert response.status_code == 200, url
-        seen.append((url, response.get_data(as_text=True)))
-    task_html = seen[4][1]
-    files = re.findall(r'href="/t/adv/leaky/planted\?f=([^"#]+)', task_html)
-    assert files, "the tree links its files"
-    for path in set(files) | {"solution/solve.sh", "steps/two/solution/solve.sh", "steps/two/tests/answers.txt",
-                              "tests/test.sh", "task.toml"}:
-        for extra in ("", "&view=full"):
-            response = leaky_client.get(f"/t/adv/leaky/planted?f={path}{extra}")
-            seen.append((path, response.get_data(as_text=True)))
-    for folder in ("", "tests", "steps/two", "solution"):
-        seen.append((folder, leaky_client.get("/t/adv/leaky/planted/folder", query_string={"p": folder})
-                     .get_data(as_text=True)))
-    leaks = [(where, SECRET.findall(body)) for where, body in seen if SECRET.search(body)]
+    client, tasks_on_disk = leaky_client
+    seen = crawl(client, "adv/leaky", tasks_on_disk)
+    for url in ("/", "/d/adv/leaky?q=planted", "/api/search/tasks?q=planted"):
+        seen[url] = client.get(url).get_data(as_text=True)
+    for url in ("/t/adv/leaky/planted?f=solution/solve.sh", "/t/adv/leaky/planted?f=steps/two/tests/answers.txt",
+                "/t/adv/leaky/planted/folder?p=solution", "/t/adv/leaky/planted?f=task.toml&view=full"):
+        assert url in seen, "the crawl reaches every file, withheld ones too"
+    leaks = [(where, SECRET.findall(body)) for where, body in seen.items() if SECRET.search(body)]
     assert leaks == []
-    assert "withheld" in task_html
+    assert "withheld" in seen["/t/adv/leaky/planted"]
 
 
 @pytest.mark.parametrize("headers", [{"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"},

@@ -6,16 +6,18 @@ import posixpath
 
 from rlx.adapters.contract import Adapter, FileView, Index
 from rlx.adapters.harbor import build, sections
-from rlx.adapters.harbor.layout import LAYOUTS, TASK_FILES
-from rlx.adapters.harbor.reader import is_text_name, mask_task_text
+from rlx.adapters.harbor.layout import TASK_FILES
+from rlx.adapters.harbor.reader import NESTED_TASK_WHY, SOLUTIONS_READ, is_text_name
 from rlx.adapters.indexes import load_pack
 from rlx.adapters.paths import safe_relpath
-from rlx.adapters.withhold import withheld_file_reason
+from rlx.adapters.withhold import mask_task_text, withheld_file_reason, withhold_task_texts
 from rlx.sources.errors import EntryNotFound
 
 FILE_SHOWN_MAX = 1024 * 1024  # a file larger than this is shown cut, with a note
 FILE_FETCH_MAX = 4 * 1024 * 1024  # a file larger than this is not fetched at all
 _LAZY_LISTINGS: dict[tuple, list | None] = {}  # (env, revision, folder) -> entries, for walked tasks
+_LAZY_VALUES: dict[tuple, list[str]] = {}  # (env, revision, task folder) -> its masked values, for walked tasks
+VALUE_FILES_MAX = 64  # files a walked task reads, once, to learn which values its graders mask
 
 
 class HarborAdapter(Adapter):
@@ -71,9 +73,12 @@ class HarborAdapter(Adapter):
         elif folder and known.get(folder, (None, None))[1] != "directory":
             return None
         children = [e for p, e in known.items() if posixpath.dirname(p) == folder]
-        return [{"path": p, "type": t, "size": s, "withheld": w or withheld_file_reason(p, is_dir=t == "directory")}
-                for p, t, s, w in
-                sorted(children, key=lambda e: (e[1] != "directory", e[0]))]
+        nested = self._nested_roots(env, entry, folder, children)
+        tasks = entry.get("nested") or {}
+        return [{"path": p, "type": t, "size": s, "task": tasks.get(p),
+                 "withheld": w or (NESTED_TASK_WHY if p in tasks else None)
+                 or withheld_file_reason(p, is_dir=t == "directory", nested=nested)}
+                for p, t, s, w in sorted(children, key=lambda e: (e[1] != "directory", e[0]))]
 
     def read_file(self, env, index: Index, ref: str, path: str):
         entry = self._entry(env, index, ref)
@@ -81,7 +86,7 @@ class HarborAdapter(Adapter):
         if entry is None or not rel:
             return None
         listed = {p: (t, s) for p, t, s, _ in entry["files"]}
-        reason = withheld_file_reason(rel)
+        reason = withheld_file_reason(rel, nested=self._nested_roots(env, entry, posixpath.dirname(rel)))
         if rel not in listed and not (entry.get("walked") and self._exists_lazily(env, entry, rel)):
             return None
         kind, size = listed.get(rel, ("file", 0))
@@ -103,6 +108,56 @@ class HarborAdapter(Adapter):
         if pack is None or _row(index, ref) is None:
             return None
         return pack["tasks"].get(ref)
+
+    def _nested_roots(self, env, entry, folder: str, children=()) -> list[str]:
+        """Folders from the task's root down to `folder` that hold a task of their own, so what lies inside them is
+        judged by that task's rules. Indexed tasks know theirs; a walked task's folders are asked the source."""
+        roots = list(entry.get("nested") or {})
+        if not entry.get("walked") or not folder:
+            return roots
+        names = {c[0] for c in children}
+        if any(f"{folder}/{name}" in names for name in TASK_FILES):
+            roots.append(folder)
+        ancestors, current = [], folder
+        while current:
+            ancestors.append(current)
+            current = posixpath.dirname(current)
+        probes = [self._full_path(entry, f"{a}/{name}") for a in ancestors if a not in roots for name in TASK_FILES]
+        if probes:
+            found = env.source.paths_info(env.repo_type, env.id, probes, revision=env.revision, token=env.token)
+            prefix = f"{entry['dir']}/" if entry["dir"] else ""
+            roots += [posixpath.dirname(e.path[len(prefix):]) for e in found if not e.is_dir]
+        return roots
+
+    def _answer_values(self, env, entry) -> list[str]:
+        """Every value masked somewhere in the task. An indexed task knows them; a walked task read only a few of
+        its files while indexing, so on its first lazily read file it reads its graders and root scripts once."""
+        if not entry.get("walked"):
+            return entry.get("_answer_values") or []
+        key = (env.id, env.revision, entry["dir"])
+        if key not in _LAZY_VALUES:
+            _LAZY_VALUES[key] = self._read_values(env, entry)
+            while len(_LAZY_VALUES) > 512:
+                _LAZY_VALUES.pop(next(iter(_LAZY_VALUES)))
+        return _LAZY_VALUES[key]
+
+    def _read_values(self, env, entry) -> list[str]:
+        known = {p: (t, s) for p, t, s, _ in entry["files"]}
+        for folder in ("", "tests"):
+            for path, kind, size, _ in self._list_lazily(env, entry, folder) or []:
+                known.setdefault(path, (kind, size))
+        wanted = [p for p, (kind, size) in sorted(known.items()) if kind != "directory" and is_text_name(p)
+                  and (size or 0) <= FILE_FETCH_MAX and (not withheld_file_reason(p) or p in SOLUTIONS_READ)]
+        texts = {}
+        for path in wanted[:VALUE_FILES_MAX]:
+            try:
+                data = env.source.read_file(env.repo_type, env.id, self._full_path(entry, path),
+                                            revision=env.revision, token=env.token, max_bytes=FILE_FETCH_MAX)
+            except EntryNotFound:
+                continue
+            texts[path] = data.decode("utf-8", errors="replace")
+        found = withhold_task_texts(texts).values
+        return sorted({*found, *(entry.get("_answer_values") or [])}, key=lambda v: (-len(v), v))
 
     def _full_path(self, entry, rel: str) -> str:
         return f"{entry['dir']}/{rel}" if entry["dir"] else rel
@@ -136,8 +191,8 @@ class HarborAdapter(Adapter):
                                     token=env.token, max_bytes=FILE_FETCH_MAX)
         if b"\x00" in data[:8192]:
             return FileView(path=rel, binary=True, size=size or len(data))
-        text = data[:FILE_SHOWN_MAX].decode("utf-8", errors="replace")
-        text, _ = mask_task_text(rel, text, LAYOUTS[entry.get("format", "harbor")])
+        text = mask_task_text(rel, data[:FILE_SHOWN_MAX].decode("utf-8", errors="replace"),
+                              self._answer_values(env, entry))
         return FileView(path=rel, text=text, size=size or len(data), truncated=len(data) > FILE_SHOWN_MAX)
 
 

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
 from rlx.adapters.contract import Index, TaskRow
-from rlx.adapters.harbor.discover import discover
+from rlx.adapters.harbor.discover import discover, nested_tasks
 from rlx.adapters.harbor.reader import files_to_fetch, read_task, ref_for
 from rlx.adapters.harbor.reader import _default_title as default_title
 from rlx.adapters.indexes import save_index, save_pack
@@ -59,6 +59,7 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     blobs: dict[str, str] = {}
     entries: dict[str, dict] = {}
     done = 0
+    nested = nested_tasks(found.task_dirs)
     with ThreadPoolExecutor(FETCH_PARALLEL) as pool:
         try:
             for batch in _batches(found.task_dirs, BATCH_TASKS):
@@ -70,7 +71,9 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
                     done += 1
                     _update(progress, "fetching", done)
                 for task_dir in batch:
-                    row, entry = read_task(task_dir, found.files[task_dir], texts.pop(task_dir), found.walked)
+                    inner = {rel: ref_for(d) for rel, d in nested.get(task_dir, {}).items()}
+                    row, entry = read_task(task_dir, found.files[task_dir], texts.pop(task_dir), found.walked,
+                                           inner)
                     entry["texts"] = {path: _blob(blobs, text) for path, text in entry["texts"].items()}
                     entries[row.ref] = entry
                     pending[task_dir] = row

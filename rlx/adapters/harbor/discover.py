@@ -80,18 +80,16 @@ def _list_everything(env, budget_s: float) -> list[FileEntry]:
 
 
 def from_listing(entries: list[FileEntry]) -> Discovery:
-    """Task folders and their files from a full listing; a task inside another task's folder is not a task."""
-    tomls = sorted({
+    """Task folders and their files from a full listing.
+
+    A task inside another task's folder is a task of its own: it owns its files, and the outer task keeps only
+    the folder (see `nested_tasks`), so the outer task never serves the inner one's solution or tests.
+    """
+    task_dirs = sorted({
         e.path.rsplit("/", 1)[0] if "/" in e.path else ""
         for e in entries
         if not e.is_dir and e.path.rsplit("/", 1)[-1] in TASK_FILES and e.path.count("/") <= MAX_DEPTH
     })
-    task_dirs: list[str] = []
-    taken: set[str] = set()
-    for folder in tomls:  # sorted, so a parent comes before its children
-        if _owner(folder, taken) is None:
-            task_dirs.append(folder)
-            taken.add(folder)
     truncated = len(task_dirs) > MAX_TASKS
     task_dirs = task_dirs[:MAX_TASKS]
     return Discovery(task_dirs=task_dirs, files=_group_by_task(entries, task_dirs), truncated=truncated,
@@ -161,6 +159,18 @@ def _group_by_task(entries, task_dirs: list[str]) -> dict[str, list[FileEntry]]:
             rel = entry.path[len(owner) + 1:] if owner else entry.path
             files[owner].append(FileEntry(path=rel, type=entry.type, size=entry.size, oid=entry.oid))
     return files
+
+
+def nested_tasks(task_dirs: list[str]) -> dict[str, dict[str, str]]:
+    """For each task holding others in its folder: {folder relative to it: that task's folder}, nearest only."""
+    tasks = set(task_dirs)
+    nested: dict[str, dict[str, str]] = {}
+    for folder in task_dirs:
+        owner = _owner(folder, tasks) if folder else None
+        if owner is not None:
+            rel = folder[len(owner) + 1:] if owner else folder
+            nested.setdefault(owner, {})[rel] = folder
+    return nested
 
 
 def _owner(path: str, tasks: set[str]) -> str | None:

@@ -16,17 +16,11 @@ import re
 from rlx.adapters.contract import TaskRow
 from rlx.adapters.harbor.compose import read_services
 from rlx.adapters.harbor.dockerfile import analyze_dockerfile
-from rlx.adapters.harbor.layout import HARBOR, TERMINAL_BENCH_1, Layout, is_grader, layout_of
+from rlx.adapters.harbor.layout import HARBOR, TERMINAL_BENCH_1, Layout, layout_of
 from rlx.adapters.harbor.numbers import plain
 from rlx.adapters.harbor.taskconfig import TaskTomlError, parse_task_toml, runnable_here
 from rlx.adapters.harbor.tb1 import parse_task_yaml
-from rlx.adapters.withhold import (
-    mask_grader_script,
-    mask_toml_answers,
-    mask_yaml_answers,
-    strip_answers,
-    withheld_file_reason,
-)
+from rlx.adapters.withhold import mask_values_in, strip_answers, withheld_file_reason, withhold_task_texts
 from rlx.sources.base import FileEntry
 from rlx.sources.cardtext import card_summary
 
@@ -39,6 +33,9 @@ TEXT_SUFFIXES = {
 TEXT_NAMES = {"Dockerfile", "Makefile", "README", "LICENSE", ".gitignore", ".harborignore"}
 _CANARY = re.compile(r"^\s*(<!--.*canary.*-->|#.*canary.*)\s*$", re.I)
 _REWARD_NAMES = re.compile(r"[\"']([A-Za-z_][\w.-]{0,40})[\"']\s*:")
+NESTED_TASK_WHY = "A task of its own, with its own page: its answers are withheld there as here."
+# Read for the values they write out (masked wherever a grader repeats them), never packed or shown.
+SOLUTIONS_READ = ("solution/solve.sh", "solution.sh")
 
 
 def ref_for(task_dir: str) -> str:
@@ -53,7 +50,7 @@ def files_to_fetch(entries: list[FileEntry], walked: bool) -> list[str]:
     paths = {e.path for e in entries if not e.is_dir}
     layout = layout_of(paths)
     wanted = [p for p in (layout.config, "instruction.md", "README.md", layout.dockerfile, *layout.composes,
-                          *layout.graders) if p in paths]
+                          *layout.graders, *SOLUTIONS_READ) if p in paths]
     if not walked:
         wanted += sorted(
             e.path for e in entries
@@ -75,37 +72,25 @@ def strip_canary(text: str) -> str:
     return "\n".join(lines)
 
 
-def mask_task_text(path: str, text: str, layout: Layout) -> tuple[str, list]:
-    """A task file's text as pages may show it: answers in settings files and graders masked."""
-    name = posixpath.basename(path)
-    if name == "task.toml":
-        return mask_toml_answers(text)
-    if name == "task.yaml" or path in layout.composes:
-        return mask_yaml_answers(text, where=path)
-    if is_grader(path, layout):
-        return mask_grader_script(text, where=path)
-    return text, []
+def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], walked: bool = False,
+              nested: dict[str, str] | None = None) -> tuple[TaskRow, dict]:
+    """The index row and the pack entry of one task (texts hold what was fetched, by task-relative path).
 
-
-def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], walked: bool = False
-              ) -> tuple[TaskRow, dict]:
-    """The index row and the pack entry of one task (texts hold what was fetched, by task-relative path)."""
+    `nested` maps the folders inside this task that hold a task of their own to that task's ref.
+    """
     ref = ref_for(task_dir)
+    nested = nested or {}
     layout = layout_of({e.path for e in entries} | set(texts))
     withheld: list[list[str]] = []
     file_list = []
     for entry in sorted(entries, key=lambda e: e.path):
-        reason = withheld_file_reason(entry.path, is_dir=entry.is_dir)
+        if entry.path in nested:
+            reason = NESTED_TASK_WHY
+        else:
+            reason = withheld_file_reason(entry.path, is_dir=entry.is_dir, nested=nested)
         if reason:
             withheld.append([entry.path, reason])
         file_list.append([entry.path, entry.type, entry.size, reason])
-    packed: dict[str, str] = {}
-    for path, text in texts.items():
-        if withheld_file_reason(path):
-            continue
-        text, found = mask_task_text(path, text, layout)
-        withheld += [[w.where, w.why] for w in found]
-        packed[path] = text
 
     config, error, harness = None, None, None
     instruction = strip_canary(texts.get("instruction.md", ""))
@@ -122,10 +107,13 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
         except TaskTomlError as exc:
             error = str(exc)
 
+    shown = withhold_task_texts(texts, nested=nested, public=instruction)
+    packed, values = shown.texts, shown.values
+    withheld += [[w.where, w.why] for w in shown.withheld]
     if instruction or layout is HARBOR and "instruction.md" in texts:
         packed[layout.instruction] = instruction
     entry = {"dir": task_dir, "walked": walked, "files": file_list, "texts": packed, "error": error,
-             "format": layout.format}
+             "format": layout.format, "nested": nested, "_answer_values": values}
     if harness is not None:
         entry["harness"] = harness
     facets: dict = {}
@@ -135,17 +123,20 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
         withheld += [[w.where, w.why] for w in meta_withheld]
         extra, extra_withheld = strip_answers(config.extra, "")
         withheld += [[w.where.lstrip("."), w.why] for w in extra_withheld]
-        entry["config"] = _config_summary(config, meta, extra)
-        entry["grading"] = grading_of(texts, entries, layout, harness)
+        summary, summary_withheld = mask_values_in(_config_summary(config, meta, extra), values)
+        withheld += [[w.where, w.why] for w in summary_withheld]
+        entry["config"] = summary
+        entry["grading"] = grading_of(packed, entries, layout, harness)
         entry["runtime"] = runtime_of(config, texts, entries, layout)
-        facets = _facets(config, meta, entry)
+        facets, _ = mask_values_in(_facets(config, meta, entry), values)
         if layout is TERMINAL_BENCH_1:
             facets["format"] = "terminal-bench-1"
         if config.task and config.task.description:
-            brief = brief or config.task.description
-        title = str(meta.get("title") or title)
+            brief = brief or summary["task"]["description"]
+        title = str(summary["metadata"].get("title") or title)
         if not brief and config.is_multi_step:
             brief = _brief(texts.get(f"steps/{config.steps[0].get('name', '')}/instruction.md", ""))
+    (title, brief), _ = mask_values_in([title, brief], values)
     entry["withheld"] = withheld
     plan = (entry.get("runtime") or {}).get("dockerfile") or {}
     row = TaskRow(ref=ref, title=title, brief=brief, facets=facets, error=error,

@@ -27,8 +27,9 @@ def task_view(row, entry: dict, blobs: dict) -> TaskView:
         sections.append(_grading_section(entry, text, config, layout))
         sections.append(_environment_section(entry, text, config, layout))
         sections.append(_metadata_section(config, layout))
+    tasks = entry.get("nested") or {}
     sections.append(Section("files", "Files", [b.files([
-        {"path": p, "type": t, "size": s, "withheld": w} for p, t, s, w in entry["files"]])]))
+        {"path": p, "type": t, "size": s, "withheld": w, "task": tasks.get(p)} for p, t, s, w in entry["files"]])]))
     withheld = [Withheld(where, why) for where, why in entry.get("withheld", [])]
     facts = {k: row.facets.get(k) for k in ("difficulty", "category", "network", "runs_here") if row.facets.get(k)}
     return TaskView(ref=row.ref, title=row.title, sections=sections, withheld=withheld, facts=facts)

@@ -11,6 +11,7 @@ covers Python and JSON embedded in heredocs:
 - YAML in heredocs: `expected: ...`, block scalars (`answer: |`) with their indented lines.
 A value that only refers elsewhere (`EXPECTED=$(cat /tests/expected.txt)`, `"$WANT"`, `expected = solve(x)`)
 stays, and so does every line that merely compares (`[ "$OUT" = "$EXPECTED" ]`).
+Comments (and Python docstrings) that state an answer ("# Expected: 1482") are masked too (prose.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 
 from rlx.adapters.withhold.keys import is_answer_key
 from rlx.adapters.withhold.masking import Span, Withheld, apply_spans, line_label, merge_spans, shift
+from rlx.adapters.withhold.prose import python_prose_spans, shell_comment_spans
 from rlx.adapters.withhold.pyliterals import python_literal_spans
 
 MAX_SCRIPT_CHARS = 2_000_000
@@ -54,11 +56,18 @@ def mask_grader_script(text: str, where: str = "") -> tuple[str, list[Withheld]]
     if len(text) > MAX_SCRIPT_CHARS:
         span = Span(0, 0, len(lines) - 1, len(lines[-1]), "it is too large to check for answers")
         return "\n".join(apply_spans(lines, [span])), [Withheld(where or "the script", span.why)]
-    spans = python_literal_spans(text)
-    if spans is None:
-        spans = shell_spans(lines)
+    spans = grader_spans(text)
     withheld = [Withheld(line_label(span, where), span.why) for span in merge_spans(spans)]
     return "\n".join(apply_spans(lines, spans)), withheld
+
+
+def grader_spans(text: str) -> list[Span]:
+    """Every stretch of a grader script to mask: answer literals, and answers stated in its comments."""
+    lines = text.split("\n")
+    spans = python_literal_spans(text)
+    if spans is None:
+        return shell_spans(lines) + shell_comment_spans(lines, _code_part)
+    return spans + python_prose_spans(text)
 
 
 def shell_spans(lines: list[str], nesting: int = 0) -> list[Span]:

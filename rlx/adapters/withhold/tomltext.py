@@ -27,12 +27,18 @@ class _Unreadable(Exception):
 
 def mask_toml_answers(text: str) -> tuple[str, list[Withheld]]:
     """task.toml text with answer-keyed values masked (line count kept), and what was masked."""
+    spans, withheld = toml_answer_spans(text)
+    lines = apply_spans(text.split("\n"), spans, mask=f'"{MASK}"', filler=f"# {MASK}")
+    return "\n".join(lines), withheld
+
+
+def toml_answer_spans(text: str) -> tuple[list[Span], list[Withheld]]:
+    """Where the answer-keyed values of task.toml text stand, and what they are."""
     scanner = _Scanner(text.split("\n"))
     scanner.scan()
     if scanner.lost_track:
         scanner.sweep()
-    lines = apply_spans(scanner.lines, scanner.spans, mask=f'"{MASK}"', filler=f"# {MASK}")
-    return "\n".join(lines), scanner.withheld
+    return scanner.spans, scanner.withheld
 
 
 def path_names_answer(path: list[str]) -> bool:
