@@ -87,6 +87,15 @@ def test_a_generator_beside_task_toml_loses_the_values_the_grader_masks():
     assert 'SEED = "KEEP-seed"' in shown and '"kind": "KEEP-kind"' in shown and shown.count("\n") == 4
 
 
+def test_where_the_task_root_is_the_environment_its_data_stays_but_answers_do_not():
+    # Terminal-Bench 1: the Dockerfile beside task.yaml copies the task folder into the image.
+    for path in ("notes.txt", "db/init.sql", "task.yaml", "Dockerfile", "run-tests.sh"):
+        assert withheld_file_reason(path, environment_root=True) is None, path
+    assert withheld_file_reason("notes.txt") == OTHER_DATA_WHY
+    for path in ("solution.sh", "solution.yaml", "expected_output.json", "tests/data.csv", "gold/answers.txt"):
+        assert withheld_file_reason(path, environment_root=True), path
+
+
 # --- answers stated in words ---------------------------------------------------------------------------------
 
 def test_a_shell_comment_that_states_the_answer_is_masked():

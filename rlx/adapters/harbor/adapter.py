@@ -6,7 +6,7 @@ import posixpath
 
 from rlx.adapters.contract import Adapter, FileView, Index
 from rlx.adapters.harbor import build, sections
-from rlx.adapters.harbor.layout import TASK_FILES
+from rlx.adapters.harbor.layout import LAYOUTS, TASK_FILES
 from rlx.adapters.harbor.reader import NESTED_TASK_WHY, SOLUTIONS_READ, is_text_name
 from rlx.adapters.indexes import load_pack
 from rlx.adapters.paths import safe_relpath
@@ -75,9 +75,10 @@ class HarborAdapter(Adapter):
         children = [e for p, e in known.items() if posixpath.dirname(p) == folder]
         nested = self._nested_roots(env, entry, folder, children)
         tasks = entry.get("nested") or {}
+        root = LAYOUTS[entry.get("format", "harbor")].environment_root
         return [{"path": p, "type": t, "size": s, "task": tasks.get(p),
                  "withheld": w or (NESTED_TASK_WHY if p in tasks else None)
-                 or withheld_file_reason(p, is_dir=t == "directory", nested=nested)}
+                 or withheld_file_reason(p, is_dir=t == "directory", nested=nested, environment_root=root)}
                 for p, t, s, w in sorted(children, key=lambda e: (e[1] != "directory", e[0]))]
 
     def read_file(self, env, index: Index, ref: str, path: str):
@@ -86,7 +87,8 @@ class HarborAdapter(Adapter):
         if entry is None or not rel:
             return None
         listed = {p: (t, s) for p, t, s, _ in entry["files"]}
-        reason = withheld_file_reason(rel, nested=self._nested_roots(env, entry, posixpath.dirname(rel)))
+        reason = withheld_file_reason(rel, nested=self._nested_roots(env, entry, posixpath.dirname(rel)),
+                                      environment_root=LAYOUTS[entry.get("format", "harbor")].environment_root)
         if rel not in listed and not (entry.get("walked") and self._exists_lazily(env, entry, rel)):
             return None
         kind, size = listed.get(rel, ("file", 0))

@@ -20,6 +20,7 @@ class Layout:
     dockerfile: str
     composes: tuple[str, ...]
     main_service: str
+    environment_root: bool = False  # the task folder itself is the environment's build context
 
 
 HARBOR = Layout(
@@ -30,7 +31,7 @@ HARBOR = Layout(
 TERMINAL_BENCH_1 = Layout(
     format="terminal-bench-1", label="Terminal-Bench 1 (task.yaml)", config="task.yaml",
     instruction="task.yaml#instruction", graders=("run-tests.sh",), dockerfile="Dockerfile",
-    composes=("docker-compose.yaml", "docker-compose.yml"), main_service="client",
+    composes=("docker-compose.yaml", "docker-compose.yml"), main_service="client", environment_root=True,
 )
 LAYOUTS = {layout.format: layout for layout in (HARBOR, TERMINAL_BENCH_1)}
 TASK_FILES = (HARBOR.config, TERMINAL_BENCH_1.config)  # a folder holding either is a task

@@ -55,7 +55,7 @@ def files_to_fetch(entries: list[FileEntry], walked: bool) -> list[str]:
         wanted += sorted(
             e.path for e in entries
             if not e.is_dir and e.path not in wanted and e.size <= SMALL_TEXT_MAX and is_text_name(e.path)
-            and withheld_file_reason(e.path) is None
+            and withheld_file_reason(e.path, environment_root=layout.environment_root) is None
         )
     return wanted
 
@@ -87,7 +87,8 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
         if entry.path in nested:
             reason = NESTED_TASK_WHY
         else:
-            reason = withheld_file_reason(entry.path, is_dir=entry.is_dir, nested=nested)
+            reason = withheld_file_reason(entry.path, is_dir=entry.is_dir, nested=nested,
+                                          environment_root=layout.environment_root)
         if reason:
             withheld.append([entry.path, reason])
         file_list.append([entry.path, entry.type, entry.size, reason])
@@ -107,7 +108,7 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
         except TaskTomlError as exc:
             error = str(exc)
 
-    shown = withhold_task_texts(texts, nested=nested, public=instruction)
+    shown = withhold_task_texts(texts, nested=nested, public=instruction, environment_root=layout.environment_root)
     packed, values = shown.texts, shown.values
     withheld += [[w.where, w.why] for w in shown.withheld]
     if instruction or layout is HARBOR and "instruction.md" in texts:

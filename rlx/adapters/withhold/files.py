@@ -10,6 +10,8 @@
   own files (task.toml, README...): a generator or an asset beside task.toml is judged like a file beside the
   grader. Answer-named files are withheld, scripts and prose stay (their text is masked like a grader's), and
   any other file is withheld by default: generated data and its inputs often are the answer.
+- In a format whose task root is itself the environment's build context (Terminal-Bench 1: a Dockerfile beside
+  task.yaml), `environment_root` says so: files there are the environment, withheld only when answer-named.
 - A task inside another task's folder (`nested`, the folders holding their own task.toml) is a task of its own:
   its folder is judged from its own root, so its solution/ and tests/ data are withheld at any depth.
 Grader scripts (test.sh, test_outputs.py) stay visible; their text goes through `mask_grader_script`.
@@ -49,7 +51,8 @@ NOTE_NAMES = frozenset({"readme", "license", "licence", "notice", "authors", "ch
 ANSWER_PREFIXES = ("ref_", "ref-", "refs_", "refs-")
 
 
-def withheld_file_reason(relpath: str, is_dir: bool = False, nested: Iterable[str] = ()) -> str | None:
+def withheld_file_reason(relpath: str, is_dir: bool = False, nested: Iterable[str] = (),
+                         environment_root: bool = False) -> str | None:
     """Why the file at `relpath` is withheld, as a sentence; None if it may be shown.
 
     For a folder (`is_dir`), only the folder as a whole is judged: solution/ and answer-named folders are
@@ -72,7 +75,7 @@ def withheld_file_reason(relpath: str, is_dir: bool = False, nested: Iterable[st
         return _beside_grader(parts[1:], is_dir)
     if head in AGENT_FOLDERS and len(parts) >= 2 or len(parts) == 1 and head in TASK_FILES | KNOWN_FOLDERS:
         return None
-    return _elsewhere(parts, is_dir)
+    return _elsewhere(parts, is_dir or environment_root)
 
 
 def _from_nearest_root(clean: str, nested: Iterable[str]) -> str:
@@ -91,11 +94,12 @@ def _beside_grader(inside: list[str], is_dir: bool) -> str | None:
     return None
 
 
-def _elsewhere(parts: list[str], is_dir: bool) -> str | None:
-    """A file that is neither instruction, environment nor tests: judged like a file beside the grader."""
+def _elsewhere(parts: list[str], listed: bool) -> str | None:
+    """A file that is neither instruction, environment nor tests: judged like a file beside the grader (`listed`:
+    a folder, or a file of an environment root, is withheld only for its name)."""
     if any(_names_answer(name) for name in parts):
         return ANSWER_FILE_WHY
-    if is_dir or _is_script(parts[-1]) or is_note(parts[-1]):
+    if listed or _is_script(parts[-1]) or is_note(parts[-1]):
         return None
     return OTHER_DATA_WHY
 

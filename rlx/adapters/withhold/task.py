@@ -53,16 +53,19 @@ def text_kind(path: str) -> str:
     return "grader"
 
 
-def withhold_task_texts(texts: dict[str, str], nested=(), public: str = "") -> TaskTexts:
+def withhold_task_texts(texts: dict[str, str], nested=(), public: str = "", environment_root: bool = False
+                        ) -> TaskTexts:
     """The texts a page may show, masked by their rules and then by every value masked anywhere in the task.
 
-    `public` is what the agent gets besides the files of kind "agent" (a prompt kept inside a settings file)."""
+    `public` is what the agent gets besides the files of kind "agent" (a prompt kept inside a settings file);
+    `environment_root` is as for `withheld_file_reason`."""
     result = TaskTexts(texts={})
     values: set[str] = set()
     firsts: dict[str, str] = {}
     for path, text in texts.items():
-        if withheld_file_reason(path, nested=nested):
-            if withheld_file_reason(path, nested=nested) == SOLUTION_WHY:
+        reason = withheld_file_reason(path, nested=nested, environment_root=environment_root)
+        if reason:
+            if reason == SOLUTION_WHY:
                 values |= written_values(text)
             continue
         masked, found, held = mask_by_kind(path, text)
