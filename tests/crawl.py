@@ -32,9 +32,13 @@ def crawl(client, dataset: str, folder_on_disk: Path | None = None) -> dict[str,
             continue
         assert len(seen) < MAX_URLS, "the crawl ran past its bound"
         response = client.get(url)
-        assert response.status_code in (200, 404), (url, response.status_code)
+        assert response.status_code in (200, 302, 303, 404), (url, response.status_code)
         body = response.get_data(as_text=True)
         seen[url] = body
+        if response.status_code in (302, 303):  # a redirect (a random task) is followed like a link
+            target = urlsplit(response.headers["Location"])
+            queue.extend(_links(f'href="{target.path}?{target.query}"', dataset))
+            continue
         if response.status_code != 200:
             continue
         for link in _links(body, dataset):
