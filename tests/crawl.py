@@ -1,10 +1,10 @@
 """A visitor's crawl of one dataset: every page, partial and JSON answer reachable from its environment page.
 
 Starts at the environment page and its JSON, follows every link that stays inside the dataset (task pages, the
-file viewer, folder listings, task-list pages and each facet value on its own), asks for each task's JSON, each file's full view, each
-folder's listing (withheld folders too), and each file the fixture holds on disk (withheld ones and those of
-nested tasks too, through every task whose folder holds them). The crawl is bounded; running past the bound
-fails the test rather than checking less.
+file viewer, folder listings, task-list pages and each facet value on its own), asks for each task's JSON, each
+file's full view, each folder's listing (withheld folders too), and each file the fixture holds on disk
+(withheld ones and those of nested tasks too, through every task whose folder holds them). The crawl is bounded;
+running past the bound fails the test rather than checking less.
 """
 
 from __future__ import annotations

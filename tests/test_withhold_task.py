@@ -32,7 +32,8 @@ def test_a_task_inside_another_is_found_and_owns_its_files():
 
 def test_the_outer_task_lists_the_inner_folder_as_a_task_of_its_own():
     entries = [FileEntry(path="task.toml", type="file"), FileEntry(path="inner", type="directory")]
-    row, entry = read_task("tasks/outer", entries, {"task.toml": "[task]\nname = 'x'\n"}, nested={"inner": "outer/inner"})
+    row, entry = read_task("tasks/outer", entries, {"task.toml": "[task]\nname = 'x'\n"},
+                           nested={"inner": "outer/inner"})
     assert ["inner", "directory", 0, NESTED_TASK_WHY] in entry["files"]
     assert entry["nested"] == {"inner": "outer/inner"}
 
