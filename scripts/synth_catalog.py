@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
+from rlx.adapters import get  # noqa: E402
 from rlx.adapters.contract import Index, TaskRow  # noqa: E402
 from rlx.adapters.indexes import save_index  # noqa: E402
 from rlx.store import Store  # noqa: E402
@@ -354,7 +355,9 @@ def task_rows(catalog: Catalog, env: SynthEnv) -> list[TaskRow]:
 
 
 def index_of(catalog: Catalog, env: SynthEnv) -> Index:
-    return Index(env_id=env.repo_id, adapter=INDEX_ADAPTER.get(env.kind, env.kind), revision=env.sha, version=1,
+    adapter = INDEX_ADAPTER.get(env.kind, env.kind)
+    version = get(adapter).index_version if get(adapter) is not None else 1  # current: the indexer keeps it
+    return Index(env_id=env.repo_id, adapter=adapter, revision=env.sha, version=version,
                  built_at=_iso(NOW).replace(".000Z", "+00:00"), complete=True, rows=task_rows(catalog, env),
                  summary={"walked": False, "notes": [], "truncated": False, "seconds": 0, "readme": None})
 
