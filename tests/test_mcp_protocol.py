@@ -268,6 +268,7 @@ def test_a_partial_index_can_be_listed_but_tasks_wait_for_the_end(indexed_app):
 
     store = indexed_app.extensions["rlx.store"]
     index = read_index(store, "rlx-examples/terminal-basics")
+    store.index_path(index.env_id).unlink()  # a first build, three tasks in
     save_index(store, dataclasses.replace(index, complete=False, rows=index.rows[:3]))
     client = indexed_app.test_client()
     session, _ = initialize(client)
