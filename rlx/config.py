@@ -4,6 +4,7 @@ sentence; the README documents each of them (a test keeps the two in step)."""
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,9 @@ SETTINGS = [
     Setting("RLX_PUBLIC_URL", None, "The address visitors reach this app at (https://explorer.example.org): the "
             "MCP snippets show it, and MCP requests must name its host. Default: each request's own URL, with "
             "MCP open to loopback and IP-address hosts only."),
+    Setting("RLX_SPACE_HOSTS", None, "Spaces served on this machine instead of at <subdomain>.hf.space, as "
+            "`subdomain=http://127.0.0.1:port` pairs separated by commas; loopback addresses only (tests and "
+            "`rlx demo`, which sets it for the bundled OpenEnv example)."),
 ]
 
 _DEFAULT_SOURCE = Path(__file__).resolve().parent.parent / "examples"
@@ -53,6 +57,7 @@ class Config:
     session_secret: str
     public_url: str | None = None  # scheme://host[:port], no trailing slash
     viewer_url: str = "https://datasets-server.huggingface.co"
+    space_hosts: tuple[tuple[str, str], ...] = ()  # (subdomain, loopback base URL): Spaces served locally
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -72,6 +77,7 @@ class Config:
             public_url=_check_public_url(env.get("RLX_PUBLIC_URL") or None),
             viewer_url=_check_http_url(env.get("HF_VIEWER_URL") or "https://datasets-server.huggingface.co",
                                        "HF_VIEWER_URL"),
+            space_hosts=_check_space_hosts(env.get("RLX_SPACE_HOSTS") or ""),
         )
 
 
@@ -99,6 +105,25 @@ def _check_public_url(value: str | None) -> str | None:
         raise ConfigError(f"RLX_PUBLIC_URL must be the app's address alone, such as https://explorer.example.org, "
                           f"not {value!r}.")
     return f"{parsed.scheme}://{parsed.netloc}"
+
+
+_SUBDOMAIN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def _check_space_hosts(value: str) -> tuple[tuple[str, str], ...]:
+    """`sub=http://127.0.0.1:port,...` as pairs; anything but a loopback http address is refused, so this
+    setting can only point a Space at this machine, never at another host."""
+    pairs = []
+    for item in filter(None, (part.strip() for part in value.split(","))):
+        subdomain, _, url = item.partition("=")
+        parsed = urlparse(url.strip())
+        if not _SUBDOMAIN.match(subdomain.strip()) or parsed.scheme != "http" or \
+                parsed.hostname not in _LOOPBACK_NAMES or not parsed.port or parsed.path.strip("/") or parsed.query:
+            raise ConfigError(f"RLX_SPACE_HOSTS must be subdomain=http://127.0.0.1:port pairs on loopback "
+                              f"addresses, not {item!r}.")
+        pairs.append((subdomain.strip(), f"http://{parsed.netloc}"))
+    return tuple(pairs)
 
 
 def _check_redis_url(value: str | None) -> str | None:

@@ -16,11 +16,11 @@ from rlx import create_app  # noqa: E402
 from rlx.config import Config  # noqa: E402
 from rlx.queue.embedded import EmbeddedRedis  # noqa: E402
 
-pytest_plugins = ["tests.stand_ins.hub_fixtures"]
+pytest_plugins = ["tests.stand_ins.hub_fixtures", "tests.live_fixtures"]
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 _OUR_VARIABLES = ("STORAGE_DIR", "RLX_CACHE_DIR", "REDIS_URL", "HF_ENDPOINT", "HF_VIEWER_URL", "RLX_SOURCE",
-                  "SESSION_SECRET", "RLX_PUBLIC_URL")
+                  "SESSION_SECRET", "RLX_PUBLIC_URL", "RLX_SPACE_HOSTS")
 
 
 @pytest.fixture(autouse=True)

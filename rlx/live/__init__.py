@@ -1,0 +1,20 @@
+"""OpenEnv servers, live: the only client that calls a Space (its own host), what a server offers
+(introspection), checks cached in Redis, and the Hub's runtime (wake and restart).
+
+What other packages may use (the foundation's stable surface):
+  space_base_url(record, local_hosts)      where our server calls a Space, or SpaceRefused
+  public_app_url(record)                   its https://<subdomain>.hf.space address (for an iframe)
+  SpaceClient(base_url)                    get_json / post_json / request, own host only, capped and timed
+  introspect(client, base_path)            the report (see its docstring)
+  check_space(redis, record, ...)          the report, cached in Redis; cached_check, verified_openenv
+  LiveError, SpaceRefused                  failures, each a sentence for the page
+"""
+
+from rlx.live.checks import FRESH_S, cached_check, check_space, is_fresh, verified_openenv
+from rlx.live.client import SpaceClient
+from rlx.live.errors import LiveError, SpaceRefused
+from rlx.live.hosts import public_app_url, space_base_url, space_subdomain
+from rlx.live.introspect import introspect, list_tools
+
+__all__ = ["FRESH_S", "LiveError", "SpaceClient", "SpaceRefused", "cached_check", "check_space", "introspect",
+           "is_fresh", "list_tools", "public_app_url", "space_base_url", "space_subdomain", "verified_openenv"]

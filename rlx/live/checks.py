@@ -1,0 +1,80 @@
+"""Live checks, cached in Redis with their check time, so every process shares them and a Space is asked at
+most once per MIN_RECHECK_S however many visitors look. "OpenEnv" is claimed only after a fresh, successful check.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+import redis
+
+from rlx.live.client import SpaceClient
+from rlx.live.errors import SpaceRefused
+from rlx.live.hosts import space_base_url
+from rlx.live.introspect import introspect, now_iso
+from rlx.sources.base import RepoRecord
+
+log = logging.getLogger("rlx.live")
+FRESH_S = 3600  # a check this recent may back an "OpenEnv" claim
+MIN_RECHECK_S = 30  # a Space is asked again at most this often, whoever asks
+KEEP_S = 7 * 24 * 3600  # the last check is kept this long, shown as "last seen" while a Space sleeps
+LOCK_S = 90  # longer than the slowest check: every call of it is bounded (rlx.live.client)
+
+
+def _key(space_id: str) -> str:
+    return f"rlx:live:check:{space_id}"
+
+
+def cached_check(db: redis.Redis, space_id: str) -> dict | None:
+    raw = db.get(_key(space_id))
+    if raw is None:
+        return None
+    try:
+        report = json.loads(raw)
+    except ValueError:
+        return None
+    return report if isinstance(report, dict) else None
+
+
+def age_s(report: dict | None) -> float | None:
+    if not report or not isinstance(report.get("checked_ts"), (int, float)):
+        return None
+    return max(0.0, time.time() - report["checked_ts"])
+
+
+def is_fresh(report: dict | None, within: float = FRESH_S) -> bool:
+    age = age_s(report)
+    return age is not None and age <= within
+
+
+def verified_openenv(report: dict | None) -> bool:
+    """The only ground for calling a Space OpenEnv: a check under an hour old that found the protocol."""
+    return bool(report and report.get("ok") and report.get("openenv") and is_fresh(report))
+
+
+def check_space(db: redis.Redis, record: RepoRecord, local_hosts=(), force: bool = False) -> dict:
+    """The Space's check: the cached one when under MIN_RECHECK_S old (or `force` is False and it is fresh),
+    else a new one. While another process is checking, its previous result (or a 'checking' placeholder)."""
+    cached = cached_check(db, record.id)
+    limit = MIN_RECHECK_S if force else FRESH_S
+    if cached is not None and is_fresh(cached, limit):
+        return cached
+    try:
+        base_url = space_base_url(record, local_hosts)
+    except SpaceRefused as exc:
+        return {"ok": False, "error": str(exc), "refused": True, "openenv": False, "checked_at": now_iso(),
+                "checked_ts": time.time(), "problems": {}}
+    if not db.set(f"rlx:live:lock:{record.id}", "1", nx=True, ex=LOCK_S):
+        return cached or {"ok": False, "checking": True, "error": "Another visitor's check is running.",
+                          "openenv": False, "problems": {}}
+    try:
+        with SpaceClient(base_url) as client:
+            report = introspect(client, (record.card or {}).get("base_path"))
+        report["checked_ts"] = time.time()
+        db.set(_key(record.id), json.dumps(report, default=str), ex=KEEP_S)
+        log.info("live.checked space=%s ok=%s openenv=%s", record.id, report["ok"], report["openenv"])
+        return report
+    finally:
+        db.delete(f"rlx:live:lock:{record.id}")
