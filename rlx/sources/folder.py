@@ -141,6 +141,16 @@ class FolderSource:
             raise EntryNotFound(f"{repo_id} has no file {path!r}.")
         return target
 
+    # Spaces' runtime: what `.hub.json` says (a folder runs nothing, so it cannot restart anything)
+
+    def space_runtime(self, repo_id: str, token: str | None = None) -> dict:
+        meta = _read_meta(self._repo_dir("space", repo_id) / META_FILE)
+        runtime = meta.get("runtime") if isinstance(meta.get("runtime"), dict) else {}
+        return {"stage": "NO_APP_FILE", **runtime}
+
+    def restart_space(self, repo_id: str, token: str) -> dict:
+        raise SourceError(f"{repo_id} is a folder on this machine; there is no Hub to restart it.")
+
     # Internals
 
     def _repo_ids(self, repo_type: RepoType) -> Iterator[str]:

@@ -194,6 +194,27 @@ class HubSource:
                 raise Unavailable(f"The Hub stopped sending {what} ({_reason(err)}); try again shortly.") from err
         return b"".join(chunks)
 
+    # -- Spaces' runtime ----------------------------------------------------------------------------------------
+
+    def space_runtime(self, repo_id: str, token: str | None = None) -> dict:
+        """The Space's runtime as the Hub reports it: {stage, hardware: {current, requested}, gcTimeout, ...}."""
+        url = f"{self._repo_api('space', repo_id)}/runtime"
+        what = f"the runtime of the Space {repo_id}"
+        with self._send("GET", url, what, token, repo=("space", repo_id), attempts=1) as response:
+            data = _json(response, what)
+        if not isinstance(data, dict) or not isinstance(data.get("stage"), str):
+            raise SourceError(f"The Hub described {what} without a stage.")
+        return data
+
+    def restart_space(self, repo_id: str, token: str) -> dict:
+        """Restart the Space with the visitor's own token (the Hub answers 403 unless they may write to it);
+        the new runtime."""
+        url = f"{self._repo_api('space', repo_id)}/restart"
+        what = f"a restart of the Space {repo_id}"
+        with self._send("POST", url, what, token, repo=("space", repo_id), attempts=1) as response:
+            data = _json(response, what)
+        return data if isinstance(data, dict) else {}
+
     # -- transport ----------------------------------------------------------------------------------------------
 
     def _repo_api(self, repo_type: RepoType, repo_id: str) -> str:

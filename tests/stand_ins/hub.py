@@ -337,6 +337,10 @@ class HubStandIn:
         self.requests: list[tuple[str, str]] = []  # (method, path with query)
         self.request_tokens: list[str | None] = []  # the bearer token of each logged request, None when anonymous
         self.scheduled_jobs: list[dict] = []  # the body of each scheduled Job created, with its namespace
+        self.restarts: list[tuple[str, str]] = []  # (Space id, who) for each restart the Hub made
+        self.space_visits: dict[str, int] = {}  # visits to each Space's host (serve_space_host)
+        self.start_polls = 2  # runtime looks a starting Space takes to run
+        self._space_hosts: list[ThreadingHTTPServer] = []
         self._faults: list[_Fault] = []
         self._slow: list[_Slow] = []
         self._lock = threading.Lock()
@@ -441,6 +445,10 @@ class HubStandIn:
         if server is None:
             return
         self._stopping.set()  # wakes handlers sleeping on latency or slow rules
+        for host in self._space_hosts:
+            host.shutdown()
+            host.server_close()
+        self._space_hosts.clear()
         server.shutdown()
         server.server_close()
         server.close_connections()
@@ -524,6 +532,10 @@ class HubStandIn:
             repo_type, repo_id, rest = REPO_TYPES[parts[2]], f"{unquote(parts[3])}/{unquote(parts[4])}", parts[5:]
             if method == "GET" and not rest:
                 return self._info(req, repo_type, repo_id, "main")
+            if repo_type == "space" and method == "GET" and rest == ["runtime"]:
+                return self._runtime(req, repo_id)
+            if repo_type == "space" and method == "POST" and rest == ["restart"]:
+                return self._restart(req, repo_id)
             if method == "GET" and len(rest) == 2 and rest[0] == "revision":
                 return self._info(req, repo_type, repo_id, unquote(rest[1]))
             if method == "GET" and len(rest) >= 2 and rest[0] == "tree":
@@ -625,6 +637,64 @@ class HubStandIn:
             elif path and repo.is_dir(path):
                 out.append(repo.entry(path, True, expand))
         return _json(200, out)
+
+    # -- Spaces: runtime, restart, and the visit that wakes a sleeping one (hub.md §1.6) -------------------------
+
+    def _runtime(self, req: _Request, repo_id: str) -> tuple[int, dict, bytes]:
+        """A Space's runtime; one that is starting runs after `start_polls` more looks (a stage state machine)."""
+        repo = self._repo(req, "space", repo_id)
+        with self._lock:
+            runtime = repo.prop("runtime")
+            if runtime["stage"] in ("APP_STARTING", "BUILDING", "RUNNING_APP_STARTING"):
+                repo.meta["_polls"] = repo.meta.get("_polls", 0) + 1
+                if repo.meta["_polls"] >= self.start_polls:
+                    self._set_stage(repo, "RUNNING")
+        return _json(200, repo.prop("runtime"))
+
+    def _restart(self, req: _Request, repo_id: str) -> tuple[int, dict, bytes]:
+        repo = self._repo(req, "space", repo_id)
+        if req.ident is None:
+            raise HubError(401, BAD_TOKEN, headers={"X-Error-Message": BAD_TOKEN})
+        if not req.ident.owns(repo):
+            raise HubError(403, f"You don't have the rights to restart the Space {repo_id}.")
+        if repo.prop("sdk") == "static":
+            raise HubError(400, "Static Spaces cannot be restarted.")
+        with self._lock:
+            self._set_stage(repo, "APP_STARTING")
+            self.restarts.append((repo_id, req.ident.name))
+        return _json(200, repo.prop("runtime"))
+
+    def _set_stage(self, repo: Repo, stage: str) -> None:
+        repo.meta["runtime"] = {**(repo.meta.get("runtime") or {}), "stage": stage}
+        repo.meta["_polls"] = 0
+
+    def serve_space_host(self, repo_id: str) -> str:
+        """A loopback server standing for `<subdomain>.hf.space`: any visit wakes the Space (SLEEPING or STOPPED
+        becomes APP_STARTING), as a visit to the real host does. Its base URL, for RLX_SPACE_HOSTS."""
+        repo = self.repos[("space", repo_id)]
+        hub = self
+
+        class Host(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                with hub._lock:
+                    hub.space_visits[repo_id] = hub.space_visits.get(repo_id, 0) + 1
+                    if repo.prop("runtime")["stage"] in ("SLEEPING", "STOPPED"):
+                        hub._set_stage(repo, "APP_STARTING")
+                body = b"<html><body>Starting...</body></html>"
+                self.send_response(503)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Host)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True, name=f"space-host-{repo_id}").start()
+        self._space_hosts.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
 
     def _create_scheduled_job(self, req: _Request, namespace: str) -> tuple[int, dict, bytes]:
         """Record the scheduled Job and answer a ScheduledJobInfo, as the Hub's Jobs API does."""

@@ -1,0 +1,207 @@
+"""The Space page /s/<org>/<name>: the card, the runtime (live), its app, what its server offers, its files.
+
+Drawn through the environment contract (rlx.adapters.openenv) with the same blocks and file viewer as datasets.
+Live parts never hold the page: the runtime and the server check come as small partials htmx fetches (polling
+while a Space starts); with JS off the page refreshes itself while a Space is starting, and "Check now" is a link.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, abort, current_app, make_response, redirect, request, url_for
+
+from rlx.adapters import Env, public
+from rlx.adapters.openenv import SpaceAdapter
+from rlx.adapters.openenv.live_sections import live_sections
+from rlx.adapters.withhold.files import withheld_file_reason
+from rlx.live import SpaceRefused, check_space, public_app_url, verified_openenv
+from rlx.live.checks import age_s, cached_check, is_fresh
+from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, space_runtime, wake
+from rlx.queue import get_redis
+from rlx.web.format import relative_date
+from rlx.web.loaders import _NAME, visitor_token
+from rlx.web.origin import same_origin_only
+from rlx.web.render import render, wants_fragment
+
+bp = Blueprint("spaces", __name__)
+ADAPTER = SpaceAdapter()
+RECORD_TTL_S = 30.0
+RECHECK_AFTER_S = 600  # a running Space's page asks its server again when the last check is older than this
+
+
+def _record(org: str, name: str):
+    if not (_NAME.match(org) and _NAME.match(name)):
+        abort(404, f"{org}/{name} is not a Space id.")
+    cache = current_app.extensions.setdefault("rlx.space_records", {})
+    key = (f"{org}/{name}", visitor_token())
+    hit = cache.get(key)
+    if hit and time.monotonic() - hit[0] < RECORD_TTL_S:
+        return hit[1]
+    record = current_app.extensions["rlx.source"].repo_info("space", f"{org}/{name}", token=visitor_token())
+    cache[key] = (time.monotonic(), record)
+    while len(cache) > 4096:
+        cache.pop(next(iter(cache)))
+    return record
+
+
+def _env_and_index(record):
+    """The Space's files index, built in this process (one listing call), kept per revision."""
+    env = Env(record, current_app.extensions["rlx.source"], current_app.extensions["rlx.store"], visitor_token())
+    cache = current_app.extensions.setdefault("rlx.space_indexes", {})
+    key = (record.id, record.sha)
+    if key not in cache:
+        if len(cache) >= 256:
+            cache.pop(next(iter(cache)))
+        index = ADAPTER.build_index(env)
+        cache[key] = (index, ADAPTER.overview(env, index))
+    return env, *cache[key]
+
+
+def _local_hosts():
+    return current_app.config["RLX"].space_hosts
+
+
+def _live_context(record, report):
+    verified = verified_openenv(report)
+    age = age_s(report)
+    age_words = relative_date(report.get("checked_at")) if report and report.get("checked_at") else None
+    return {"report": report, "verified": verified, "check_age": age, "age_words": age_words,
+            "live_sections": live_sections(report, age_words, verified)}
+
+
+def _status_context(record):
+    db = get_redis()
+    runtime = space_runtime(db, current_app.extensions["rlx.source"], record, _local_hosts(), visitor_token())
+    return {"runtime": runtime, "note": local_note(db, record.id)}
+
+
+@bp.get("/s/<org>/<name>")
+def space_page(org: str, name: str):
+    record = _record(org, name)
+    env, index, overview = _env_and_index(record)
+    db = get_redis()
+    status = _status_context(record)
+    report = cached_check(db, record.id)
+    runtime = status["runtime"]
+    if request.args.get("check") == "1" and runtime.running and not record.private:  # JS off: "Check now"
+        report = check_space(db, record, _local_hosts(), force=True)
+    wants_check = runtime.running and not record.private and not is_fresh(report, RECHECK_AFTER_S)
+    selected = request.args.get("f")
+    file_view = None
+    if selected is not None:
+        file_view = ADAPTER.read_file(env, index, "", selected)
+        if file_view is None:
+            abort(404, f"{record.id} has no file {selected[:200]!r}.")
+    app_url = public_app_url(record)
+    context = dict(record=record, org=org, name=name, overview=overview, index=index, file_view=file_view,
+                   tree=_tree(index), app_url=app_url, wants_check=wants_check, **status,
+                   **_live_context(record, report),
+                   file_url=lambda path: url_for("spaces.space_page", org=org, name=name, f=path) + "#viewer",
+                   full_view_url=lambda path: url_for("spaces.space_page", org=org, name=name, f=path, view="full"))
+    context["embed_url"] = _embed_url(app_url, report, record) if runtime.running and not runtime.local else None
+    if request.args.get("view") == "full" and file_view is not None:
+        return render("pages/space_file.html", **context)
+    response = render("pages/space.html", fragment="viewer", **context)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _embed_url(app_url, report, record):
+    """The app as the Hub shows it: its web page (found by the check, else the README's base_path) on its own
+    public host; None when it has no address of its own."""
+    if not app_url:
+        return None
+    path = (report or {}).get("ui_path") or str((record.card or {}).get("base_path") or "/")
+    return app_url + (path if path.startswith("/") and not path.startswith("//") else "/")
+
+
+def _tree(index):
+    """Every file of the Space as one indented list (its tree is small and fully listed), withheld ones marked."""
+    entries = [{"path": p, "type": t, "size": s, "withheld": withheld_file_reason(p, is_dir=t == "directory")}
+               for p, t, s in index.summary.get("files") or []]
+    return sorted(entries, key=lambda e: e["path"].split("/"))
+
+
+@bp.get("/s/<org>/<name>/status")
+def space_status(org: str, name: str):
+    """The runtime alone, polled by htmx while the Space starts; when it starts running the page reloads (its
+    app and its server's offer appear)."""
+    record = _record(org, name)
+    context = _status_context(record)
+    if request.args.get("was") and request.args["was"] != context["runtime"].stage and context["runtime"].running:
+        response = make_response("", 200)
+        response.headers["HX-Refresh"] = "true"
+        return response
+    response = render("partials/space_status.html", record=record, org=org, name=name, **context)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/s/<org>/<name>/live")
+def space_live(org: str, name: str):
+    """What the server offers, checked now when the last check is stale (the page loads this by itself)."""
+    record = _record(org, name)
+    db = get_redis()
+    report = check_space(db, record, _local_hosts(), force=request.args.get("fresh") == "1")
+    response = render("partials/space_live.html", record=record, org=org, name=name, wants_check=False,
+                      **_live_context(record, report))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/s/<org>/<name>/wake")
+@same_origin_only
+def space_wake(org: str, name: str):
+    record = _record(org, name)
+    try:
+        message = wake(get_redis(), record, _local_hosts())
+    except WakeRefused as exc:
+        abort(_with_retry(make_response_error(429, str(exc)), exc.retry_after))
+    except SpaceRefused as exc:
+        abort(403, str(exc))
+    return _after_action(record, org, name, message)
+
+
+@bp.post("/s/<org>/<name>/restart")
+@same_origin_only
+def space_restart(org: str, name: str):
+    record = _record(org, name)
+    try:
+        restart(get_redis(), current_app.extensions["rlx.source"], record, visitor_token())
+    except RestartRefused as exc:
+        response = make_response_error(exc.status, str(exc))
+        abort(_with_retry(response, exc.retry_after) if exc.retry_after else response)
+    return _after_action(record, org, name, f"{record.id} is restarting.")
+
+
+def _after_action(record, org, name, message):
+    if wants_fragment("space-status"):
+        context = _status_context(record)
+        return render("partials/space_status.html", record=record, org=org, name=name, message=message, **context)
+    return redirect(url_for("spaces.space_page", org=org, name=name, said=message[:200]), code=303)
+
+
+def make_response_error(status: int, message: str):
+    from rlx.web.errors import error_response
+
+    return error_response(status, message)
+
+
+def _with_retry(response, retry_after):
+    if retry_after:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
+@bp.get("/api/space/<org>/<name>")
+def space_json(org: str, name: str):
+    record = _record(org, name)
+    status = _status_context(record)
+    report = cached_check(get_redis(), record.id)
+    runtime = status["runtime"]
+    return {"id": record.id, "sdk": record.sdk, "likes": record.likes, "app_url": public_app_url(record),
+            "runtime": {"stage": runtime.stage, "hardware": runtime.hardware, "requested": runtime.requested,
+                        "error": runtime.error},
+            "verified_openenv": verified_openenv(report),
+            "check": public({k: v for k, v in (report or {}).items() if k not in ("openapi",)}) if report else None}
