@@ -40,9 +40,12 @@ class Answer:
 class SpaceClient:
     """Calls to one Space's server at `base_url` (from rlx.live.hosts). Use as a context manager, or close()."""
 
-    def __init__(self, base_url: str, *, connect_timeout: float = CONNECT_TIMEOUT_S,
-                 read_timeout: float = READ_TIMEOUT_S, deadline: float = CALL_DEADLINE_S,
-                 max_bytes: int = MAX_BYTES):
+    def __init__(self, base_url: str, *, connect_timeout: float | None = None, read_timeout: float | None = None,
+                 deadline: float | None = None, max_bytes: int | None = None):
+        connect_timeout = connect_timeout or CONNECT_TIMEOUT_S  # module defaults read per call: tests shorten them
+        read_timeout = read_timeout or READ_TIMEOUT_S
+        deadline = deadline or CALL_DEADLINE_S
+        max_bytes = max_bytes or MAX_BYTES
         parsed = urlparse(base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc or parsed.path.strip("/"):
             raise SpaceRefused(f"{base_url!r} is not the address of a Space.")

@@ -57,9 +57,12 @@ def introspect(client: SpaceClient, base_path: str | None = None) -> dict:
                     "checked_at": now_iso()}
     problems = report["problems"]
     answered = False
+    gone: list[str] = []  # set once the server timed out or could not be reached: the other probes would too
 
     def probe(name: str, call):
         nonlocal answered
+        if gone:
+            return None
         try:
             result = call()
         except SpaceRefused as exc:
@@ -68,6 +71,8 @@ def introspect(client: SpaceClient, base_path: str | None = None) -> dict:
         except LiveError as exc:
             problems[name] = str(exc)
             answered = answered or exc.reason in ("status", "not_json")
+            if exc.reason in ("timeout", "unreachable", "too_large") and not answered:
+                gone.append(name)
             return None
         answered = True
         return result
@@ -91,14 +96,14 @@ def introspect(client: SpaceClient, base_path: str | None = None) -> dict:
         names = probe("environments", lambda: client.get_json("/list_environments", "/list_environments"))
         report["environments"] = [n for n in (names or []) if isinstance(n, str) and _ENV_NAME.match(n)][
             :MAX_ENVIRONMENTS] if isinstance(names, list) else []
-    for env in report["environments"]:
+    for env in report["environments"] if not gone else []:
         try:
             report["task_api"][env] = {"splits": _splits(client.get_json(f"/{env}/splits", f"/{env}/splits"))}
         except LiveError as exc:
             report["task_api"][env] = {"error": str(exc)}
     if maybe("/mcp"):
         report["tools"] = probe("tools", lambda: list_tools(client))
-    report["ui_path"] = _find_ui(client, base_path, problems)
+    report["ui_path"] = None if gone else _find_ui(client, base_path, problems)
     report["ok"] = answered
     has = listed | {p for p, key in (("/health", "health"), ("/metadata", "metadata"), ("/schema", "schema"))
                     if report[key] is not None}

@@ -99,7 +99,8 @@ def forget_runtime(db: redis.Redis, space_id: str) -> None:
 
 def _ask_runtime(source, record: RepoRecord, local_hosts, token) -> Runtime:
     subdomain = space_subdomain(record)
-    if subdomain and subdomain in dict(local_hosts):
+    if getattr(source, "kind", None) == "folder" and subdomain and subdomain in dict(local_hosts):
+        # A folder has no Hub to report a runtime: a Space it serves on this machine runs when it answers.
         try:
             with SpaceClient(dict(local_hosts)[subdomain], deadline=3.0, read_timeout=3.0) as client:
                 client.get_json("/health", "The server's health check")
