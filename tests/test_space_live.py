@@ -140,3 +140,16 @@ def test_a_misbehaving_server_gets_a_clear_message_on_the_page(hub, make_config,
     assert live.status_code == 200 and page.status_code == 200
     assert phrase in live.get_data(as_text=True) and phrase in page.get_data(as_text=True)
     assert "OpenEnv Space" not in page.get_data(as_text=True)
+
+
+def test_a_harbor_server_shows_its_engine_sandboxes_agents_and_links_the_datasets_it_serves(
+        hub, make_config, redis_client, harbor_server):
+    add_space(hub, "acme/harbor-env", "RUNNING")
+    client = hub_app(hub, make_config, f"acme-harbor-env={harbor_server}").test_client()
+    live = client.get("/s/acme/harbor-env/live").get_data(as_text=True)
+    assert "OpenEnv × Harbor" in live and "Qwen/Qwen3-8B" in live
+    assert "docker" in live and "not usable: E2B_API_KEY is not set" in live
+    assert "opencode" in live and "terminus-2" in live
+    assert '<a href="/d/harbor-org/terminal-tasks">harbor-org/terminal-tasks</a>' in live
+    assert "terminal-bench@2.0" in live and "80 tasks" in live  # a registry name: shown, not linked
+    assert client.get("/d/harbor-org/terminal-tasks").status_code == 200  # the link opens the dataset

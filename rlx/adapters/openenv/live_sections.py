@@ -86,7 +86,8 @@ def harbor_section(harbor: dict) -> Section:
               for d in datasets if d.get("hub_id")]
     if linked:
         out.append(blocks.links(linked, title="Hub datasets it serves"))
-    others = [(d["spec"], d.get("error") or (f"{d['num_tasks']:,} tasks" if d.get("num_tasks") is not None else ""))
+    others = [(d["spec"], d.get("error") or (f"{d['num_tasks']:,} tasks" if d.get("num_tasks") is not None
+                                             else "served"))
               for d in datasets if not d.get("hub_id")]
     if others:
         out.append(blocks.kv(others, title="Other datasets it serves"))
