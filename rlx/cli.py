@@ -85,6 +85,10 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
                "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
                "SESSION_SECRET": config.session_secret}
         group = Supervisor(env)
+        if with_worker:  # the demo: the bundled OpenEnv example runs live (the web and worker inherit its address)
+            from rlx.live.demo import add_openenv_example
+
+            add_openenv_example(group, env, redis_url, config.source)
         if with_worker:
             group.start("worker", [sys.executable, "-m", "workers.rq_worker"])
             _queue_snapshot_build(config, redis_url)

@@ -104,9 +104,9 @@ def _ask_runtime(source, record: RepoRecord, local_hosts, token) -> Runtime:
         try:
             with SpaceClient(dict(local_hosts)[subdomain], deadline=3.0, read_timeout=3.0) as client:
                 client.get_json("/health", "The server's health check")
-            return Runtime("RUNNING", hardware="this machine", local=True)
+            return Runtime("RUNNING", local=True)
         except LiveError as exc:
-            return Runtime("STOPPED", hardware="this machine", local=True, error=str(exc))
+            return Runtime("STOPPED", local=True, error=str(exc))
     try:
         data = source.space_runtime(record.id, token=token)
     except SourceError as exc:
