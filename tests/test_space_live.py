@@ -58,7 +58,7 @@ def test_a_sleeping_space_is_woken_as_its_hub_page_does_once_a_minute(hub, make_
     woke = client.post("/s/acme/sleepy/wake")
     assert woke.status_code == 303 and hub.space_visits["acme/sleepy"] == 1
     page = client.get(woke.headers["Location"]).get_data(as_text=True)
-    assert "was asked to wake up" in page and "Starting" in page
+    assert "asked to wake up" in page and "Starting" in page
     assert '<meta http-equiv="refresh"' in page  # JS off: the page refreshes itself while it starts
     assert 'hx-trigger="every 3s"' in page  # JS on: the status polls
     again = create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=hub.url,  # another process, same Redis

@@ -27,7 +27,9 @@ from rlx.web.render import render, wants_fragment
 bp = Blueprint("spaces", __name__)
 ADAPTER = SpaceAdapter()
 RECORD_TTL_S = 30.0
-RECHECK_AFTER_S = 600  # a running Space's page asks its server again when the last check is older than this
+RECHECK_AFTER_S = 600
+DONE_WORDS = {"woken": "It was asked to wake up; Spaces usually take a minute or two to start.",
+              "restarted": "It is restarting."}  # a running Space's page asks its server again when the last check is older than this
 
 
 def _record(org: str, name: str):
@@ -99,6 +101,7 @@ def space_page(org: str, name: str):
                    **_live_context(record, report),
                    file_url=lambda path: url_for("spaces.space_page", org=org, name=name, f=path) + "#viewer",
                    full_view_url=lambda path: url_for("spaces.space_page", org=org, name=name, f=path, view="full"))
+    context["said"] = DONE_WORDS.get(request.args.get("done", ""))
     context["embed_url"] = _embed_url(app_url, report, record) if runtime.running and not runtime.local else None
     if request.args.get("view") == "full" and file_view is not None:
         return render("pages/space_file.html", **context)
@@ -179,7 +182,8 @@ def _after_action(record, org, name, message):
     if wants_fragment("space-status"):
         context = _status_context(record)
         return render("partials/space_status.html", record=record, org=org, name=name, message=message, **context)
-    return redirect(url_for("spaces.space_page", org=org, name=name, said=message[:200]), code=303)
+    done = "woken" if "wake" in message else "restarted"  # a code, not the sentence: pages never echo free text
+    return redirect(url_for("spaces.space_page", org=org, name=name, done=done), code=303)
 
 
 def make_response_error(status: int, message: str):
