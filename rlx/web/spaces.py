@@ -7,6 +7,7 @@ while a Space starts); with JS off the page refreshes itself while a Space is st
 
 from __future__ import annotations
 
+import re
 import time
 
 from flask import Blueprint, abort, current_app, make_response, redirect, request, url_for
@@ -19,6 +20,7 @@ from rlx.live import SpaceRefused, check_space, public_app_url, verified_openenv
 from rlx.live.checks import age_s, cached_check, is_fresh
 from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, space_runtime, wake
 from rlx.queue import get_redis
+from rlx.web.errors import error_response
 from rlx.web.format import relative_date
 from rlx.web.loaders import _NAME, visitor_token
 from rlx.web.origin import same_origin_only
@@ -28,6 +30,7 @@ bp = Blueprint("spaces", __name__)
 ADAPTER = SpaceAdapter()
 RECORD_TTL_S = 30.0
 RECHECK_AFTER_S = 600
+_PLAIN_PATH = re.compile(r"^/(?!/)[A-Za-z0-9._~/-]{0,200}$")  # a path on the Space's host, nothing else
 DONE_WORDS = {"woken": "It was asked to wake up; Spaces usually take a minute or two to start.",
               "restarted": "It is restarting."}  # a running Space's page asks its server again when the last check is older than this
 
@@ -116,7 +119,7 @@ def _embed_url(app_url, report, record):
     if not app_url:
         return None
     path = (report or {}).get("ui_path") or str((record.card or {}).get("base_path") or "/")
-    return app_url + (path if path.startswith("/") and not path.startswith("//") else "/")
+    return app_url + (path if _PLAIN_PATH.match(path) and ".." not in path else "/")
 
 
 def _tree(index):
@@ -160,7 +163,7 @@ def space_wake(org: str, name: str):
     try:
         message = wake(get_redis(), record, _local_hosts())
     except WakeRefused as exc:
-        abort(_with_retry(make_response_error(429, str(exc)), exc.retry_after))
+        abort(error_response(429, str(exc), retry_after=exc.retry_after))
     except SpaceRefused as exc:
         abort(403, str(exc))
     return _after_action(record, org, name, message)
@@ -173,8 +176,7 @@ def space_restart(org: str, name: str):
     try:
         restart(get_redis(), current_app.extensions["rlx.source"], record, visitor_token())
     except RestartRefused as exc:
-        response = make_response_error(exc.status, str(exc))
-        abort(_with_retry(response, exc.retry_after) if exc.retry_after else response)
+        abort(error_response(exc.status, str(exc), retry_after=exc.retry_after))
     return _after_action(record, org, name, f"{record.id} is restarting.")
 
 
@@ -184,18 +186,6 @@ def _after_action(record, org, name, message):
         return render("partials/space_status.html", record=record, org=org, name=name, message=message, **context)
     done = "woken" if "wake" in message else "restarted"  # a code, not the sentence: pages never echo free text
     return redirect(url_for("spaces.space_page", org=org, name=name, done=done), code=303)
-
-
-def make_response_error(status: int, message: str):
-    from rlx.web.errors import error_response
-
-    return error_response(status, message)
-
-
-def _with_retry(response, retry_after):
-    if retry_after:
-        response.headers["Retry-After"] = str(retry_after)
-    return response
 
 
 @bp.get("/api/space/<org>/<name>")
