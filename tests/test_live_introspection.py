@@ -166,3 +166,16 @@ def test_a_harbor_server_shows_its_engine_sandboxes_agents_and_datasets(harbor_s
     assert by_spec["harbor-org/terminal-tasks"]["hub_id"] == "harbor-org/terminal-tasks"
     assert by_spec["terminal-bench@2.0"]["hub_id"] is None  # a Harbor registry name, not a Hub dataset
     assert by_spec["broken-org/missing"]["error"] == "dataset not found"
+
+
+def test_the_web_page_is_found_at_base_path_then_web_then_root():
+    html = (200, {"Content-Type": "text/html; charset=utf-8"}, b"<html>app</html>")
+    with BadSpace("pages") as server, SpaceClient(server.url) as client:
+        server.pages = {"/play": html, "/web": html, "/": html}
+        assert introspect(client, base_path="/play")["ui_path"] == "/play"
+        server.pages = {"/web": (307, {"Location": "/web/"}, b""), "/": html}
+        assert introspect(client, base_path="/missing")["ui_path"] == "/web/"  # a same-host redirect, not followed
+        server.pages = {"/": html}
+        assert introspect(client)["ui_path"] == "/"
+        server.pages = {"/web": (302, {"Location": "https://elsewhere.example/"}, b"")}
+        assert introspect(client)["ui_path"] is None  # a page that sends visitors elsewhere is not its page

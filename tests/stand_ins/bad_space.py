@@ -5,6 +5,7 @@
   huge      a 100 MB body on every route (streamed, so it costs no memory)
   badjson   200 with a body that is not JSON
   redirect  302 to `.redirect_to` (another host) on every route
+  pages     `.pages[path] = (status, headers, body)` and 404 elsewhere (a server's web pages)
   old       an old openenv server: health, metadata and schema, /reset and /step, tools with snake_case
             `input_schema`, and no Task API or /list_environments (404)
 
@@ -33,6 +34,7 @@ class BadSpace:
         self.mode = mode
         self.redirect_to = redirect_to
         self.hits: Counter = Counter()
+        self.pages: dict[str, tuple[int, dict, bytes]] = {}
         self._release = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
@@ -96,6 +98,10 @@ class _Handler(BaseHTTPRequestHandler):
                     self.wfile.write(chunk)
             elif mode == "old":
                 self._old()
+            elif mode == "pages":
+                status, headers, body = space.pages.get(self.path, (404, {}, b'{"detail":"Not Found"}'))
+                self._send(status, body, headers.get("Content-Type", "text/html"),
+                           [(k, v) for k, v in headers.items() if k != "Content-Type"])
         except (BrokenPipeError, ConnectionResetError):
             pass
 
