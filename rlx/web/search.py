@@ -91,9 +91,9 @@ def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) 
         if trending:
             row = search_envs(db, sort="trending", size=min(trending, TRENDING_MAX), exclude_ids=admin.hidden,
                               pinned=admin.pinned)
-            result["trending"] = [_space_linked(_card(c)) for c in row["cards"]]
+            result["trending"] = [_card(c) for c in row["cards"]]
             result["numbers"] = _numbers(db, row["facets"]["kind"])
-    result["cards"] = [_space_linked(_card(c)) for c in result["cards"]]
+    result["cards"] = [_card(c) for c in result["cards"]]
     result["pages"] = max(1, -(-result["total"] // query.size))
     result["collections"] = [{"key": c.key, "title": c.title, "count": len(c.items)}
                              for c in admin.collections.values()]
@@ -104,18 +104,11 @@ def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) 
 def _card(row: dict) -> dict:
     kind = KINDS.get(row["kind"])
     org, _, name = row["key"].partition("/")
-    readable = row["repo_type"] == "dataset"  # every dataset opens (its adapter is chosen on the page)
+    # Every dataset opens (its adapter is chosen on the page), and every Space opens its own page.
+    page = "envs.env_page" if row["repo_type"] == "dataset" else "spaces.space_page"
     return {**row, "kind_label": kind.label if kind else row["kind"], "title": row["heading"],
-            "summary": row["brief"], "url": url_for("envs.env_page", org=org, name=name) if readable else None,
+            "summary": row["brief"], "url": url_for(page, org=org, name=name),
             "tags": [t for t in row["tags"] if ":" not in t][:5]}
-
-
-def _space_linked(card: dict) -> dict:
-    """Every Space opens its page (rlx/web/spaces.py), whatever its kind."""
-    if card.get("repo_type") == "space" and not card.get("url"):
-        org, _, name = card["key"].partition("/")
-        card["url"] = url_for("spaces.space_page", org=org, name=name)
-    return card
 
 
 def _task_link(task: dict) -> dict:
