@@ -153,3 +153,17 @@ def test_a_harbor_server_shows_its_engine_sandboxes_agents_and_links_the_dataset
     assert '<a href="/d/harbor-org/terminal-tasks">harbor-org/terminal-tasks</a>' in live
     assert "terminal-bench@2.0" in live and "80 tasks" in live  # a registry name: shown, not linked
     assert client.get("/d/harbor-org/terminal-tasks").status_code == 200  # the link opens the dataset
+
+
+def test_a_catalog_card_says_openenv_only_after_a_fresh_check(make_config, redis_client, openenv_server):
+    from rlx.live import check_space
+    from rlx.sources.folder import FolderSource
+
+    client = create_app(make_config(RLX_SPACE_HOSTS=f"rlx-examples-echo-env={openenv_server}")).test_client()
+    card = next(c for c in client.get("/api/search").get_json()["cards"] if c["key"] == ECHO)
+    assert card["kind_label"] == "Space · declares OpenEnv" and card["verified"] is False
+    check_space(redis_client, FolderSource(EXAMPLES).repo_info("space", ECHO),
+                (("rlx-examples-echo-env", openenv_server),))
+    card = next(c for c in client.get("/api/search").get_json()["cards"] if c["key"] == ECHO)
+    assert card["kind_label"] == "OpenEnv Space" and card["verified"] is True
+    assert "Space · declares OpenEnv" not in client.get("/").get_data(as_text=True)

@@ -78,3 +78,18 @@ def check_space(db: redis.Redis, record: RepoRecord, local_hosts=(), force: bool
         return report
     finally:
         db.delete(f"rlx:live:lock:{record.id}")
+
+
+def verified_ids(db: redis.Redis, space_ids: list[str]) -> set[str]:
+    """Which of these Spaces may be called OpenEnv now (one round trip for a page of cards)."""
+    if not space_ids:
+        return set()
+    found = set()
+    for space_id, raw in zip(space_ids, db.mget([_key(i) for i in space_ids])):
+        try:
+            report = json.loads(raw) if raw else None
+        except ValueError:
+            report = None
+        if isinstance(report, dict) and verified_openenv(report):
+            found.add(space_id)
+    return found

@@ -7,6 +7,7 @@ the query, so a repeat is a 304, and Server-Timing says how long the database to
 from __future__ import annotations
 
 import hashlib
+import time
 
 from flask import Blueprint, current_app, jsonify, make_response, request
 
@@ -56,7 +57,9 @@ def search():
         trending = max(0, min(int(request.args.get("trending", 0) or 0), TRENDING_MAX))
     except ValueError:
         raise QueryError("trending must be a whole number.") from None
-    etag = etag_for("envs", sorted(request.args.items(multi=True)))
+    # Cards say "OpenEnv Space" only while a Space's check is fresh (rlx.live): the validator turns over every
+    # ten minutes so a claim cannot outlive its check by much through 304s.
+    etag = etag_for("envs", int(time.time() // 600), sorted(request.args.items(multi=True)))
     if (hit := _not_modified(etag)) is not None:
         return hit
     result = run_search(query, trending=trending)

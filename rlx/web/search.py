@@ -94,6 +94,7 @@ def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) 
             result["trending"] = [_card(c) for c in row["cards"]]
             result["numbers"] = _numbers(db, row["facets"]["kind"])
     result["cards"] = [_card(c) for c in result["cards"]]
+    _claim_openenv_when_verified(result["cards"] + result.get("trending", []))
     result["pages"] = max(1, -(-result["total"] // query.size))
     result["collections"] = [{"key": c.key, "title": c.title, "count": len(c.items)}
                              for c in admin.collections.values()]
@@ -109,6 +110,25 @@ def _card(row: dict) -> dict:
     return {**row, "kind_label": kind.label if kind else row["kind"], "title": row["heading"],
             "summary": row["brief"], "url": url_for(page, org=org, name=name),
             "tags": [t for t in row["tags"] if ":" not in t][:5]}
+
+
+def _claim_openenv_when_verified(cards: list[dict]) -> None:
+    """A Space's card says "OpenEnv Space" only after a fresh successful check of its server (rlx.live); its tag
+    alone makes it a Space that declares OpenEnv. Without Redis nothing is verified, and the search still answers."""
+    from redis.exceptions import RedisError
+
+    from rlx.live.checks import verified_ids
+    from rlx.queue import get_redis
+
+    spaces = [c for c in cards if c["kind"] == "openenv-space"]
+    try:
+        verified = verified_ids(get_redis(), [c["key"] for c in spaces])
+    except (RedisError, RuntimeError, OSError):
+        verified = set()
+    for card in spaces:
+        card["verified"] = card["key"] in verified
+        if not card["verified"]:
+            card["kind_label"] = "Space · declares OpenEnv"
 
 
 def _task_link(task: dict) -> dict:
