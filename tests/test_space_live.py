@@ -167,3 +167,19 @@ def test_a_catalog_card_says_openenv_only_after_a_fresh_check(make_config, redis
     card = next(c for c in client.get("/api/search").get_json()["cards"] if c["key"] == ECHO)
     assert card["kind_label"] == "OpenEnv Space" and card["verified"] is True
     assert "Space · declares OpenEnv" not in client.get("/").get_data(as_text=True)
+
+
+def test_a_page_view_rechecks_a_running_server_after_ten_minutes(hub, make_config, redis_client, openenv_server):
+    import json
+    import time
+
+    hub.load_folder(EXAMPLES)
+    hub.repos[("space", ECHO)].meta["runtime"] = {"stage": "RUNNING"}
+    client = hub_app(hub, make_config, f"rlx-examples-echo-env={openenv_server}").test_client()
+    client.get(f"/s/{ECHO}/live")
+    key = f"rlx:live:check:{ECHO}"
+    report = json.loads(redis_client.get(key))
+    redis_client.set(key, json.dumps({**report, "checked_ts": time.time() - 11 * 60}))  # eleven minutes old
+    assert 'hx-get="/s/rlx-examples/echo-env/live"' in client.get(f"/s/{ECHO}").get_data(as_text=True)
+    client.get(f"/s/{ECHO}/live")
+    assert json.loads(redis_client.get(key))["checked_ts"] > time.time() - 60  # asked again

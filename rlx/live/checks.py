@@ -54,11 +54,13 @@ def verified_openenv(report: dict | None) -> bool:
     return bool(report and report.get("ok") and report.get("openenv") and is_fresh(report))
 
 
-def check_space(db: redis.Redis, record: RepoRecord, local_hosts=(), force: bool = False) -> dict:
-    """The Space's check: the cached one when under MIN_RECHECK_S old (or `force` is False and it is fresh),
-    else a new one. While another process is checking, its previous result (or a 'checking' placeholder)."""
+def check_space(db: redis.Redis, record: RepoRecord, local_hosts=(), force: bool = False,
+                max_age: float = FRESH_S) -> dict:
+    """The Space's check: the cached one when under `max_age` seconds old (with `force`, MIN_RECHECK_S: the
+    floor whoever asks), else a new one. While another process is checking, its previous result (or a
+    'checking' placeholder)."""
     cached = cached_check(db, record.id)
-    limit = MIN_RECHECK_S if force else FRESH_S
+    limit = MIN_RECHECK_S if force else max(MIN_RECHECK_S, max_age)
     if cached is not None and is_fresh(cached, limit):
         return cached
     try:

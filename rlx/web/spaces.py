@@ -149,7 +149,8 @@ def space_live(org: str, name: str):
     """What the server offers, checked now when the last check is stale (the page loads this by itself)."""
     record = _record(org, name)
     db = get_redis()
-    report = check_space(db, record, _local_hosts(), force=request.args.get("fresh") == "1")
+    report = check_space(db, record, _local_hosts(), force=request.args.get("fresh") == "1",
+                         max_age=RECHECK_AFTER_S)
     response = render("partials/space_live.html", record=record, org=org, name=name, wants_check=False,
                       **_live_context(record, report))
     response.headers["Cache-Control"] = "no-store"
