@@ -112,7 +112,8 @@ def _ask_runtime(source, record: RepoRecord, local_hosts, token) -> Runtime:
     except SourceError as exc:
         return Runtime(record.stage or "UNKNOWN", error=str(exc))
     hardware = data.get("hardware") if isinstance(data.get("hardware"), dict) else {}
-    return Runtime(str(data["stage"]), hardware=_text(hardware.get("current")), requested=_text(hardware.get("requested")))
+    return Runtime(str(data["stage"]), hardware=_text(hardware.get("current")),
+                   requested=_text(hardware.get("requested")))
 
 
 def _text(value) -> str | None:

@@ -29,10 +29,10 @@ from rlx.web.render import render, wants_fragment
 bp = Blueprint("spaces", __name__)
 ADAPTER = SpaceAdapter()
 RECORD_TTL_S = 30.0
-RECHECK_AFTER_S = 600
+RECHECK_AFTER_S = 600  # a running Space's page asks its server again when the last check is older than this
 _PLAIN_PATH = re.compile(r"^/(?!/)[A-Za-z0-9._~/-]{0,200}$")  # a path on the Space's host, nothing else
 DONE_WORDS = {"woken": "It was asked to wake up; Spaces usually take a minute or two to start.",
-              "restarted": "It is restarting."}  # a running Space's page asks its server again when the last check is older than this
+              "restarted": "It is restarting."}
 
 
 def _record(org: str, name: str):
