@@ -24,7 +24,8 @@ def load_config() -> Config:
 
 @contextmanager
 def redis_for(config: Config):
-    """Yield a Redis URL: REDIS_URL when set (checked), else a private server under STORAGE_DIR, stopped after."""
+    """Yield (URL, embedded server or None): REDIS_URL when set (checked), else a private server under
+    STORAGE_DIR, stopped after."""
     from redis import RedisError
 
     from rlx.queue.connection import connect
@@ -34,7 +35,7 @@ def redis_for(config: Config):
             connect(config.redis_url).ping()
         except (RedisError, OSError) as exc:
             raise click.ClickException(f"REDIS_URL {config.redis_url} does not answer ({exc}).") from None
-        yield config.redis_url
+        yield config.redis_url, None
         return
     embedded = EmbeddedRedis(Store(config.storage_dir).redis_dir)
     try:
@@ -42,7 +43,7 @@ def redis_for(config: Config):
     except EmbeddedRedisError as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        yield url
+        yield url, embedded
     finally:
         embedded.stop()
 
@@ -76,21 +77,36 @@ def _queue_snapshot_build(config: Config, redis_url: str) -> None:
         ensure_snapshot_job()
 
 
+# What `rlx demo` runs besides the web: one worker kept free for visitors' index jobs, so a page never waits behind
+# bulk work, and one for the snapshot build (bulk indexing), which also helps with index jobs when it is idle.
+DEMO_WORKERS = {"index worker": "index", "bulk worker": "snapshot,index,rollouts"}
+
+
 def _run_group(config: Config, host: str, port: int, workers: int, with_worker: bool) -> None:
     from rlx.supervisor import Supervisor
 
     _check_port_free(host, port)
-    with redis_for(config) as redis_url:
+    with redis_for(config) as (redis_url, embedded):
         env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
                "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
                "SESSION_SECRET": config.session_secret}
         group = Supervisor(env)
-        if with_worker:  # the demo: the bundled OpenEnv example runs live (the web and worker inherit its address)
+        worker_names = set(DEMO_WORKERS) if with_worker else set()
+
+        def after_new_redis():
+            # A new Redis is empty: the workers' registrations and the queued jobs went with the old one.
+            group.recycle(worker_names)
+            if with_worker:
+                _queue_snapshot_build(config, redis_url)
+
+        if embedded is not None:
+            group.adopt("embedded Redis", lambda: _started(embedded), restart=True, after_restart=after_new_redis)
+        if with_worker:  # the demo: the bundled OpenEnv example runs live (the web and workers inherit its address)
             from rlx.live.demo import add_openenv_example
 
             add_openenv_example(group, env, redis_url, config.source)
-        if with_worker:
-            group.start("worker", [sys.executable, "-m", "workers.rq_worker"])
+            for name, queues in DEMO_WORKERS.items():
+                group.start(name, [sys.executable, "-m", "workers.rq_worker", "--queues", queues], restart=True)
             _queue_snapshot_build(config, redis_url)
         group.start("web server", _gunicorn_args(host, port, workers))
         shown = f"[{host}]" if ":" in host else host
@@ -98,6 +114,13 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
         code = group.wait()
     if code:
         raise SystemExit(code)
+
+
+def _started(embedded: EmbeddedRedis):
+    """The embedded Redis's process, started unless it runs (the first time, `redis_for` started it)."""
+    if embedded.process is None or embedded.process.poll() is not None:
+        embedded.start()
+    return embedded.process
 
 
 @click.group()
@@ -110,7 +133,7 @@ def main() -> None:
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64), help="gunicorn workers")
 def demo(host: str, port: int, workers: int) -> None:
-    """Run everything together: Redis (embedded unless REDIS_URL is set), one RQ worker and the web app."""
+    """Run everything together: Redis (embedded unless REDIS_URL is set), two RQ workers and the web app."""
     _run_group(load_config(), host, port, workers, with_worker=True)
 
 
@@ -125,8 +148,16 @@ def serve(host: str, port: int, workers: int) -> None:
 
 @main.command()
 @click.option("--burst", is_flag=True, help="Work until the queues are empty, then exit.")
-def worker(burst: bool) -> None:
-    """Run one RQ worker on the index, snapshot and rollouts queues (needs REDIS_URL, or a running `rlx serve`)."""
+@click.option("--queues", default="index,snapshot,rollouts", show_default=True,
+              help="The queues to work on, the first one first.")
+def worker(burst: bool, queues: str) -> None:
+    """Run one RQ worker (needs REDIS_URL, or a running `rlx serve`)."""
+    from workers.rq_worker import parse_queues
+
+    try:
+        chosen = parse_queues(queues)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--queues") from None
     config = load_config()
     if not config.redis_url:
         socket_path = EmbeddedRedis(Store(config.storage_dir).redis_dir).socket
@@ -136,7 +167,7 @@ def worker(burst: bool) -> None:
         os.environ["REDIS_URL"] = f"unix://{socket_path}"
     from workers.rq_worker import main as run_worker
 
-    run_worker(burst=burst)
+    run_worker(burst=burst, queues=chosen)
 
 
 @main.command()

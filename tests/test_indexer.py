@@ -197,14 +197,43 @@ def test_featured_datasets_are_rebuilt_first_then_by_trending_within_the_count_b
     assert run(max_builds=4)["rebuilt"] == [BULK[6], BULK[4], BULK[3], BULK[2]]
 
 
-def test_the_time_budget_stops_rebuilding_but_the_snapshot_is_still_published(hub, hub_source, run, store, clock):
+def test_the_time_budget_stops_rebuilding_even_inside_a_build_and_the_snapshot_is_still_published(
+        hub, hub_source, run, store, clock):
     slow_hub = MinutePerListing(hub_source, clock)
 
-    summary = run(source=slow_hub, budget_s=150)  # builds start at 0, 60 and 120 s; the fourth would at 180 s
+    # Builds start at 0 and 60 s; the third starts at 120 s and its listing ends at 180 s, past the budget: it
+    # stops there, without fetching a file, and waits for the next run with the rest.
+    summary = run(source=slow_hub, budget_s=150)
 
-    assert summary["rebuilt"] == [PUBLIC_HARBOR, BULK[7], BULK[6]]
-    assert len(summary["skipped"]["over_budget"]) == len(HARBOR_DATASETS) - 3
+    assert summary["rebuilt"] == [PUBLIC_HARBOR, BULK[7]]
+    assert summary["skipped"]["over_budget"][0] == BULK[6]
+    assert len(summary["skipped"]["over_budget"]) == len(HARBOR_DATASETS) - 2
     assert set(snapshot_envs(store)) == PUBLIC_ENVS
+    assert snapshot_envs(store)[BULK[6]] == 0  # no tasks counted from the half-built index
+    assert run(max_builds=1)["rebuilt"] == [BULK[6]]
+
+
+def test_the_first_run_publishes_the_catalog_before_it_indexes(hub, run, store):
+    published_during_the_builds = []
+
+    class Watching:
+        """The stand-in Hub, noting at each build's first listing whether a snapshot is already published."""
+
+        def __getattr__(self, name):
+            return getattr(hub_source_, name)
+
+        def list_tree(self, *args, **kwargs):
+            published_during_the_builds.append((store.snapshots_dir / pointer_name()).exists())
+            return hub_source_.list_tree(*args, **kwargs)
+
+    from rlx.sources.hub import HubSource
+
+    hub_source_ = HubSource(hub.url, connect_timeout=2.0, read_timeout=5.0, backoff=0.01, max_wait=2.0)
+    summary = run(source=Watching())
+
+    assert published_during_the_builds and all(published_during_the_builds)
+    assert summary["published"]["db"] == pointer(store)["db"]  # then again, with the new indexes
+    assert pointer(store)["counts"]["indexed"] == len(summary["rebuilt"]) > 0
 
 
 # -- failures ---------------------------------------------------------------------------------------------------

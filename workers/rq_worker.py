@@ -1,30 +1,92 @@
-"""`rlx worker` (and `python -m workers.rq_worker`): one RQ worker on the index, snapshot and rollouts queues.
+"""`rlx worker` (and `python -m workers.rq_worker`): one RQ worker on some or all of the index, snapshot and rollouts
+queues.
 
 The app is built once, before RQ forks a work horse per job, so imports and config are paid once and every job
 runs inside `app.app_context()` (jobs reach the store, the source and Redis through `current_app`).
+
+Beyond RQ's defaults, this worker
+- heartbeats every few seconds and lets its Redis record lapse soon after, so a killed worker is seen as dead in
+  seconds (by /readyz, and by the registry cleanup that puts its job back on the queue) rather than minutes;
+- retries only a job whose worker or work horse died (our jobs are idempotent); an error a job raises is final;
+- on SIGTERM/SIGINT stops at once: kills the work horse, puts its job back at the front of its queue (that run is
+  not counted as an attempt) and exits;
+- gives the work horse the parent-death signal, so a `kill -9` of the worker leaves no horse running on its own.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+import os
+import signal
 
 from flask import Flask
 from rq import Worker
 
 from rlx.queue.connection import connect
-from rlx.queue.defaults import QUEUES
+from rlx.queue.defaults import (JOB_HEARTBEAT_GRACE_S, MAINTENANCE_INTERVAL_S, QUEUES, WORKER_HEARTBEAT_S,
+                                WORKER_STALE_S)
+from rlx.supervisor import die_with_parent
 
 
 class AppWorker(Worker):
-    """An RQ worker whose jobs run inside a Flask app context."""
+    """An RQ worker whose jobs run inside a Flask app context, and whose death is noticed in seconds."""
 
     flask_app: Flask | None = None
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("job_monitoring_interval", WORKER_HEARTBEAT_S)
+        kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL_S)
+        # RQ waits worker_ttl - 15 s for a job between idle heartbeats.
+        kwargs.setdefault("worker_ttl", WORKER_HEARTBEAT_S + 15)
+        super().__init__(*args, **kwargs)
+        self._main_pid = os.getpid()
+        self._stopping_on_request = False
+
+    # -- being seen alive, and dead ----------------------------------------------------------------------------
+
+    def heartbeat(self, timeout=None, pipeline=None):
+        # RQ keeps a silent worker's record for minutes; ours lapses once it is surely dead.
+        super().heartbeat(min(timeout or WORKER_STALE_S, WORKER_STALE_S), pipeline=pipeline)
+
+    def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
+        """How long a started job stays 'started' without a heartbeat before the registry cleanup calls it
+        abandoned (RQ adds a fixed minute)."""
+        interval = self.job_monitoring_interval
+        if job.timeout and job.timeout > 0:
+            interval = max(1, min(job.timeout - working_time, interval))
+        return int(interval) + JOB_HEARTBEAT_GRACE_S
+
+    # -- the work horse ----------------------------------------------------------------------------------------
+
+    def setup_work_horse_signals(self):
+        super().setup_work_horse_signals()
+        die_with_parent(signal.SIGKILL)
+        if os.getppid() != self._main_pid:  # the worker died before the line above: nobody would stop us
+            os._exit(1)
 
     def perform_job(self, job, queue, *args, **kwargs):
         if self.flask_app is None:
             return super().perform_job(job, queue, *args, **kwargs)
         with self.flask_app.app_context():
             return super().perform_job(job, queue, *args, **kwargs)
+
+    def handle_job_failure(self, job, queue, started_job_registry=None, exc_string="", execution=None):
+        if self.is_horse:
+            job.retries_left = 0  # the job raised: that is its answer, a rerun would say the same
+        elif self._stopping_on_request and job.retries_left is not None:
+            job.retries_left += 1  # we killed the horse to stop: back on the queue, the run not counted
+            job.enqueue_at_front_on_retry = True
+        return super().handle_job_failure(job, queue, started_job_registry=started_job_registry,
+                                          exc_string=exc_string, execution=execution)
+
+    # -- stopping ----------------------------------------------------------------------------------------------
+
+    def request_stop(self, signum, frame):
+        """Stop now, not after the current job (which may run for an hour): its job goes back on its queue."""
+        self._stopping_on_request = True
+        if self.horse_pid:
+            self.kill_horse(signal.SIGKILL)
+        super().request_stop(signum, frame)
 
 
 def build_worker(app: Flask, queues=tuple(QUEUES), name: str | None = None) -> AppWorker:
@@ -34,12 +96,30 @@ def build_worker(app: Flask, queues=tuple(QUEUES), name: str | None = None) -> A
     return worker
 
 
-def main(burst: bool = False) -> None:
+def parse_queues(text: str | None) -> list[str]:
+    """'index,snapshot' in the order given (a worker takes jobs from the first queue first); all when empty."""
+    names = [n.strip() for n in (text or "").split(",") if n.strip()] or list(QUEUES)
+    unknown = [n for n in names if n not in QUEUES]
+    if unknown:
+        raise ValueError(f"unknown queue {unknown[0]!r}: the queues are {', '.join(QUEUES)}.")
+    return list(dict.fromkeys(names))
+
+
+def main(burst: bool = False, queues: list[str] | None = None) -> None:
     from rlx import create_app
 
     app = create_app()
-    build_worker(app).work(burst=burst, with_scheduler=not burst, logging_level="WARNING")
+    # No RQ scheduler process: nothing we enqueue is scheduled, and it would be one more child to orphan.
+    build_worker(app, queues or list(QUEUES)).work(burst=burst, logging_level="WARNING")
 
 
 if __name__ == "__main__":
-    main(burst="--burst" in sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--burst", action="store_true")
+    parser.add_argument("--queues", default="")
+    arguments = parser.parse_args()
+    try:
+        chosen = parse_queues(arguments.queues)
+    except ValueError as exc:
+        parser.error(str(exc))
+    main(burst=arguments.burst, queues=chosen)

@@ -10,6 +10,7 @@ from rq.job import Job, JobStatus
 
 from rlx.adapters import Env, choose
 from rlx.queue import Progress
+from rlx.queue.defaults import JOB_ATTEMPTS
 from rlx.queue.jobs import ACTIVE, enqueue_once
 
 log = logging.getLogger("rlx.jobs")
@@ -56,4 +57,4 @@ def ensure_index_job(repo_id: str, revision: str | None, retry: bool = False) ->
     keep = lambda status: status in ACTIVE or status == JobStatus.FINISHED or (  # noqa: E731
         status == JobStatus.FAILED and not retry)
     return enqueue_once("index", index_dataset, repo_id, revision, job_id=index_job_id(repo_id, revision),
-                        description=f"index {repo_id}", keep=keep)
+                        description=f"index {repo_id}", keep=keep, attempts=JOB_ATTEMPTS)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import redis
 from flask import Flask, current_app
 from rq import Queue
+from rq.job import Job
 
-from rlx.queue.defaults import QUEUES
+from rlx.queue.defaults import MAINTENANCE_LOCK_S, QUEUES
 
-__all__ = ["QUEUES", "get_queue", "get_redis", "init_app", "connect"]
+__all__ = ["QUEUES", "get_queue", "get_redis", "init_app", "connect", "delete_job", "maintenance_lock"]
 
 
 def connect(url: str) -> redis.Redis:
@@ -33,3 +36,26 @@ def get_redis() -> redis.Redis:
 def get_queue(name: str) -> Queue:
     defaults = QUEUES[name]
     return Queue(name, connection=get_redis(), default_timeout=defaults.job_timeout)
+
+
+def delete_job(job: Job) -> None:
+    """Delete a job record, even one whose dead worker's execution records lapsed before the job's list of them
+    (RQ's own delete raises then)."""
+    try:
+        job.delete()
+    except ValueError:
+        job.connection.delete(job.execution_registry.key)
+        job.delete()
+
+
+@contextmanager
+def maintenance_lock(queue: Queue):
+    """Yield True when this process may clean `queue`'s registries now. RQ's own lock lasts 15 minutes, so a worker
+    killed while cleaning would stop every cleanup (and the retry of its abandoned job) for that long; ours lapses
+    after MAINTENANCE_LOCK_S. Same key as RQ's, so RQ's own workers take turns with ours."""
+    acquired = bool(queue.connection.set(queue.registry_cleaning_key, 1, nx=True, ex=MAINTENANCE_LOCK_S))
+    try:
+        yield acquired
+    finally:
+        if acquired:
+            queue.connection.delete(queue.registry_cleaning_key)

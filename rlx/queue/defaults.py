@@ -1,4 +1,4 @@
-"""Each queue's timeouts and TTLs, chosen here rather than inherited from RQ's defaults."""
+"""Each queue's timeouts and TTLs, and how fast a dead worker is noticed: chosen here, not inherited from RQ."""
 
 from dataclasses import dataclass
 
@@ -21,3 +21,14 @@ QUEUES = {
 
 # Our own Redis keys read rlx:<area>:<id>.
 KEY_PREFIX = "rlx:"
+
+# How a dead worker is noticed. A worker writes its heartbeat at least every WORKER_HEARTBEAT_S (idle: between
+# short dequeue waits; busy: while watching its work horse). A worker silent for WORKER_STALE_S is dead, and a
+# started job whose worker stopped heartbeating is abandoned after JOB_HEARTBEAT_GRACE_S more, then put back on
+# its queue (at most JOB_ATTEMPTS runs in all) or failed. RQ's own defaults take 90 s to 10 minutes.
+WORKER_HEARTBEAT_S = 2
+WORKER_STALE_S = 10
+JOB_HEARTBEAT_GRACE_S = 8
+MAINTENANCE_INTERVAL_S = 3
+MAINTENANCE_LOCK_S = 10  # one process cleans a queue's registries at a time; a dead one's turn lapses
+JOB_ATTEMPTS = 3  # index and snapshot jobs are idempotent: a run cut short by a dead worker is run again

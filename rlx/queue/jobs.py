@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+from rq import Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from rlx.queue.connection import get_queue, get_redis
+from rlx.queue.connection import delete_job, get_queue, get_redis
 from rlx.queue.defaults import QUEUES
 from rlx.queue.progress import Progress
 
@@ -25,22 +26,24 @@ ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCH
 
 
 def enqueue_once(queue: str, func: Callable, *args, job_id: str, description: str,
-                 keep: Callable[[JobStatus], bool] = lambda status: status in ACTIVE) -> Job:
+                 keep: Callable[[JobStatus], bool] = lambda status: status in ACTIVE, attempts: int = 1) -> Job:
     """The job `job_id`: the existing one when `keep(its status)`, else a new one on `queue` with that queue's
-    timeouts (an existing job not kept is deleted first)."""
+    timeouts (an existing job not kept is deleted first). An idempotent job may run up to `attempts` times: a run
+    whose worker died is run again (an error the job raises is final)."""
     redis = get_redis()
     try:
         job = Job.fetch(job_id, connection=redis)
         if keep(job.get_status()):
             return job
-        job.delete()
+        delete_job(job)
     except NoSuchJobError:
         pass
     defaults = QUEUES[queue]
     try:
         return get_queue(queue).enqueue(func, *args, job_id=job_id, unique=True, job_timeout=defaults.job_timeout,
                                         result_ttl=defaults.result_ttl, failure_ttl=defaults.failure_ttl,
-                                        description=description)
+                                        description=description,
+                                        retry=Retry(max=attempts - 1) if attempts > 1 else None)
     except Exception as exc:
         if DuplicateJobError is not None and isinstance(exc, DuplicateJobError):
             return Job.fetch(job_id, connection=redis)  # another caller enqueued it a moment ago

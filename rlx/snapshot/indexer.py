@@ -83,11 +83,30 @@ def run_indexer(source: Source, store: Store, cache_dir: Path, settings: AdminSe
 
     state = load_state(store.indexer_state_path)
     plan = plan_rebuilds(records, store, settings, state, started, source)
+    early = None
+    if plan.todo and last_snapshot_counts(store) is None:
+        # Nothing is published yet: show the catalog now, from what is already indexed, then index.
+        early = _build_and_publish(records, store, cache_dir, clock, progress)
     outcome = rebuild(plan, source, store, state, clock, deadline=started + budget_s, max_builds=max_builds,
                       progress=progress, token=token)
     state.forget_unlisted({r.id for r in records if r.repo_type == "dataset"})
     save_state(store.indexer_state_path, state)
 
+    if early is None or outcome["rebuilt"]:
+        built, published = _build_and_publish(records, store, cache_dir, clock, progress)
+    else:
+        built, published = early
+    summary = {"listing": counts, "refused": None, "counts": built["counts"], "published": published,
+               **outcome, "skipped": {"current": plan.current, "failed_recently": plan.failed_recently,
+                                      **outcome["skipped"]},
+               "seconds": round(time.perf_counter() - timer, 2)}
+    log.info("indexer.published db=%s envs=%s tasks=%s rebuilt=%d failed=%d", published["db"],
+             built["counts"]["envs"], built["counts"]["tasks"], len(outcome["rebuilt"]), len(outcome["failed"]))
+    return summary
+
+
+def _build_and_publish(records: list[RepoRecord], store: Store, cache_dir: Path, clock, progress) -> tuple:
+    """Build the snapshot of `records` with the complete indexes on disk, and publish it."""
     _start(progress, "building", message="Building the snapshot")
     with build_folder(cache_dir) as scratch:  # removed afterwards; what a killed build left, the next one removes
         local = scratch / "catalog.db"
@@ -96,13 +115,7 @@ def run_indexer(source: Source, store: Store, cache_dir: Path, settings: AdminSe
         _start(progress, "publishing", message="Publishing the snapshot")
         published = publish(local, store, now=datetime.fromtimestamp(clock(), timezone.utc))
     _finish(progress, "publishing", f"Published {published['db']}")
-    summary = {"listing": counts, "refused": None, "counts": built["counts"], "published": published,
-               **outcome, "skipped": {"current": plan.current, "failed_recently": plan.failed_recently,
-                                      **outcome["skipped"]},
-               "seconds": round(time.perf_counter() - timer, 2)}
-    log.info("indexer.published db=%s envs=%s tasks=%s rebuilt=%d failed=%d", published["db"],
-             built["counts"]["envs"], built["counts"]["tasks"], len(outcome["rebuilt"]), len(outcome["failed"]))
-    return summary
+    return built, published
 
 
 # -- the listing ------------------------------------------------------------------------------------------------
@@ -208,6 +221,27 @@ def _with_revision(source: Source, record: RepoRecord) -> RepoRecord:
 # -- rebuilding -------------------------------------------------------------------------------------------------
 
 
+class OverBudget(Exception):
+    """The run's time budget ran out in the middle of a build: the dataset is left for the next run."""
+
+
+class BudgetWatch:
+    """Stands in for a build's progress and stops the build when the run's time budget runs out, so one big
+    dataset cannot hold the run (and the publication) past its budget."""
+
+    def __init__(self, clock, deadline: float):
+        self.clock, self.deadline = clock, deadline
+
+    def _check(self, *args, **kwargs) -> None:
+        if self.clock() >= self.deadline:
+            raise OverBudget()
+
+    start = update = finish = _check
+
+    def fail(self, message: str) -> None:
+        pass
+
+
 def rebuild(plan: Plan, source: Source, store: Store, state: IndexerState, clock, deadline: float,
             max_builds: int, progress=None, token: str | None = None) -> dict:
     """Build the planned indexes in order until the time or count budget runs out; record each failure."""
@@ -221,11 +255,15 @@ def rebuild(plan: Plan, source: Source, store: Store, state: IndexerState, clock
             break
         _update(progress, "indexes", len(rebuilt) + len(failed), message=f"{env_id} ({item.reason})")
         try:
-            index = item.adapter.build_index(Env(item.record, source, store, token), None)
+            index = item.adapter.build_index(Env(item.record, source, store, token), BudgetWatch(clock, deadline))
             if not index.complete:
                 raise RuntimeError("the build ended with a partial index")
         except BaseTimeoutException:
             raise  # the job's own time limit: stop the run, publish nothing
+        except OverBudget:
+            log.info("indexer.over_budget repo=%s: stopped part-way, left for the next run", env_id)
+            over_budget = [r.record.id for r in plan.todo[position:]]
+            break
         except Exception as exc:
             error = str(exc) or type(exc).__name__
             outage = isinstance(exc, Unavailable)  # the source failed, not this repository: retried next run

@@ -129,7 +129,7 @@ def env_json(org: str, name: str):
     state = load_env(org, name)
     body = {"id": state.env.id, "adapter": state.adapter.key, "revision": state.env.revision,
             "state": "ready" if state.ready else ("failed" if state.failure else "indexing"),
-            "progress": state.progress}
+            "progress": state.progress, **({"notice": state.notice} if state.notice else {})}
     if state.stale:
         body["stale"] = state.stale
     if state.index is not None:

@@ -12,7 +12,7 @@ from rq.job import Job, JobStatus
 from rlx.adapters import Adapter, Env, Index, choose, get
 from rlx.adapters.indexes import load_index, load_index_at
 from rlx.jobs.index import ensure_index_job
-from rlx.queue import read_progress
+from rlx.jobs.watch import watch
 from rlx.sources.base import RepoRecord
 from rlx.web.records import RecordCache
 
@@ -28,6 +28,7 @@ class EnvState:
     progress: dict | None = None
     failure: str | None = None
     stale: dict | None = None  # the source did not answer: {"reason", "built_at"} of the index shown from disk
+    notice: str | None = None  # e.g. the job runs again because its worker died
 
     @property
     def ready(self) -> bool:
@@ -82,7 +83,6 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     if job.get_status() == JobStatus.FINISHED:  # finished, yet no current index (the store was wiped): again
         job = ensure_index_job(repo_id, record.sha, retry=True)
     state.job = job
-    state.progress = read_progress(job)
-    if job.get_status() == JobStatus.FAILED:
-        state.failure = (state.progress or {}).get("message") or "indexing failed."
+    watched = watch(job)
+    state.progress, state.failure, state.notice = watched.progress, watched.failure, watched.notice
     return state
