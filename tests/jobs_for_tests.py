@@ -21,3 +21,24 @@ def hold_first_step() -> dict:
     Progress.for_current_job(["listing", "fetching", "packing"])
     get_current_job().connection.blpop("tests:release", timeout=60)
     return {}
+
+
+def sleep_for(seconds: float) -> str:
+    """A long job: reports progress, then sleeps (long enough for a test to kill its worker)."""
+    import time
+
+    progress = Progress.for_current_job(["sleeping"])
+    progress.start("sleeping", message="sleeping")
+    time.sleep(seconds)
+    progress.finish("sleeping", "slept")
+    return "slept"
+
+
+def fail_with(message: str) -> None:
+    """A job that raises, counting its runs on its meta."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    job.meta["runs"] = job.get_meta().get("runs", 0) + 1
+    job.save_meta()
+    raise ValueError(message)

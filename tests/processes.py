@@ -1,0 +1,82 @@
+"""Helpers for tests that start, watch and kill real processes (workers, `rlx demo`)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rq import Worker
+
+
+def wait_until(predicate, timeout: float = 60.0, every: float = 0.1):
+    """Poll `predicate` until it returns something truthy (returned), or give up after `timeout` (None)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    return None
+
+
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie waiting for its parent to reap it."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def children_of(pid: int) -> list[int]:
+    """Living direct children of `pid` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, IndexError, ProcessLookupError):
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def descendants_of(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        for child in children_of(todo.pop()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_worker(env: dict, queues: str, connection, known: set[str] = frozenset()) -> tuple[subprocess.Popen, Worker]:
+    """A real worker process on `queues`, returned once it has registered in Redis (with its RQ record)."""
+    process = subprocess.Popen([sys.executable, "-m", "workers.rq_worker", "--queues", queues], env=env)
+
+    def registered():
+        assert process.poll() is None, "the worker exited at start"
+        return next((w for w in Worker.all(connection=connection) if w.pid == process.pid), None)
+
+    worker = wait_until(registered, timeout=60)
+    assert worker is not None, "the worker did not register within 60 s"
+    return process, worker
+
+
+def kill(process: subprocess.Popen, sig=signal.SIGKILL) -> None:
+    os.kill(process.pid, sig)
+    process.wait(30)

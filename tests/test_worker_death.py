@@ -1,0 +1,118 @@
+"""A worker killed mid-job: noticed in seconds, its job run again a bounded number of times, the page saying so, and
+no work horse left running. Real worker processes on a real Redis, killed for real; the Hub is the stand-in."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+from rq import Queue, Retry
+from rq.job import Job, JobStatus
+
+from rlx import create_app
+from tests.processes import alive, children_of, kill, start_worker, wait_until
+from tests.stand_ins.hub_fixtures import harbor_dataset
+
+SLOW = "slow-org/many-tasks"
+
+
+@pytest.fixture
+def slow_hub(hub):
+    """The stand-in Hub with a 40-task dataset whose every file takes a second to download, so an index run lasts
+    long enough to kill its worker in the middle."""
+    hub.add_repo("dataset", SLOW, harbor_dataset("Many tasks", tasks=[f"task-{i:02d}" for i in range(40)]),
+                 {"trendingScore": 1})
+    hub.slow(1.0, path_contains=f"/{SLOW}/resolve/")
+    return hub
+
+
+@pytest.fixture
+def hub_app(slow_hub, make_config, redis_client):
+    return create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=slow_hub.url))
+
+
+@pytest.fixture
+def worker_env(hub_app, redis_url, redis_client):
+    config = hub_app.config["RLX"]
+    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir), "RLX_SOURCE": "hub",
+           "HF_ENDPOINT": config.hf_endpoint, "SESSION_SECRET": "test-secret"}
+    started = []
+
+    def start(queues="index"):
+        process, _ = start_worker(env, queues, connection=redis_client)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait(15)
+
+
+def fetching_under_way(client):
+    body = client.get(f"/api/env/{SLOW}").get_json()
+    steps = {s["name"]: s for s in (body.get("progress") or {}).get("steps", [])}
+    fetching = steps.get("fetching", {})
+    return fetching.get("state") == "running" and 0 < fetching.get("done", 0) < (fetching.get("total") or 0)
+
+
+def live_workers(client):
+    return client.get("/readyz").get_json()["checks"]["workers"]["count"]
+
+
+def test_a_killed_worker_is_noticed_its_job_retried_twice_then_given_up_and_the_page_says_so(hub_app, worker_env):
+    client = hub_app.test_client()
+    assert "for the first time" in client.get(f"/d/{SLOW}").get_data(as_text=True)
+
+    for attempt in (1, 2, 3):
+        worker = worker_env()
+        assert wait_until(lambda: live_workers(client) == 1, timeout=30)
+        # Killed in the middle: its horse runs the job and the files are being fetched.
+        horses = wait_until(lambda: fetching_under_way(client) and children_of(worker.pid), timeout=60)
+        assert horses and len(horses) == 1, f"run {attempt} never got under way"
+        kill(worker, signal.SIGKILL)
+
+        # The horse stops with its worker, and /readyz stops counting the dead worker.
+        assert wait_until(lambda: not alive(horses[0]), timeout=10), "the work horse outlived its worker"
+        assert wait_until(lambda: live_workers(client) == 0, timeout=30)
+        if attempt < 3:
+            notice = f"The worker indexing this stopped unexpectedly; retrying ({attempt + 1} of 3)."
+            assert wait_until(lambda: notice in client.get(f"/d/{SLOW}").get_data(as_text=True), timeout=30)
+
+    failed = ("<strong>Indexing failed:</strong> the worker indexing this stopped unexpectedly, 3 times in a row, "
+              "so it was given up.")
+    assert wait_until(lambda: failed in client.get(f"/d/{SLOW}").get_data(as_text=True), timeout=30)
+    assert ">Try again</button>" in client.get(f"/d/{SLOW}").get_data(as_text=True)
+    assert client.get(f"/api/env/{SLOW}").get_json()["state"] == "failed"
+
+    # Try again, with a worker that lives: the dataset is indexed whole.
+    worker_env()
+    assert client.post(f"/d/{SLOW}/reindex").status_code == 303
+    assert wait_until(lambda: client.get(f"/api/env/{SLOW}").get_json()["state"] == "ready", timeout=120)
+    assert client.get(f"/api/env/{SLOW}").get_json()["tasks"] == 40
+
+
+def test_a_stopped_worker_kills_its_horse_and_puts_the_job_back_without_counting_it(hub_app, worker_env,
+                                                                                    redis_client):
+    job = Queue("index", connection=redis_client).enqueue("tests.jobs_for_tests.sleep_for", 600, job_timeout=900,
+                                                          retry=Retry(max=2))
+    worker = worker_env()
+    assert wait_until(lambda: job.get_status() == JobStatus.STARTED and children_of(worker.pid), timeout=30)
+    horse = children_of(worker.pid)[0]
+
+    kill(worker, signal.SIGTERM)  # returns once the worker has exited, not ten minutes later
+
+    assert not alive(horse)
+    job = Job.fetch(job.id, connection=redis_client)
+    assert job.get_status() == JobStatus.QUEUED and job.retries_left == 2
+    assert Queue("index", connection=redis_client).job_ids[0] == job.id  # first in line for the next worker
+
+
+def test_an_error_the_job_raises_is_final_not_retried(hub_app, worker_env, redis_client):
+    job = Queue("index", connection=redis_client).enqueue("tests.jobs_for_tests.fail_with", "bad input",
+                                                          retry=Retry(max=2))
+    worker_env()
+    assert wait_until(lambda: job.get_status() == JobStatus.FAILED, timeout=60)
+    assert Job.fetch(job.id, connection=redis_client).get_meta().get("runs") == 1
