@@ -19,11 +19,11 @@ SLOW = "slow-org/many-tasks"
 
 @pytest.fixture
 def slow_hub(hub):
-    """The stand-in Hub with a 40-task dataset whose every file takes a second to download, so an index run lasts
-    long enough to kill its worker in the middle."""
+    """The stand-in Hub with a 40-task dataset whose every file takes two seconds to download, so an index run
+    lasts over ten seconds: long enough to kill its worker in the middle, and to see whether its horse went on."""
     hub.add_repo("dataset", SLOW, harbor_dataset("Many tasks", tasks=[f"task-{i:02d}" for i in range(40)]),
                  {"trendingScore": 1})
-    hub.slow(1.0, path_contains=f"/{SLOW}/resolve/")
+    hub.slow(2.0, path_contains=f"/{SLOW}/resolve/")
     return hub
 
 
@@ -75,7 +75,7 @@ def test_a_killed_worker_is_noticed_its_job_retried_twice_then_given_up_and_the_
         kill(worker, signal.SIGKILL)
 
         # The horse stops with its worker, and /readyz stops counting the dead worker.
-        assert wait_until(lambda: not alive(horses[0]), timeout=10), "the work horse outlived its worker"
+        assert wait_until(lambda: not alive(horses[0]), timeout=5), "the work horse outlived its worker"
         assert wait_until(lambda: live_workers(client) == 0, timeout=30)
         if attempt < 3:
             notice = f"The worker indexing this stopped unexpectedly; retrying ({attempt + 1} of 3)."
