@@ -50,7 +50,7 @@ def main() -> None:
         root = Path(tmp)
         make_harbor_dataset(root / "source", BIG, tasks)
         make_harbor_dataset(root / "source", SMALL, 1)
-        figures = measure(root, tasks)
+        measure(root, tasks)  # prints each figure as it is measured
 
 
 

@@ -129,7 +129,10 @@ class Supervisor:
             return True
         self.say(f"the {child.name} is running again.")
         if child.after_restart is not None:
-            child.after_restart()
+            try:
+                child.after_restart()
+            except Exception as exc:  # e.g. the new Redis refused the first job: the parts still run
+                self.say(f"after starting the {child.name} again, a follow-up step failed ({exc}).")
         return True
 
     def recycle(self, names: set[str]) -> None:
