@@ -16,6 +16,7 @@ Beyond RQ's defaults, this worker
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 
@@ -85,6 +86,8 @@ class AppWorker(Worker):
         """Stop now, not after the current job (which may run for an hour): its job goes back on its queue."""
         self._stopping_on_request = True
         if self.horse_pid:
+            # RQ would report the horse we kill as a failed job: noise, the job goes back on its queue.
+            self.log.setLevel(logging.ERROR)
             self.kill_horse(signal.SIGKILL)
         super().request_stop(signum, frame)
 
