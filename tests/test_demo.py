@@ -181,3 +181,23 @@ def test_a_visitors_small_dataset_is_indexed_while_bulk_indexing_runs_and_the_ca
     assert Job.fetch("snapshot-build", connection=demo.redis).get_status() == "started"
     big = load_index(Store(demo.storage), BIG)
     assert big is None or not big.complete
+
+
+def test_a_bulk_worker_killed_mid_job_leaves_no_horse_and_its_job_runs_again(start_demo, big_folder):
+    demo = start_demo(big_folder)
+    bulk = demo.workers()["snapshot,index,rollouts"]
+    horses = wait_until(lambda: descendants_of(bulk.pid), timeout=60)
+    assert horses and len(horses) == 1, demo.log()
+
+    os.kill(bulk.pid, signal.SIGKILL)
+
+    assert wait_until(lambda: not alive(next(iter(horses))), timeout=5), "the work horse outlived its worker"
+    assert wait_until(lambda: "the bulk worker stopped (killed by SIGKILL); starting it again in" in demo.log(),
+                      timeout=30), demo.log()
+    # The snapshot job is run again by the new bulk worker, as its second run of three.
+    def second_run_under_way():
+        job = Job.fetch("snapshot-build", connection=demo.redis)
+        worker = demo.workers().get("snapshot,index,rollouts")
+        return job.get_status() == "started" and job.retries_left == 1 and worker and descendants_of(worker.pid)
+
+    assert wait_until(second_run_under_way, timeout=60), demo.log()
