@@ -28,9 +28,9 @@ BIG, SMALL = "gen-org/a-big", "gen-org/z-small"  # the bulk run indexes in id or
 
 @pytest.fixture(scope="module")
 def big_folder(tmp_path_factory):
-    """A folder laid out like the Hub: one dataset of 2,000 tiny tasks (minutes of bulk indexing) and one of one."""
+    """A folder laid out like the Hub: one dataset of 5,000 tiny tasks (a long bulk run) and one of one task."""
     root = tmp_path_factory.mktemp("big-source")
-    make_harbor_dataset(root, BIG, 2000)
+    make_harbor_dataset(root, BIG, 5000)
     make_harbor_dataset(root, SMALL, 1)
     return root
 

@@ -116,3 +116,21 @@ def test_an_error_the_job_raises_is_final_not_retried(hub_app, worker_env, redis
     worker_env()
     assert wait_until(lambda: job.get_status() == JobStatus.FAILED, timeout=60)
     assert Job.fetch(job.id, connection=redis_client).get_meta().get("runs") == 1
+
+
+def test_a_worker_killed_while_cleaning_the_queue_does_not_hold_up_the_retry(hub_app, worker_env, redis_client):
+    from rlx.jobs.watch import watch
+    from rlx.queue.defaults import MAINTENANCE_LOCK_S
+
+    queue = Queue("index", connection=redis_client)
+    job = queue.enqueue("tests.jobs_for_tests.sleep_for", 600, job_timeout=900, retry=Retry(max=2))
+    worker = worker_env()
+    assert wait_until(lambda: job.get_status() == JobStatus.STARTED and children_of(worker.pid), timeout=30)
+    # The cleaning lock taken and never given back, as by a worker killed in the middle of its cleanup.
+    assert wait_until(lambda: redis_client.set(queue.registry_cleaning_key, 1, nx=True, ex=MAINTENANCE_LOCK_S),
+                      timeout=30)
+
+    kill(worker, signal.SIGKILL)
+
+    notice = "The worker indexing this stopped unexpectedly; retrying (2 of 3)."
+    assert wait_until(lambda: watch(Job.fetch(job.id, connection=redis_client)).notice == notice, timeout=60)

@@ -21,9 +21,11 @@ import os
 import signal
 
 from flask import Flask
-from rq import Worker
+from rq import Worker, worker_registration
+from rq.registry import clean_registries
+from rq.utils import now
 
-from rlx.queue.connection import connect
+from rlx.queue.connection import connect, maintenance_lock
 from rlx.queue.defaults import (JOB_HEARTBEAT_GRACE_S, MAINTENANCE_INTERVAL_S, QUEUES, WORKER_HEARTBEAT_S,
                                 WORKER_STALE_S)
 from rlx.supervisor import die_with_parent
@@ -56,6 +58,17 @@ class AppWorker(Worker):
         if job.timeout and job.timeout > 0:
             interval = max(1, min(job.timeout - working_time, interval))
         return int(interval) + JOB_HEARTBEAT_GRACE_S
+
+    def clean_registries(self):
+        """RQ's maintenance (abandoned jobs retried or failed, stale entries dropped), under a lock that lapses in
+        seconds rather than RQ's 15 minutes if this worker is killed while holding it."""
+        for queue in self.queues:
+            with maintenance_lock(queue) as mine:
+                if mine:
+                    clean_registries(queue, self._exc_handlers)
+                    worker_registration.clean_worker_registry(queue)
+                    queue.intermediate_queue.cleanup(self, queue)
+        self.last_cleaned_at = now()
 
     # -- the work horse ----------------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from rq import Queue
 from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 
+from rlx.queue.connection import maintenance_lock
 from rlx.queue.defaults import JOB_ATTEMPTS
 from rlx.queue.progress import read_progress
 
@@ -52,13 +53,9 @@ def reap_if_abandoned(job: Job) -> None:
     registry = StartedJobRegistry(job.origin, connection=job.connection)
     if job.id not in registry.get_expired_job_ids():
         return
-    queue = Queue(job.origin, connection=job.connection)
-    if not queue.acquire_maintenance_lock():
-        return  # a worker (or another page) is cleaning this queue right now
-    try:
-        registry.cleanup()
-    finally:
-        queue.release_maintenance_lock()
+    with maintenance_lock(Queue(job.origin, connection=job.connection)) as mine:
+        if mine:  # else a worker (or another page) is cleaning this queue right now
+            registry.cleanup()
 
 
 def _retries_used(job: Job) -> int:
