@@ -26,6 +26,7 @@ from pathlib import Path
 from rq import Worker
 
 from rlx.queue.connection import connect
+from rlx.snapshot.schema import pointer_name
 from rlx.store import Store
 from rlx.web.health import _alive
 from tests.big_folders import make_harbor_dataset
@@ -67,7 +68,7 @@ def measure(root: Path, tasks: int) -> dict:
     url = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "HF_ENDPOINT")}
     env.update(STORAGE_DIR=str(storage), RLX_SOURCE=str(root / "source"), SESSION_SECRET="bench")
-    pointer = Store(storage).snapshots_dir / "LATEST.v1.json"
+    pointer = Store(storage).snapshots_dir / pointer_name()
     figures = Figures()
     figures["big dataset (tasks)"] = f"{tasks:,}"
     started = time.monotonic()

@@ -19,6 +19,7 @@ from rq.job import Job
 
 from rlx.adapters.indexes import load_index
 from rlx.queue.connection import connect
+from rlx.snapshot.schema import pointer_name
 from rlx.store import Store
 from tests.big_folders import make_harbor_dataset
 from tests.processes import alive, descendants_of, free_port, wait_until
@@ -169,7 +170,7 @@ def test_a_visitors_small_dataset_is_indexed_while_bulk_indexing_runs_and_the_ca
     demo = start_demo(big_folder)
 
     # The catalog is published before any dataset is indexed: both datasets listed, no task counted yet.
-    pointer_path = Store(demo.storage).snapshots_dir / "LATEST.v1.json"
+    pointer_path = Store(demo.storage).snapshots_dir / pointer_name()
     first = wait_until(lambda: pointer_path.exists() and json.loads(pointer_path.read_text()), timeout=60)
     assert first and first["counts"]["datasets"] == 2 and first["counts"]["tasks"] == 0, first
 
