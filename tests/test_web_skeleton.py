@@ -82,6 +82,20 @@ def test_readyz_is_ready_with_redis_a_worker_and_the_source(client, running_work
     assert body["checks"]["workers"]["queues"] == ["index", "rollouts", "snapshot"]
 
 
+def test_readyz_stays_ready_while_the_hub_is_down_since_pages_are_served_from_disk(make_config, hub,
+                                                                                   running_worker):
+    from rlx import create_app
+
+    app = create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=hub.url))
+    client = app.test_client()
+    assert client.get("/readyz").status_code == 200  # the catalog is read while the Hub is up
+    hub.fail(503, times=100_000)
+    response = client.get("/readyz")
+    body = response.get_json()
+    assert response.status_code == 200 and body["ok"] is True, body
+    assert body["checks"]["source"]["ok"] is False and body["degraded"] == ["source"]
+
+
 def test_readyz_reports_a_dead_redis(make_config, tmp_path):
     from rlx import create_app
 

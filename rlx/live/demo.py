@@ -32,7 +32,7 @@ def add_openenv_example(group, env: dict, redis_url: str, source: str) -> None:
     port = free_port()
     group.start("OpenEnv example", [str(venv / "bin" / "python"), "-m", "uvicorn", "--app-dir", str(ECHO_ENV_DIR),
                                     "server.app:app", "--host", "127.0.0.1", "--port", str(port),
-                                    "--log-level", "warning"])
+                                    "--log-level", "warning"], restart=True)
     local = f"{EXAMPLE_SUBDOMAIN}=http://127.0.0.1:{port}"
     env["RLX_SPACE_HOSTS"] = ",".join(filter(None, (env.get("RLX_SPACE_HOSTS"), local)))
     set_local_note(db, EXAMPLE_ID, None)

@@ -1,4 +1,8 @@
-"""/healthz (the process answers) and /readyz (every part it depends on answers), as JSON."""
+"""/healthz (the process answers) and /readyz (every part it depends on answers), as JSON.
+
+The source is reported but does not make the app unready: while the Hub is down, pages are served from the
+indexes on disk, so a load balancer following /readyz must keep sending visitors here.
+"""
 
 from __future__ import annotations
 
@@ -21,11 +25,13 @@ def healthz():
 
 @bp.get("/readyz")
 def readyz():
-    checks = {"redis": _check_redis(), "workers": _check_workers(), "source": _check_source()}
+    checks = {"redis": _check_redis(), "workers": _check_workers()}
     for name, extra in current_app.extensions.get("rlx.readiness", {}).items():
         checks[name] = extra()
     ok = all(check["ok"] for check in checks.values())
-    response = jsonify({"ok": ok, "checks": checks})
+    checks["source"] = _check_source()
+    degraded = [] if checks["source"]["ok"] else ["source"]
+    response = jsonify({"ok": ok, "checks": checks, "degraded": degraded})
     response.status_code = 200 if ok else 503
     if not ok:
         response.headers["Retry-After"] = "10"
