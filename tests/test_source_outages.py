@@ -86,6 +86,19 @@ def test_a_hub_answering_520_on_files_fails_the_indexing_instead_of_publishing_e
     assert sorted(r.ref for r in index.rows) == sorted(TASK_NAMES) and not any(r.error for r in index.rows)
 
 
+def test_an_index_that_failed_on_an_outage_is_tried_again_by_the_next_visit_once_the_wait_is_over(hub, hub_app,
+                                                                                                  hub_worker):
+    client = hub_app.test_client()
+    hub.fail(520, times=100_000, path_contains="/resolve/", retry_after=1)
+    client.get(ENV_URL)
+    assert wait_until(lambda: settled_state(client)) == "failed"
+    hub.clear_faults()
+
+    time.sleep(1.1)  # the Hub's own Retry-After: no visit before it retries
+    assert wait_until(lambda: settled_state(client)) == "ready"  # plain visits, no Try again
+    assert len(read_index(hub_app.extensions["rlx.store"], PUBLIC_HARBOR).rows) == len(TASK_NAMES)
+
+
 def test_a_rebuild_that_fails_half_way_keeps_the_tasks_already_served(hub, hub_config, redis_client):
     from tests.stand_ins.hub_fixtures import harbor_dataset
 

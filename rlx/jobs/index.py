@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 
 from flask import current_app
-from rq.job import Job, JobStatus
+from rq.job import Job, JobStatus, get_current_job
 
 from rlx.adapters import Env, choose
 from rlx.queue import Progress
 from rlx.queue.defaults import JOB_ATTEMPTS
 from rlx.queue.jobs import ACTIVE, enqueue_once
+from rlx.sources.errors import Unavailable
 
 log = logging.getLogger("rlx.jobs")
 STEPS = ["listing", "fetching", "packing"]
@@ -37,6 +39,11 @@ def index_dataset(repo_id: str, revision: str | None = None) -> dict:
         index = adapter.build_index(env, progress)
     except Exception as exc:
         progress.fail(str(exc) or type(exc).__name__)
+        job = get_current_job()
+        if isinstance(exc, Unavailable) and job is not None:
+            # An outage is not a fact about this revision: the next visit after the source's wait tries again.
+            job.meta["retry_at"] = time.time() + exc.retry_after
+            job.save_meta()
         raise
     _refresh_catalog()
     return {"tasks": len(index.rows), "revision": index.revision, "seconds": index.summary.get("seconds")}
@@ -53,8 +60,13 @@ def _refresh_catalog() -> None:
 
 
 def ensure_index_job(repo_id: str, revision: str | None, retry: bool = False) -> Job:
-    """The job indexing this revision: the running or finished one, or a new one (a failed one unless retry)."""
-    keep = lambda status: status in ACTIVE or status == JobStatus.FINISHED or (  # noqa: E731
-        status == JobStatus.FAILED and not retry)
+    """The job indexing this revision: the running or finished one, or a new one (a failed one only when asked
+    to retry, or when it failed on an outage whose wait is over)."""
+    def keep(job: Job) -> bool:
+        status = job.get_status()
+        if status in ACTIVE or status == JobStatus.FINISHED:
+            return True
+        return status == JobStatus.FAILED and not retry and time.time() < job.meta.get("retry_at", float("inf"))
+
     return enqueue_once("index", index_dataset, repo_id, revision, job_id=index_job_id(repo_id, revision),
                         description=f"index {repo_id}", keep=keep, attempts=JOB_ATTEMPTS)

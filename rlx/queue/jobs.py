@@ -26,14 +26,14 @@ ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCH
 
 
 def enqueue_once(queue: str, func: Callable, *args, job_id: str, description: str,
-                 keep: Callable[[JobStatus], bool] = lambda status: status in ACTIVE, attempts: int = 1) -> Job:
-    """The job `job_id`: the existing one when `keep(its status)`, else a new one on `queue` with that queue's
+                 keep: Callable[[Job], bool] = lambda job: job.get_status() in ACTIVE, attempts: int = 1) -> Job:
+    """The job `job_id`: the existing one when `keep(it)`, else a new one on `queue` with that queue's
     timeouts (an existing job not kept is deleted first). An idempotent job may run up to `attempts` times: a run
     whose worker died is run again (an error the job raises is final)."""
     redis = get_redis()
     try:
         job = Job.fetch(job_id, connection=redis)
-        if keep(job.get_status()):
+        if keep(job):
             return job
         delete_job(job)
     except NoSuchJobError:
