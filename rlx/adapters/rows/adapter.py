@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rlx.adapters.contract import Adapter, Index, TaskRow, TaskView
 from rlx.adapters.indexes import load_pack
-from rlx.adapters.rows import build, sections
+from rlx.adapters.rows import build, rowfiles, sections
 from rlx.adapters.rows.datafiles import is_data_file
 from rlx.adapters.rows.processors import RowRef, RowTask, get_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
@@ -75,6 +75,12 @@ class RowsAdapter(Adapter):
         else:
             task = render_row(processor, raw, row_ref)
         return sections.task_view(ref, task)
+
+    def list_folder(self, env, index: Index, ref: str, path: str):
+        return rowfiles.list_folder(env, index, locate(index, ref), path)
+
+    def read_file(self, env, index: Index, ref: str, path: str):
+        return rowfiles.read_file(env, index, locate(index, ref), path)
 
     def has_task(self, env, index: Index, ref: str) -> bool:
         return locate(index, ref) is not None

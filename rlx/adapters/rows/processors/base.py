@@ -80,6 +80,15 @@ class Processor:
     def withhold(self, row: dict) -> tuple[dict, list[Withheld]]:
         return withhold_answers(row, extra_keys=self.answer_keys, blobs=self.blobs_are_answers)
 
+    # A format whose row holds files (a packed task folder) answers these two for the task page's file viewer;
+    # `row` has been through `withhold` already. None: no such folder or file (the default: rows have no files).
+
+    def list_folder(self, row: dict, folder: str) -> list[dict] | None:
+        return None
+
+    def read_file(self, row: dict, path: str):
+        return None
+
 
 class RowProblem(ValueError):
     """A row a processor cannot read, with one sentence saying why (shown in place of the task)."""

@@ -3,7 +3,10 @@
 from rlx.adapters.rows.processors.generic import GenericProcessor
 from rlx.adapters.rows.processors.mimo import MimoProcessor
 from rlx.adapters.rows.processors.nemo_gym import NemoGymProcessor
+from rlx.adapters.rows.processors.packed_harbor import PackedHarborProcessor
+from rlx.adapters.rows.processors.traces import TraceProcessor
 from rlx.adapters.rows.processors.verifiers import VerifiersProcessor
 from rlx.adapters.rows.processors.verl import VerlProcessor
 
-PROCESSORS = [MimoProcessor(), NemoGymProcessor(), VerlProcessor(), VerifiersProcessor(), GenericProcessor()]
+PROCESSORS = [PackedHarborProcessor(), MimoProcessor(), NemoGymProcessor(), VerlProcessor(), VerifiersProcessor(),
+              TraceProcessor(), GenericProcessor()]
