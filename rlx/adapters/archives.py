@@ -2,7 +2,7 @@
 
 An archive in a dataset row is outside data: it may be a bomb, hold members that escape the folder (`..`,
 absolute paths, drive letters), links, devices, or be no archive at all. Every rule is checked on the member
-headers before any member is read, and again on what is actually read (headers can lie), and nothing is ever
+headers before any member is read, sizes again on what is actually read (headers can lie), and nothing is ever
 written to disk: the result is a dict of task-relative paths to bytes. A refusal is an `ArchiveRefused` naming
 the rule it broke in one sentence, so a task page can say exactly why its task is not shown.
 """
@@ -136,7 +136,7 @@ def _untar(data: bytes, packed: int) -> tuple[dict[str, bytes], set[str]]:
         if member.isdir():
             folders.add(path)
             continue
-        content = archive.extractfile(member).read(member.size + 1)
+        content = archive.extractfile(member).read(member.size)  # tarfile never reads past the declared size
         total += len(content)
         _check_total(total, packed)
         files[path] = content
@@ -171,12 +171,11 @@ def _unzip(data: bytes) -> tuple[dict[str, bytes], set[str]]:
             folders.add(path)
             continue
         try:
-            with archive.open(info) as stream:  # read at most what the header declared, plus one byte to catch a lie
-                content = stream.read(info.file_size + 1)
+            with archive.open(info) as stream:  # zipfile stops at the declared size and checks the CRC there,
+                content = stream.read(info.file_size)  # so a member lying about its size fails as damaged
         except (zipfile.BadZipFile, NotImplementedError, zlib.error, EOFError, OSError):
-            raise ArchiveRefused("format", f"The member {_shown(info.filename)} could not be unpacked.") from None
-        if len(content) > info.file_size:
-            raise ArchiveRefused("bomb", f"The member {_shown(info.filename)} unpacks larger than it declares.")
+            raise ArchiveRefused("format", f"The member {_shown(info.filename)} could not be unpacked "
+                                           "(damaged, or not the size it declares).") from None
         total += len(content)
         _check_total(total, len(data))
         files[path] = content

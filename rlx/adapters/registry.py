@@ -43,9 +43,11 @@ def _ensure_builtin() -> None:
         if not _builtin_done:
             from rlx.adapters.harbor.adapter import HarborAdapter
             from rlx.adapters.rows.adapter import RowsAdapter
+            from rlx.adapters.taskdirs.adapter import TaskFoldersAdapter
 
             register(HarborAdapter())
             register(RowsAdapter())
+            register(TaskFoldersAdapter())
             _builtin_done.append(True)
 
 

@@ -19,6 +19,7 @@ KINDS = {
         Kind("openenv-space", "OpenEnv Space"),
         Kind("other-space", "Space"),
         Kind("harbor", "Harbor"),
+        Kind("task-folders", "Task folders"),
         Kind("verifiers", "Verifiers"),
         Kind("nemo-gym", "NeMo Gym"),
         Kind("openenv-data", "OpenEnv dataset"),

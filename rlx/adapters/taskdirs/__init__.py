@@ -1,0 +1,1 @@
+"""Repositories of task folders without task.toml (instruction file + tests/ or a grader)."""

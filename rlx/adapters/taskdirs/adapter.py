@@ -1,0 +1,213 @@
+"""Repositories of task folders without task.toml: an instruction file plus tests/ or a grader, per folder.
+
+Why an adapter of its own rather than a Harbor extension: Harbor's reader, sections and runners are built on
+task.toml (its runtime, verifier, timeouts, what can run here); these folders have none of it, and reading them
+as Harbor would fill every Harbor page with "no task.toml" errors and count them as Harbor in the catalog. What
+the two share is reused: the pack has the Harbor pack's shape, so Harbor's file viewer (list_folder, read_file)
+serves it unchanged, and files are withheld and graders masked by the shared withhold rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+
+from rlx.adapters import blocks as b
+from rlx.adapters.contract import FileView, Index, Section, TaskRow, TaskView, Withheld
+from rlx.adapters.harbor.adapter import HarborAdapter
+from rlx.adapters.harbor.reader import is_text_name, strip_canary
+from rlx.adapters.harbor.reader import _brief as brief_of
+from rlx.adapters.indexes import load_pack, save_index, save_pack
+from rlx.adapters.paths import safe_relpath
+from rlx.adapters.rows.datafiles import is_data_file
+from rlx.adapters.taskdirs import find
+from rlx.adapters.withhold import mask_grader_script, withheld_file_reason
+from rlx.queue.jobs import NullProgress
+from rlx.sources.errors import EntryNotFound, SourceError
+
+MAX_LISTED = 50_000
+MAX_TASKS = 5_000
+PROBE_ENTRIES = 5_000
+TEXT_MAX_BYTES = 512 * 1024
+FETCH_PARALLEL = 16
+TOO_BIG_WHY = "A grader file too large to check for answers is withheld."
+
+
+class TaskFoldersAdapter(HarborAdapter):
+    key = "task-folders"
+    label = "Task folders"
+    index_version = 1
+
+    def score(self, record) -> float:
+        if record.repo_type != "dataset" or "harbor" in record.tags:
+            return 0.0
+        return 0.27  # after Harbor's look for task.toml, before the rows adapter's look for any data file
+
+    def confirm(self, env) -> bool:
+        """A task folder in the first entries of the listing, no task.toml, and no data files beside the tasks."""
+        paths = []
+        for n, entry in enumerate(env.source.list_tree(env.repo_type, env.id, recursive=True, revision=env.revision,
+                                                       token=env.token)):
+            if entry.path.endswith("task.toml"):
+                return False  # Harbor's
+            if n >= PROBE_ENTRIES:
+                break
+            if not entry.is_dir:
+                paths.append(entry.path)
+        return _has_tasks(paths)
+
+    def kind_of_index(self, index: Index):
+        return "task-folders" if index.rows else False
+
+    def build_index(self, env, progress=None) -> Index:
+        progress = progress or NullProgress()
+        progress.start("listing", message="Listing the repository")
+        sizes = {}
+        for entry in env.source.list_tree(env.repo_type, env.id, recursive=True, revision=env.revision,
+                                          token=env.token):
+            if not entry.is_dir:
+                sizes[entry.path] = entry.size
+            if len(sizes) >= MAX_LISTED:
+                break
+        tasks = find.task_folders(list(sizes), MAX_TASKS)
+        progress.finish("listing", f"{len(tasks):,} task folders found")
+        wanted = [(folder, rel) for folder, files in tasks.items() for rel in files
+                  if _wanted(rel, sizes[f"{folder}/{rel}"], find.instruction_of(files))]
+        progress.start("fetching", total=len(wanted), message=f"Fetching {len(wanted):,} files")
+        texts: dict[str, dict[str, str]] = {folder: {} for folder in tasks}
+        with ThreadPoolExecutor(FETCH_PARALLEL) as pool:
+            for (folder, rel), text in zip(wanted, pool.map(lambda job: _fetch(env, *job), wanted)):
+                if text is not None:
+                    texts[folder][rel] = text
+        progress.finish("fetching", f"{len(wanted):,} files fetched")
+        progress.start("packing", message="Writing the pack")
+        rows, entries, blobs = [], {}, {}
+        for folder, files in tasks.items():
+            row, entry = read_folder(folder, files, sizes, texts[folder])
+            entry["texts"] = {path: _blob(blobs, text) for path, text in entry["texts"].items()}
+            rows.append(row)
+            entries[row.ref] = entry
+        save_pack(env.store, env.id, {"revision": env.revision, "version": self.index_version, "blobs": blobs,
+                                      "tasks": entries})
+        index = Index(env_id=env.id, adapter=self.key, revision=env.revision, version=self.index_version,
+                      built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), complete=True, rows=rows,
+                      summary={"kind": "task-folders", "truncated": len(tasks) >= MAX_TASKS})
+        save_index(env.store, index)
+        progress.finish("packing", f"{len(rows):,} tasks packed")
+        return index
+
+    def overview(self, env, index: Index):
+        graders = {}
+        for row in index.rows:
+            graders[row.facets.get("grader", "?")] = graders.get(row.facets.get("grader", "?"), 0) + 1
+        pairs = [("Tasks", f"{len(index.rows):,}"), ("Format", "task folders (an instruction file and a grader, "
+                                                              "no task.toml)")]
+        parts = [b.kv(pairs), b.stats([{"label": "Grader", "key": "grader",
+                                        "items": sorted(graders.items(), key=lambda kv: -kv[1])[:12]}])]
+        if index.summary.get("truncated"):
+            parts.append(b.note(f"Only the first {MAX_TASKS:,} task folders are listed.", "warn"))
+        return [Section("summary", "At a glance", parts)]
+
+    def task(self, env, index: Index, ref: str):
+        row = next((r for r in index.rows if r.ref == ref), None)
+        pack = load_pack(env.store, env.id)
+        if row is None or pack is None or ref not in pack["tasks"]:
+            return None
+        return task_view(row, pack["tasks"][ref], pack["blobs"])
+
+    def read_file(self, env, index: Index, ref: str, path: str):
+        """Harbor's viewer, after this format's own withholding (a root grader file, a grader folder's data)."""
+        entry = self._entry(env, index, ref)
+        rel = safe_relpath(path)
+        if entry is None or not rel:
+            return None
+        for listed, kind, size, reason in entry["files"]:
+            if listed == rel and reason:
+                return FileView(path=rel, withheld=reason, size=size)
+        return super().read_file(env, index, ref, path)
+
+
+def read_folder(folder: str, files: list[str], sizes: dict[str, int], texts: dict[str, str]):
+    """The index row and pack entry of one task folder, answers withheld and graders masked on the way in."""
+    instruction_name = find.instruction_of(files)
+    grader = find.grader_of(files)
+    withheld, file_list, packed = [], [], {}
+    for sub in sorted({"/".join(f.split("/")[:i]) for f in files for i in range(1, f.count("/") + 1)}):
+        file_list.append([sub, "directory", 0, withheld_file_reason(sub, is_dir=True)])
+    for rel in files:
+        size = sizes.get(f"{folder}/{rel}", 0)
+        reason = find.withheld_reason(rel, instruction_name)
+        if reason is None and find.is_grader_place(rel, instruction_name) and rel not in texts \
+                and is_text_name(rel) and size > TEXT_MAX_BYTES:
+            reason = TOO_BIG_WHY
+        if reason:
+            withheld.append([rel, reason])
+        file_list.append([rel, "file", size, reason])
+        if reason or rel not in texts:
+            continue
+        text = texts[rel]
+        if find.is_grader_place(rel, instruction_name):
+            text, found = mask_grader_script(text, where=rel)
+            withheld += [[w.where, w.why] for w in found]
+        packed[rel] = strip_canary(text) if rel == instruction_name else text
+    ref = folder[len("tasks/"):] if folder.startswith("tasks/") else folder
+    instruction = packed.get(instruction_name or "", "")
+    row = TaskRow(ref=ref, title=ref.rsplit("/", 1)[-1], brief=brief_of(instruction),
+                  facets={"grader": grader.rsplit("/", 1)[-1] if grader else "none",
+                          "instruction": instruction_name or "none"},
+                  extra={"_dir": folder, "withheld": len(withheld)})
+    entry = {"dir": folder, "walked": False, "files": sorted(file_list, key=lambda f: f[0]), "texts": packed,
+             "withheld": withheld, "instruction": instruction_name, "grader": grader}
+    return row, entry
+
+
+def task_view(row: TaskRow, entry: dict, blobs: dict) -> TaskView:
+    text = lambda path: blobs.get(entry["texts"].get(path or "", ""), None)  # noqa: E731
+    instruction = text(entry.get("instruction"))
+    given = [b.markdown(instruction)] if instruction and instruction.strip() else \
+        [b.note("This task's instruction file is empty or could not be read.", "warn")]
+    graded = [b.kv([("Grader", entry.get("grader")), ("Instruction file", entry.get("instruction"))])]
+    script = text(entry.get("grader"))
+    if script is not None:
+        language = "python" if entry["grader"].endswith(".py") else "bash"
+        graded.append(b.code(script, language, entry["grader"], title="The grader"))
+    graded.append(b.note("Files beside the grader (expected outputs, answer keys, reference solutions) are "
+                         "withheld; answers written into grader scripts are masked.", "info"))
+    files = b.files([{"path": p, "type": t, "size": s, "withheld": w} for p, t, s, w in entry["files"]])
+    sections = [Section("task", "What the agent gets", given), Section("grading", "How it is graded", graded),
+                Section("files", "Files", [files])]
+    withheld = [Withheld(where, why) for where, why in entry.get("withheld", [])]
+    return TaskView(ref=row.ref, title=row.title, sections=sections, withheld=withheld,
+                    facts={"grader": row.facets.get("grader")})
+
+
+def _has_tasks(paths: list[str]) -> bool:
+    tasks = find.task_folders(paths, 50)
+    if not tasks:
+        return False
+    inside = lambda p: any(p.startswith(t + "/") for t in tasks)  # noqa: E731
+    return not any(is_data_file(p) and not inside(p) for p in paths)
+
+
+def _wanted(rel: str, size: int, instruction: str | None) -> bool:
+    if find.withheld_reason(rel, instruction) is not None or size > TEXT_MAX_BYTES:
+        return False
+    return rel == instruction or is_text_name(rel)
+
+
+def _fetch(env, folder: str, rel: str) -> str | None:
+    try:
+        return env.read_text(f"{folder}/{rel}", max_bytes=TEXT_MAX_BYTES)
+    except EntryNotFound:
+        return None
+    except SourceError as exc:
+        if getattr(exc, "status", None) == 503:
+            raise  # the source is down: the build fails and is retried, never a hollow pack
+        return None
+
+
+def _blob(blobs: dict, text: str) -> str:
+    key = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:16]
+    blobs.setdefault(key, text)
+    return key
