@@ -7,5 +7,6 @@ from rot13 import rot13  # noqa: E402
 
 expected = "ZX-ANSWER-4001"
 cases = json.load(open("answers.json"))
+cases.update(line.split("\t") for line in open("cases.txt").read().splitlines() if "\t" in line)
 ok = all(rot13(given) == want for given, want in cases.items())
 print(1 if ok else 0)

@@ -1,0 +1,217 @@
+"""The three bundled formats added last, as a visitor sees them: agent traces (turns, tool calls beside their
+outputs, the result), Harbor tasks packed into parquet (shown as the same tasks in their folders are, answers
+withheld alike, files in the viewer), and a repository of task folders without task.toml. Every page of each is
+crawled for the answers planted in the fixtures."""
+
+import html as html_module
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, index_now
+from tests.crawl import crawl
+
+SECRET = re.compile(r"ZX-ANSWER-\d{4}")
+TRACES, PACKED, KATAS = "rlx-examples/agent-traces", "rlx-examples/packed-harbor-tasks", "rlx-examples/shell-katas"
+FOLDERS = EXAMPLES / "datasets" / "rlx-examples"
+TERMINAL = sorted((FOLDERS / "terminal-basics" / "tasks").iterdir())
+
+
+@pytest.fixture(scope="module")
+def more_app(tmp_path_factory, redis_url):
+    from rlx import create_app
+    from rlx.config import Config
+
+    config = Config.from_env({"STORAGE_DIR": str(tmp_path_factory.mktemp("data")), "REDIS_URL": redis_url,
+                              "SESSION_SECRET": "x", "RLX_SOURCE": str(EXAMPLES)})
+    app = create_app(config)
+    for repo_id in (TRACES, PACKED, KATAS, "rlx-examples/terminal-basics", "rlx-examples/science-puzzles"):
+        index_now(app, repo_id)
+    return app
+
+
+@pytest.fixture(scope="module")
+def client(more_app):
+    return more_app.test_client()
+
+
+def text_of(html: str) -> str:
+    html = re.sub(r"(?s)<(style|script)[^>]*>.*?</\1>", " ", html)
+    return html_module.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
+
+
+@pytest.mark.parametrize("repo_id, adapter, processor", [(TRACES, "rows", "traces"), (PACKED, "rows", "packed-harbor"),
+                                                         (KATAS, "task-folders", None)])
+def test_each_new_example_is_read_in_its_format(more_app, repo_id, adapter, processor):
+    from rlx.adapters.indexes import load_index
+
+    index = load_index(more_app.extensions["rlx.store"], repo_id)
+    assert index.adapter == adapter and index.summary.get("processor") == processor
+    assert index.rows and not any(row.error for row in index.rows)
+
+
+# Agent traces
+
+
+def test_a_trace_shows_the_prompt_each_call_beside_its_output_and_the_result(client):
+    page = text_of(client.get(f"/t/{TRACES}/train/1").get_data(as_text=True))
+    assert "What the agent gets" in page and "Should I pack an umbrella for Bergen today?" in page
+    call = page.index("calls get_forecast")
+    assert page.index("get_forecast returned") > call and '{"rain_chance": 80}' in page[call:call + 300]
+    assert 'get_weather returned 1 {"temp_c": 9, "sky": "rain"}' in page
+    assert "reward 1.0" in page and "success yes" in page
+    assert "final_answer" in page and "metadata.reference" in page  # listed as withheld, by name only
+    assert not SECRET.search(page)
+
+
+def test_tool_outputs_pair_with_their_calls_by_id_whatever_their_order():
+    from rlx.adapters.rows.processors import RowRef, render_row
+    from rlx.adapters.rows.processors.traces import TraceProcessor
+
+    messages = [{"role": "user", "content": "two lookups"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "a", "function": {"name": "first", "arguments": "{}"}},
+                    {"id": "b", "function": {"name": "second", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "b", "content": "OUT-OF-SECOND"},
+                {"role": "tool", "tool_call_id": "a", "content": "OUT-OF-FIRST"}]
+    task = render_row(TraceProcessor(), {"messages": messages, "answer": "ZX-ANSWER-9000"}, RowRef("train", 0))
+    steps = next(b for s in task.sections for b in s.blocks if b.kind == "steps").data
+    codes = [(blk.title, blk.data["text"]) for part in steps for blk in part["blocks"] if blk.kind == "code"]
+    assert codes == [("calls first", "{}"), ("first returned", "OUT-OF-FIRST"),
+                     ("calls second", "{}"), ("second returned", "OUT-OF-SECOND")]
+    assert [w.where for w in task.withheld] == ["answer"]
+
+
+def test_sharegpt_and_step_traces_read_too():
+    from rlx.adapters.rows.processors import RowRef, render_row
+    from rlx.adapters.rows.processors.traces import TraceProcessor
+
+    sharegpt = {"conversations": [{"from": "human", "value": "list files"},
+                                  {"from": "function_call", "value": '{"name": "ls", "arguments": {"path": "."}}'},
+                                  {"from": "observation", "value": "README.md"},
+                                  {"from": "gpt", "value": "There is one file."}]}
+    steps = {"trajectory": [{"thought": "look around", "action": "ls -la", "observation": "total 0"}],
+             "resolved": False}
+    for row, shown in ((sharegpt, ["ls returned", "README.md"]), (steps, ["action returned", "total 0"])):
+        assert TraceProcessor().claim(list(row), [row]) >= 0.9
+        task = render_row(TraceProcessor(), row, RowRef("train", 0))
+        from rlx.adapters.blocks import to_text
+        text = "\n".join(to_text(b) for s in task.sections for b in s.blocks)
+        assert task.error is None and all(words in text for words in shown), text
+
+
+# Packed Harbor
+
+
+def _view_json(client, url):
+    data = client.get(url).get_json()
+    sections = {s["id"]: s for s in data["sections"]}
+    return data, sections
+
+
+@pytest.mark.parametrize("i, folder", list(enumerate(TERMINAL)), ids=[d.name for d in TERMINAL])
+def test_a_packed_task_reads_as_its_folder_does_answers_withheld_alike(client, i, folder):
+    packed, packed_sections = _view_json(client, f"/api/task/{PACKED}/train/{i}")
+    plain, plain_sections = _view_json(client, f"/api/task/rlx-examples/terminal-basics/{folder.name}")
+    assert packed["title"] == plain["title"] == folder.name
+    for section in ("task", "grading", "environment"):
+        assert packed_sections[section] == plain_sections[section], section
+    assert packed["withheld"] == plain["withheld"] and packed["withheld"]
+    assert any(w["where"].startswith("solution") for w in packed["withheld"])
+
+
+def test_the_file_viewer_opens_a_packed_tasks_files_as_the_folders_viewer_does(more_app):
+    from rlx.adapters import Env, get
+
+    source, store = more_app.extensions["rlx.source"], more_app.extensions["rlx.store"]
+    with more_app.app_context():
+        rows, harbor = get("rows"), get("harbor")
+        from rlx.adapters.indexes import load_index
+
+        packed_env = Env(source.repo_info("dataset", PACKED), source, store)
+        plain_env = Env(source.repo_info("dataset", "rlx-examples/terminal-basics"), source, store)
+        packed_index, plain_index = load_index(store, PACKED), load_index(store, "rlx-examples/terminal-basics")
+        for i, folder in enumerate(TERMINAL):
+            paths = [p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*")) if p.is_file()]
+            for path in paths:
+                mine = rows.read_file(packed_env, packed_index, f"train/{i}", path)
+                theirs = harbor.read_file(plain_env, plain_index, folder.name, path)
+                assert (mine.text, mine.withheld, mine.binary) == (theirs.text, theirs.withheld, theirs.binary), path
+            assert rows.list_folder(packed_env, packed_index, f"train/{i}", "") == \
+                harbor.list_folder(plain_env, plain_index, folder.name, "")
+            assert rows.read_file(packed_env, packed_index, f"train/{i}", "no/such/file") is None
+
+
+def test_a_zipped_task_inside_a_folder_of_its_name_reads_too(client):
+    page = text_of(client.get(f"/t/{PACKED}/test/0?f=instruction.md").get_data(as_text=True))
+    assert "molar-mass-table" in page and "molar-mass table" in page
+    withheld = text_of(client.get(f"/t/{PACKED}/test/0?f=solution/solve.sh").get_data(as_text=True))
+    assert "Reference solutions are withheld" in withheld
+
+
+def _withheld_lines(task_dirs: list[Path]) -> set[str]:
+    """Distinctive lines of every solution file: none may appear on any page."""
+    lines = set()
+    for task in task_dirs:
+        for path in (task / "solution").rglob("*"):
+            if path.is_file():
+                lines |= {ln.strip() for ln in path.read_text().splitlines() if len(ln.strip()) > 25
+                          and not ln.strip().startswith(("#", "set -", "cd ", "mkdir"))}
+    return lines
+
+
+# Task folders without task.toml
+
+
+def test_task_folders_list_each_kata_with_its_instruction_and_grader(client):
+    html = text_of(client.get(f"/d/{KATAS}").get_data(as_text=True))
+    for name in ("word-frequency", "rot13", "json-merge"):
+        assert name in html
+    rot13 = text_of(client.get(f"/t/{KATAS}/katas/rot13").get_data(as_text=True))
+    assert "Implement rot13(text: str) -> str" in rot13 and "grader.py" in rot13
+    assert "answers.json" in rot13 and "withheld" in rot13
+    merge = text_of(client.get(f"/t/{KATAS}/katas/json-merge").get_data(as_text=True))
+    assert "Deep-merge two JSON files" in merge and "tests/fixtures/gold.json" in merge
+    starter = text_of(client.get(f"/t/{KATAS}/katas/rot13?f=starter/rot13.py").get_data(as_text=True))
+    assert "raise NotImplementedError" in starter
+    key = text_of(client.get(f"/t/{KATAS}/katas/rot13?f=answers.json").get_data(as_text=True))
+    assert "Uryyb" not in key and "withheld" in key
+
+
+# Every page, crawled
+
+
+@pytest.mark.parametrize("repo_id", [TRACES, PACKED, KATAS])
+def test_no_planted_answer_on_any_page_file_or_json(client, repo_id):
+    pages = crawl(client, repo_id)
+    task_pages = [u for u in pages if u.startswith(f"/t/{repo_id}/") and "?" not in u]
+    assert len(task_pages) >= 3
+    extra = []
+    if repo_id == KATAS:  # withheld files are not linked: ask for each one by name too
+        for kata in (FOLDERS / "shell-katas" / "katas").iterdir():
+            extra += [f"/t/{KATAS}/katas/{kata.name}?f={p.relative_to(kata).as_posix()}"
+                      for p in kata.rglob("*") if p.is_file()]
+    if repo_id == PACKED:
+        extra += [f"/t/{PACKED}/train/{i}?f=solution/solve.sh" for i in range(len(TERMINAL))]
+    for url in extra:
+        pages[url] = client.get(url).get_data(as_text=True)
+    solutions = _withheld_lines(TERMINAL)
+    for url, body in pages.items():
+        assert not SECRET.search(body), url
+        if repo_id == PACKED:
+            leaked = [line for line in solutions if line in body]
+            assert not leaked, (url, leaked[:2])
+    search = client.get("/api/search?q=ZX-ANSWER").get_data(as_text=True)
+    assert not SECRET.search(search)
+
+
+def test_the_packed_example_is_what_the_build_script_writes(tmp_path):
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, str(EXAMPLES / "_build" / "make_packed_and_traces.py"), "--out", str(tmp_path)],
+                   check=True, capture_output=True)
+    for written in tmp_path.rglob("*.*"):
+        committed = FOLDERS / written.relative_to(tmp_path)
+        assert committed.read_bytes() == written.read_bytes(), committed
