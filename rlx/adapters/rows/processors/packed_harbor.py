@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import posixpath
+from functools import lru_cache
 
 from rlx.adapters.archives import ArchiveRefused, archive_kind, unpack
 from rlx.adapters.contract import FileView
@@ -105,7 +106,21 @@ class PackedHarborProcessor(Processor):
 
 
 def read_packed(cell, column: str):
-    """(Harbor's index row, its pack entry, the texts the entry names) for the task folder packed in `cell`."""
+    """(Harbor's index row, its pack entry, the texts the entry names) for the task folder packed in `cell`.
+
+    A task page asks for one task several times (the page, each folder of its file tree, the file shown), so
+    the last few are remembered by their cell; the results are only ever read."""
+    if isinstance(cell, (bytes, str)):
+        return _read_remembered(cell, column)
+    return _read(cell, column)
+
+
+@lru_cache(maxsize=4)  # at most 64 MB unpacked each: a few, not many
+def _read_remembered(cell, column: str):
+    return _read(cell, column)
+
+
+def _read(cell, column: str):
     try:
         unpacked = unpack(cell)
     except ArchiveRefused as exc:
