@@ -407,7 +407,7 @@ def test_the_snapshot_job_runs_in_a_worker_and_publishes_a_pointer(app, running_
 
     assert job.get_status() == "finished", Job.fetch(job.id, connection=redis_client).latest_result()
     published = pointer(store)
-    assert published["db"] == job.return_value()["published"]["db"] and published["counts"]["envs"] == 8
+    assert published["db"] == job.return_value()["published"]["db"] and published["counts"]["envs"] == 11
     assert [s["state"] for s in job.get_meta()["progress"]["steps"]] == ["done"] * 4
 
 
@@ -424,14 +424,14 @@ def test_rlx_snapshot_build_prints_one_summary_line_and_refuses_a_shrunk_listing
     built = _rlx(["snapshot", "build"], tmp_path / "data", source)
     assert built.returncode == 0, built.stderr
     assert built.stdout.startswith("Published catalog-")
-    assert "8 environments, 74 tasks; 6 indexes rebuilt" in built.stdout
+    assert "11 environments, 74 tasks; 6 indexes rebuilt" in built.stdout
     assert built.stdout.count("\n") == 1
 
-    for name in ("terminal-basics", "python-bugfix"):
+    for name in ("terminal-basics", "python-bugfix", "science-puzzles"):  # 8 of 11 left: under 80%
         shutil.rmtree(source / "datasets" / "rlx-examples" / name)
     refused = _rlx(["snapshot", "build"], tmp_path / "data", source)
     assert refused.returncode == 1 and refused.stdout == ""
     assert "under 80% of the last snapshot's" in refused.stderr and "--force" in refused.stderr
 
     forced = _rlx(["snapshot", "build", "--force"], tmp_path / "data", source)
-    assert forced.returncode == 0 and "6 environments" in forced.stdout
+    assert forced.returncode == 0 and "8 environments" in forced.stdout

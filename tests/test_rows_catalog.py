@@ -27,10 +27,13 @@ def test_every_dataset_card_links_to_its_page_and_each_page_opens(catalog_client
         assert catalog_client.get(card["url"]).status_code == 200, card["id"]
 
 
-def test_kind_chips_count_rows_datasets_by_their_format(catalog_client):
+def test_kind_chips_count_rows_datasets_by_their_format(catalog_client, app):
+    for repo_id in ("rlx-examples/agent-traces", "rlx-examples/packed-harbor-tasks", "rlx-examples/shell-katas"):
+        index_now(app, repo_id)
     kinds = dict(catalog_client.get("/api/search").get_json()["facets"]["kind"])
-    assert kinds["harbor"] == 3
-    assert kinds["verifiers"] == 1 and kinds["nemo-gym"] == 1 and kinds["rows"] == 1
+    assert kinds["harbor"] == 4  # three in folders, one packed into parquet
+    assert kinds["verifiers"] == 1 and kinds["nemo-gym"] == 1 and kinds["rows"] == 2  # a plain table, traces
+    assert kinds["task-folders"] == 1
     assert kinds["verl"] == 1  # mimo-sample (countdown-verl is gated, so not in the public catalog)
     cards = {c["id"]: c for c in catalog_client.get("/api/search?kind=nemo-gym").get_json()["cards"]}
     assert cards["rlx-examples/tool-calls-nemo-gym"]["task_count"] == 12

@@ -202,8 +202,20 @@ def test_no_planted_answer_on_any_page_file_or_json(client, repo_id):
         if repo_id == PACKED:
             leaked = [line for line in solutions if line in body]
             assert not leaked, (url, leaked[:2])
-    search = client.get("/api/search?q=ZX-ANSWER").get_data(as_text=True)
-    assert not SECRET.search(search)
+    assert client.get("/api/search/tasks?q=ZX-ANSWER").get_json()["total"] == 0
+
+
+@pytest.mark.parametrize("words, repo_id", [("umbrella Bergen", TRACES), ("molar", PACKED), ("rot13", KATAS)])
+def test_task_search_finds_each_formats_tasks(client, words, repo_id):
+    found = client.get(f"/api/search/tasks?q={words}").get_json()["tasks"]
+    assert repo_id in {t["env_id"] for t in found}
+
+
+def test_kind_chips_count_packed_tasks_as_harbor_and_task_folders_as_their_own(client):
+    kinds = dict(client.get("/api/search").get_json()["facets"]["kind"])
+    assert kinds["task-folders"] == 1
+    harbor = {c["id"] for c in client.get("/api/search?kind=harbor&size=100").get_json()["cards"]}
+    assert PACKED in harbor and KATAS not in harbor
 
 
 def test_the_packed_example_is_what_the_build_script_writes(tmp_path):

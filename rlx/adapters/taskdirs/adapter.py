@@ -20,6 +20,7 @@ from rlx.adapters.harbor.reader import _brief as brief_of
 from rlx.adapters.harbor.reader import is_text_name, strip_canary
 from rlx.adapters.indexes import load_pack, save_index, save_pack
 from rlx.adapters.paths import safe_relpath
+from rlx.adapters.rows.adapter import ROW_TAGS
 from rlx.adapters.rows.datafiles import is_data_file
 from rlx.adapters.taskdirs import find
 from rlx.adapters.withhold import mask_grader_script, withheld_file_reason
@@ -42,7 +43,9 @@ class TaskFoldersAdapter(HarborAdapter):
     def score(self, record) -> float:
         if record.repo_type != "dataset" or "harbor" in record.tags:
             return 0.0
-        return 0.27  # after Harbor's look for task.toml, before the rows adapter's look for any data file
+        # Always looked at (confirmed) before the rows adapter, whose look is "any data file": a task folder's
+        # inputs (workspace/base.json) would pass it. Tagged an RL environment: before the rows adapter's 0.8.
+        return 0.85 if ROW_TAGS & set(record.tags) else 0.27
 
     def confirm(self, env) -> bool:
         """A task folder in the first entries of the listing, no task.toml, and no data files beside the tasks."""
@@ -115,6 +118,9 @@ class TaskFoldersAdapter(HarborAdapter):
         if row is None or pack is None or ref not in pack["tasks"]:
             return None
         return task_view(row, pack["tasks"][ref], pack["blobs"])
+
+    def run_options(self, env, index: Index, ref: str):
+        return []  # no task.toml: nothing says what image or grader command it runs with
 
     def read_file(self, env, index: Index, ref: str, path: str):
         """Harbor's viewer, after this format's own withholding (a root grader file, a grader folder's data)."""

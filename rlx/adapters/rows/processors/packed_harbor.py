@@ -17,6 +17,7 @@ from functools import lru_cache
 from rlx.adapters.archives import ArchiveRefused, archive_kind, unpack
 from rlx.adapters.contract import FileView
 from rlx.adapters.harbor import sections as harbor_sections
+from rlx.adapters.harbor.layout import TASK_FILES
 from rlx.adapters.harbor.reader import is_text_name, read_task
 from rlx.adapters.rows.processors import common as c
 from rlx.adapters.rows.processors.answers import withhold_answers
@@ -142,7 +143,7 @@ def _read(cell, column: str):
 def _strip_top(files: dict[str, bytes], folders: set[str]):
     """A folder packed with its own name around it (`my-task/task.toml`) reads as that folder."""
     tops = {p.split("/", 1)[0] for p in files} | {f.split("/", 1)[0] for f in folders}
-    if "task.toml" in files or len(tops) != 1:
+    if any(name in files for name in TASK_FILES) or len(tops) != 1:
         return files, folders, None
     top = next(iter(tops))
     if top in files:
