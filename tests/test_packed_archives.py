@@ -190,3 +190,14 @@ def test_a_cell_that_is_a_number_is_refused_as_no_archive(tmp_path):
 
     task = render_row(PackedHarborProcessor(), {"task_id": "n", "task_archive": 12345}, RowRef("train", 0))
     assert "was refused (type)" in task.error and "holds int" in task.error
+
+
+def test_a_gzip_blob_that_is_not_a_tar_does_not_make_a_dataset_read_as_packed_tasks():
+    import gzip
+
+    from rlx.adapters.rows.processors.packed_harbor import PackedHarborProcessor
+
+    blob = base64.b64encode(gzip.compress(b'{"inputs": ["1 2"], "outputs": ["3"]}' * 40)).decode()  # hidden tests
+    packed = base64.b64encode(tar_bytes(good_task("x"))).decode()
+    assert PackedHarborProcessor().claim(["prompt", "tests"], [{"prompt": "add", "tests": blob}]) == 0.0
+    assert PackedHarborProcessor().claim(["prompt", "tests"], [{"prompt": "add", "tests": packed}]) >= 0.9

@@ -79,6 +79,20 @@ def archive_kind(data: bytes) -> str | None:
     return None
 
 
+def holds_task_archive(head: bytes) -> bool:
+    """Whether the first bytes of a cell are a zip, a tar, or a gzip stream whose first block is a tar header.
+    A gzip of anything else (base64 gzip blobs of hidden tests are common in code datasets) is not a packed
+    folder, so it must not make a dataset read as packed tasks."""
+    kind = archive_kind(head)
+    if kind != "tar.gz":
+        return kind is not None
+    try:
+        block = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 512)
+    except zlib.error:
+        return False
+    return block[257:262] == b"ustar"
+
+
 def unpack(cell) -> Unpacked:
     """The files of the archive in `cell`, every rule checked; raises ArchiveRefused naming the rule broken."""
     data = cell_bytes(cell)

@@ -14,7 +14,7 @@ import binascii
 import posixpath
 from functools import lru_cache
 
-from rlx.adapters.archives import ArchiveRefused, archive_kind, unpack
+from rlx.adapters.archives import ArchiveRefused, holds_task_archive, unpack
 from rlx.adapters.contract import FileView
 from rlx.adapters.harbor import sections as harbor_sections
 from rlx.adapters.harbor.layout import TASK_FILES
@@ -31,6 +31,7 @@ ARCHIVE_COLUMNS = ("task_archive", "archive", "task_tar", "task_tgz", "task_zip"
                    "task_bytes", "tar", "tgz", "zip", "bundle", "files")
 NAME_COLUMNS = ("task_id", "task_name", "name", "id", "instance_id")
 TEXT_MAX_BYTES = 512 * 1024  # as for folder tasks: a larger file is listed, not shown
+HEAD_BYTES = 2048  # of a cell, enough to see a tar header through gzip
 
 
 class PackedHarborProcessor(Processor):
@@ -178,12 +179,12 @@ def _looks_packed(value) -> bool:
     if isinstance(value, dict) and isinstance(value.get("bytes"), (bytes, bytearray)):
         value = value["bytes"]
     if isinstance(value, (bytes, bytearray)):
-        return archive_kind(bytes(value[:300])) is not None
+        return holds_task_archive(bytes(value[:HEAD_BYTES]))
     if isinstance(value, str) and len(value) >= 200 and value[:1] not in "{[":
-        head = "".join(value[:400].split())
+        head = "".join(value[:HEAD_BYTES * 4 // 3].split())
         head = head[:len(head) // 4 * 4]
         try:
-            return archive_kind(base64.b64decode(head, validate=True)) is not None
+            return holds_task_archive(base64.b64decode(head, validate=True))
         except (binascii.Error, ValueError):
             return False
     return False
