@@ -197,7 +197,9 @@ def test_a_gzip_blob_that_is_not_a_tar_does_not_make_a_dataset_read_as_packed_ta
 
     from rlx.adapters.rows.processors.packed_harbor import PackedHarborProcessor
 
-    blob = base64.b64encode(gzip.compress(b'{"inputs": ["1 2"], "outputs": ["3"]}' * 40)).decode()  # hidden tests
+    cases = [[f"{a} {b}", str(a + b)] for a, b in zip(range(0, 900, 7), range(5, 3000, 23))]
+    blob = base64.b64encode(gzip.compress(repr(cases).encode())).decode()  # hidden tests, as code datasets pack them
+    assert blob.startswith("H4sI") and len(blob) > 1000
     packed = base64.b64encode(tar_bytes(good_task("x"))).decode()
     assert PackedHarborProcessor().claim(["prompt", "tests"], [{"prompt": "add", "tests": blob}]) == 0.0
     assert PackedHarborProcessor().claim(["prompt", "tests"], [{"prompt": "add", "tests": packed}]) >= 0.9
