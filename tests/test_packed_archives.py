@@ -203,3 +203,25 @@ def test_a_gzip_blob_that_is_not_a_tar_does_not_make_a_dataset_read_as_packed_ta
     packed = base64.b64encode(tar_bytes(good_task("x"))).decode()
     assert PackedHarborProcessor().claim(["prompt", "tests"], [{"prompt": "add", "tests": blob}]) == 0.0
     assert PackedHarborProcessor().claim(["prompt", "tests"], [{"prompt": "add", "tests": packed}]) >= 0.9
+
+
+def test_a_damaged_archive_is_refused_with_a_rule_never_with_another_error():
+    """Every cut and thousands of byte flips of good archives: each unpacks or is refused, nothing else."""
+    task = good_task("fuzz")
+    rng = random.Random(11)
+    others = []
+    for good in (tar_bytes(task), tar_bytes(task, gz=False), zip_bytes([(n, d) for n, d, _ in task])):
+        variants = [good[:i] for i in range(0, len(good), 5)]
+        for _ in range(1500):
+            damaged = bytearray(good)
+            for _ in range(rng.randint(1, 4)):
+                damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+            variants.append(bytes(damaged))
+        for variant in variants:
+            try:
+                archives.unpack(variant)
+            except archives.ArchiveRefused:
+                pass
+            except Exception as exc:  # noqa: BLE001 - the point: nothing but a refusal may escape
+                others.append(f"{type(exc).__name__}: {exc}")
+    assert others == []

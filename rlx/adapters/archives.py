@@ -150,7 +150,10 @@ def _untar(data: bytes, packed: int) -> tuple[dict[str, bytes], set[str]]:
         if member.isdir():
             folders.add(path)
             continue
-        content = archive.extractfile(member).read(member.size)  # tarfile never reads past the declared size
+        try:
+            content = archive.extractfile(member).read(member.size)  # never past the declared size
+        except (tarfile.TarError, OSError, EOFError):
+            raise ArchiveRefused("format", f"The member {_shown(member.name)} could not be unpacked.") from None
         total += len(content)
         _check_total(total, packed)
         files[path] = content
@@ -161,7 +164,7 @@ def _unzip(data: bytes) -> tuple[dict[str, bytes], set[str]]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError):
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, NotImplementedError, EOFError):
         raise ArchiveRefused("format", "The zip archive is damaged, so it could not be read.") from None
     if len(infos) > MAX_MEMBERS:
         raise ArchiveRefused("members", f"The archive has more than {MAX_MEMBERS:,} members.")
@@ -187,7 +190,7 @@ def _unzip(data: bytes) -> tuple[dict[str, bytes], set[str]]:
         try:
             with archive.open(info) as stream:  # zipfile stops at the declared size and checks the CRC there,
                 content = stream.read(info.file_size)  # so a member lying about its size fails as damaged
-        except (zipfile.BadZipFile, NotImplementedError, zlib.error, EOFError, OSError):
+        except (zipfile.BadZipFile, NotImplementedError, zlib.error, EOFError, OSError, ValueError):
             raise ArchiveRefused("format", f"The member {_shown(info.filename)} could not be unpacked "
                                            "(damaged, or not the size it declares).") from None
         total += len(content)

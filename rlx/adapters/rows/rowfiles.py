@@ -17,7 +17,7 @@ def list_folder(env, index, located, folder: str):
     clean = safe_relpath(folder)
     if row is None or clean is None:
         return None
-    return processor.list_folder(row, clean)
+    return _answered(lambda: processor.list_folder(row, clean))
 
 
 def read_file(env, index, located, path: str):
@@ -25,7 +25,15 @@ def read_file(env, index, located, path: str):
     clean = safe_relpath(path)
     if row is None or not clean:
         return None
-    return processor.read_file(row, clean)
+    return _answered(lambda: processor.read_file(row, clean))
+
+
+def _answered(call):
+    """What the processor answers; a row it cannot read has no files (its page already says why), never a 500."""
+    try:
+        return call()
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError):
+        return None
 
 
 def _clean_row(env, index, located):
