@@ -227,3 +227,24 @@ def test_the_packed_example_is_what_the_build_script_writes(tmp_path):
     for written in tmp_path.rglob("*.*"):
         committed = FOLDERS / written.relative_to(tmp_path)
         assert committed.read_bytes() == written.read_bytes(), committed
+
+
+@pytest.mark.parametrize("row, problem", [
+    ({"messages": "not a list"}, "holds no turns"),
+    ({"messages": [1, 2]}, "holds no turns"),
+    ({"messages": [{"role": "assistant", "tool_calls": "garbage"}]}, None),
+    ({"messages": [{"role": "tool", "content": "an output no call asked for"}]}, None),
+    ({"messages": [{"role": "assistant", "content": None, "tool_calls": [{"id": 5, "function": "x"}]}]}, None),
+    ({"messages": [{"role": "user", "content": [{"type": "image"}]}], "reward": {"a": [1]}}, None),
+])
+def test_a_malformed_trace_is_a_message_or_a_page_never_an_error(row, problem):
+    import json
+
+    from rlx.adapters import public
+    from rlx.adapters.rows import sections
+    from rlx.adapters.rows.processors import RowRef, render_row
+    from rlx.adapters.rows.processors.traces import TraceProcessor
+
+    task = render_row(TraceProcessor(), row, RowRef("train", 0))
+    assert (problem in task.error) if problem else task.error is None
+    json.dumps(public(sections.task_view("train/0", task)))  # the JSON API can send it
