@@ -184,18 +184,16 @@ def test_task_folders_list_each_kata_with_its_instruction_and_grader(client):
 
 @pytest.mark.parametrize("repo_id", [TRACES, PACKED, KATAS])
 def test_no_planted_answer_on_any_page_file_or_json(client, repo_id):
-    pages = crawl(client, repo_id)
+    on_disk = FOLDERS / "shell-katas" if repo_id == KATAS else None  # every file asked for, withheld ones too
+    pages = crawl(client, repo_id, on_disk)
     task_pages = [u for u in pages if u.startswith(f"/t/{repo_id}/") and "?" not in u]
     assert len(task_pages) >= 3
-    extra = []
-    if repo_id == KATAS:  # withheld files are not linked: ask for each one by name too
-        for kata in (FOLDERS / "shell-katas" / "katas").iterdir():
-            extra += [f"/t/{KATAS}/katas/{kata.name}?f={p.relative_to(kata).as_posix()}"
-                      for p in kata.rglob("*") if p.is_file()]
-    if repo_id == PACKED:
-        extra += [f"/t/{PACKED}/train/{i}?f=solution/solve.sh" for i in range(len(TERMINAL))]
-    for url in extra:
-        pages[url] = client.get(url).get_data(as_text=True)
+    if repo_id == KATAS:
+        assert f"/t/{KATAS}/katas/rot13?f=cases.txt" in pages and f"/t/{KATAS}/katas/rot13?f=answers.json" in pages
+    if repo_id == PACKED:  # withheld files are not linked: ask for each solution by name too
+        for i in range(len(TERMINAL)):
+            url = f"/t/{PACKED}/train/{i}?f=solution/solve.sh"
+            pages[url] = client.get(url).get_data(as_text=True)
     solutions = _withheld_lines(TERMINAL)
     for url, body in pages.items():
         assert not SECRET.search(body), url

@@ -18,11 +18,11 @@ from rlx.adapters.archives import ArchiveRefused, holds_task_archive, unpack
 from rlx.adapters.contract import FileView
 from rlx.adapters.harbor import sections as harbor_sections
 from rlx.adapters.harbor.layout import TASK_FILES
-from rlx.adapters.harbor.reader import is_text_name, read_task
+from rlx.adapters.harbor.reader import files_to_fetch, is_text_name, read_task
 from rlx.adapters.rows.processors import common as c
 from rlx.adapters.rows.processors.answers import withhold_answers
 from rlx.adapters.rows.processors.base import Processor, RowProblem, RowTask
-from rlx.adapters.withhold import withheld_file_reason
+from rlx.adapters.withhold import mask_task_text
 from rlx.sources.base import FileEntry
 
 # Columns that hold the packed folder in the datasets seen so far; any other column whose value is an archive
@@ -85,7 +85,7 @@ class PackedHarborProcessor(Processor):
         if folder and known.get(folder, (None, None))[1] != "directory":
             return None
         children = [e for p, e in known.items() if posixpath.dirname(p) == folder]
-        return [{"path": p, "type": t, "size": s, "withheld": w}
+        return [{"path": p, "type": t, "size": s, "task": None, "withheld": w}  # a packed task nests none
                 for p, t, s, w in sorted(children, key=lambda e: (e[1] != "directory", e[0]))]
 
     def read_file(self, row, path: str):
@@ -104,7 +104,11 @@ class PackedHarborProcessor(Processor):
             return FileView(path=path, withheld=reason, size=size)
         if path in entry["texts"]:
             return FileView(path=path, text=texts[entry["texts"][path]], size=size)
-        return FileView(path=path, binary=True, size=size, truncated=size > TEXT_MAX_BYTES)
+        data = _member(row[column], entry.get("top"), path)
+        if data is None or size > TEXT_MAX_BYTES or not _is_text(path, data):
+            return FileView(path=path, binary=True, size=size, truncated=size > TEXT_MAX_BYTES)
+        text = mask_task_text(path, data.decode("utf-8", errors="replace"), entry.get("_answer_values") or [])
+        return FileView(path=path, text=text, size=size)
 
 
 def read_packed(cell, column: str):
@@ -130,15 +134,24 @@ def _read(cell, column: str):
     files, folders, top = _strip_top(unpacked.files, unpacked.folders)
     entries = [FileEntry(path=p, type="directory") for p in sorted(folders)]
     entries += [FileEntry(path=p, type="file", size=len(data)) for p, data in sorted(files.items())]
-    texts = {}
-    for path, data in files.items():
-        if withheld_file_reason(path) is None and len(data) <= TEXT_MAX_BYTES and _is_text(path, data):
+    texts = {}  # exactly what a folder task's build fetches (its solution too: read for values, never shown)
+    for path in files_to_fetch(entries, walked=False):
+        data = files[path]
+        if len(data) <= TEXT_MAX_BYTES and _is_text(path, data):
             texts[path] = data.decode("utf-8", errors="replace")
     harbor_row, entry = read_task("", entries, texts)
     entry["top"] = top
     masked = entry["texts"]  # what the reader kept, answers masked, by path
     entry["texts"] = {path: path for path in masked}  # ...so the masked texts are their own blob table
     return harbor_row, entry, masked
+
+
+def _member(cell, top: str | None, path: str) -> bytes | None:
+    """One member's bytes, unpacked again (a file the page did not need, so not remembered)."""
+    try:
+        return unpack(cell).files.get(f"{top}/{path}" if top else path)
+    except ArchiveRefused:
+        return None
 
 
 def _strip_top(files: dict[str, bytes], folders: set[str]):
