@@ -246,3 +246,12 @@ def test_a_malformed_trace_is_a_message_or_a_page_never_an_error(row, problem):
     task = render_row(TraceProcessor(), row, RowRef("train", 0))
     assert (problem in task.error) if problem else task.error is None
     json.dumps(public(sections.task_view("train/0", task)))  # the JSON API can send it
+
+
+def test_a_katas_own_files_show_in_the_viewer_and_its_graders_data_does_not(client):
+    poem = text_of(client.get(f"/t/{KATAS}/katas/word-frequency?f=workspace/poem.txt").get_data(as_text=True))
+    assert "French coast the light gleams" in poem
+    listing = client.get(f"/t/{KATAS}/katas/word-frequency/folder?p=tests").get_data(as_text=True)
+    assert "expected_output.txt" in listing and "withheld" in listing
+    cases = text_of(client.get(f"/t/{KATAS}/katas/rot13?f=cases.txt").get_data(as_text=True))
+    assert "Uryyb" not in cases and "withheld" in cases.lower()

@@ -3,13 +3,15 @@
 Why an adapter of its own rather than a Harbor extension: Harbor's reader, sections and runners are built on
 task.toml (its runtime, verifier, timeouts, what can run here); these folders have none of it, and reading them
 as Harbor would fill every Harbor page with "no task.toml" errors and count them as Harbor in the catalog. What
-the two share is reused: the pack has the Harbor pack's shape, so Harbor's file viewer (list_folder, read_file)
-serves it unchanged, and files are withheld and graders masked by the shared withhold rules.
+the two share is reused rather than rewritten: each file is judged at its Harbor place (find.as_harbor) by
+Harbor's rules (withheld_file_reason, withhold_task_texts: one task's texts at once, a value masked once masked
+everywhere), the pack has the Harbor pack's shape, and a file read late is masked by Harbor's viewer.
 """
 
 from __future__ import annotations
 
 import hashlib
+import posixpath
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
@@ -17,13 +19,14 @@ from rlx.adapters import blocks as b
 from rlx.adapters.contract import FileView, Index, Section, TaskRow, TaskView, Withheld
 from rlx.adapters.harbor.adapter import HarborAdapter
 from rlx.adapters.harbor.reader import _brief as brief_of
-from rlx.adapters.harbor.reader import is_text_name, strip_canary
+from rlx.adapters.harbor.reader import SOLUTIONS_READ, is_text_name, strip_canary
 from rlx.adapters.indexes import load_pack, save_index, save_pack
 from rlx.adapters.paths import safe_relpath
 from rlx.adapters.rows.adapter import ROW_TAGS
 from rlx.adapters.rows.datafiles import is_data_file
 from rlx.adapters.taskdirs import find
-from rlx.adapters.withhold import mask_grader_script, withheld_file_reason
+from rlx.adapters.withhold import withhold_task_texts
+from rlx.adapters.withhold.task import text_kind
 from rlx.queue.jobs import NullProgress
 from rlx.sources.errors import EntryNotFound, SourceError
 
@@ -122,50 +125,80 @@ class TaskFoldersAdapter(HarborAdapter):
     def run_options(self, env, index: Index, ref: str):
         return []  # no task.toml: nothing says what image or grader command it runs with
 
+    def list_folder(self, env, index: Index, ref: str, path: str):
+        """The folder as indexed, each entry withheld or not by its Harbor place (never re-judged by its path)."""
+        entry = self._entry(env, index, ref)
+        folder = safe_relpath(path)
+        if entry is None or folder is None:
+            return None
+        known = {p: (p, t, s, w) for p, t, s, w in entry["files"]}
+        if folder and known.get(folder, (None, None))[1] != "directory":
+            return None
+        children = [e for p, e in known.items() if posixpath.dirname(p) == folder]
+        return [{"path": p, "type": t, "size": s, "task": None, "withheld": w}
+                for p, t, s, w in sorted(children, key=lambda e: (e[1] != "directory", e[0]))]
+
     def read_file(self, env, index: Index, ref: str, path: str):
-        """Harbor's viewer, after this format's own withholding (a root grader file, a grader folder's data)."""
+        """A file as indexed: withheld by its Harbor place, its masked text from the pack, else fetched and masked
+        as Harbor's viewer masks a file read late."""
         entry = self._entry(env, index, ref)
         rel = safe_relpath(path)
-        if entry is None or not rel:
+        listed = {p: (t, s, w) for p, t, s, w in entry["files"]} if entry is not None and rel else {}
+        if rel not in listed or listed[rel][0] == "directory":
             return None
-        for listed, kind, size, reason in entry["files"]:
-            if listed == rel and reason:
-                return FileView(path=rel, withheld=reason, size=size)
-        return super().read_file(env, index, ref, path)
+        _, size, reason = listed[rel]
+        if reason:
+            return FileView(path=rel, withheld=reason, size=size)
+        blob = entry["texts"].get(rel)
+        if blob is not None:
+            text = load_pack(env.store, env.id)["blobs"][blob]
+            return FileView(path=rel, text=text, size=size or len(text.encode()))
+        return self._fetch_file(env, entry, rel, size)
 
 
 def read_folder(folder: str, files: list[str], sizes: dict[str, int], texts: dict[str, str]):
-    """The index row and pack entry of one task folder, answers withheld and graders masked on the way in."""
+    """The index row and pack entry of one task folder, answers withheld and masked on the way in by Harbor's
+    rules, each file judged at its Harbor place (find.as_harbor), all of the task's texts at once."""
     instruction_name = find.instruction_of(files)
     grader = find.grader_of(files)
-    withheld, file_list, packed = [], [], {}
+    withheld, file_list = [], []
     for sub in sorted({"/".join(f.split("/")[:i]) for f in files for i in range(1, f.count("/") + 1)}):
-        file_list.append([sub, "directory", 0, withheld_file_reason(sub, is_dir=True)])
+        file_list.append([sub, "directory", 0, find.withheld_reason(sub, instruction_name, is_dir=True)])
     for rel in files:
         size = sizes.get(f"{folder}/{rel}", 0)
         reason = find.withheld_reason(rel, instruction_name)
-        if reason is None and find.is_grader_place(rel, instruction_name) and rel not in texts \
-                and is_text_name(rel) and size > TEXT_MAX_BYTES:
-            reason = TOO_BIG_WHY
+        if reason is None and rel not in texts and is_text_name(rel) and size > TEXT_MAX_BYTES \
+                and text_kind(find.as_harbor(rel, instruction_name)) != "agent":
+            reason = TOO_BIG_WHY  # too large to be read for answers, so not shown either
         if reason:
             withheld.append([rel, reason])
         file_list.append([rel, "file", size, reason])
-        if reason or rel not in texts:
-            continue
-        text = texts[rel]
-        if find.is_grader_place(rel, instruction_name):
-            text, found = mask_grader_script(text, where=rel)
-            withheld += [[w.where, w.why] for w in found]
-        packed[rel] = strip_canary(text) if rel == instruction_name else text
+    instruction = strip_canary(texts.get(instruction_name or "", ""))
+    places = {find.as_harbor(rel, instruction_name): rel for rel in texts if rel != instruction_name}
+    if len(places) < len(texts) - (instruction_name in texts):
+        places = {rel: rel for rel in texts if rel != instruction_name}  # two files meet at one place: as named
+    shown = withhold_task_texts({place: texts[rel] for place, rel in places.items()}, public=instruction)
+    packed = {places[place]: text for place, text in shown.texts.items()}
+    withheld += [[_named(w.where, places), w.why] for w in shown.withheld]
+    if instruction_name in texts:
+        packed[instruction_name] = instruction
     ref = folder[len("tasks/"):] if folder.startswith("tasks/") else folder
-    instruction = packed.get(instruction_name or "", "")
     row = TaskRow(ref=ref, title=ref.rsplit("/", 1)[-1], brief=brief_of(instruction),
                   facets={"grader": grader.rsplit("/", 1)[-1] if grader else "none",
                           "instruction": instruction_name or "none"},
                   extra={"_dir": folder, "withheld": len(withheld)})
     entry = {"dir": folder, "walked": False, "files": sorted(file_list, key=lambda f: f[0]), "texts": packed,
-             "withheld": withheld, "instruction": instruction_name, "grader": grader}
+             "withheld": withheld, "instruction": instruction_name, "grader": grader,
+             "_answer_values": shown.values}
     return row, entry
+
+
+def _named(where: str, places: dict[str, str]) -> str:
+    """A withheld place named by the file's own path ("grader.py line 8", not "tests/grader.py line 8")."""
+    for place, rel in sorted(places.items(), key=lambda pr: -len(pr[0])):
+        if where == place or where.startswith(place + " "):
+            return rel + where[len(place):]
+    return where
 
 
 def task_view(row: TaskRow, entry: dict, blobs: dict) -> TaskView:
@@ -197,8 +230,11 @@ def _has_tasks(paths: list[str]) -> bool:
 
 
 def _wanted(rel: str, size: int, instruction: str | None) -> bool:
-    if find.withheld_reason(rel, instruction) is not None or size > TEXT_MAX_BYTES:
+    """Every shown text file, and the solution Harbor reads for the values it writes (never shown)."""
+    if size > TEXT_MAX_BYTES:
         return False
+    if find.withheld_reason(rel, instruction) is not None:
+        return find.as_harbor(rel, instruction) in SOLUTIONS_READ
     return rel == instruction or is_text_name(rel)
 
 

@@ -4,18 +4,15 @@ A folder is a task when it holds an instruction file (instruction.md, prompt.md,
 way to grade (a tests/ folder, or a grader script such as grade.py, evaluate.py, test.sh). The outermost such
 folder wins: folders inside a task belong to it.
 
-Withholding follows the shared file rule (solution/, data beside the grader) and extends it the way the rule
-for Harbor tasks reads: a grader folder by another name (grader/, eval/, checks/...) is judged as tests/ is, and
-a file at the task's root that is neither its instruction nor a known build file is judged as a file beside the
-grader, since a loose `expected.json` next to `grade.py` is exactly what the grader compares with.
+Withholding is Harbor's, on each file's Harbor place (`as_harbor`): solution/ and the grader's data withheld, a
+loose `expected.json` next to `grade.py` judged as data beside the grader, graders masked across the task.
 """
 
 from __future__ import annotations
 
 import posixpath
 
-from rlx.adapters.withhold import is_answer_key, withheld_file_reason
-from rlx.adapters.withhold.files import BUILD_FILES
+from rlx.adapters.withhold import withheld_file_reason
 
 INSTRUCTION_NAMES = ("instruction.md", "instructions.md", "prompt.md", "task.md", "prompt.txt", "PROMPT.md",
                      "TASK.md", "README.md")
@@ -24,7 +21,6 @@ GRADER_DIRS = ("tests", "test", "grader", "graders", "grading", "eval", "evals",
 GRADER_SCRIPTS = ("grade.py", "grader.py", "grade.sh", "evaluate.py", "eval.py", "check.py", "verify.py",
                   "judge.py", "score.py", "test.sh", "run_tests.sh", "tests.py")
 ENVIRONMENT_DIRS = ("environment", "env", "workspace", "starter", "app", "src", "files", "assets")
-ANSWER_NAME_WHY = "Its name says it holds answers for the grader."
 
 
 def task_folders(paths: list[str], max_tasks: int) -> dict[str, list[str]]:
@@ -66,28 +62,23 @@ def grader_of(files) -> str | None:
     return None
 
 
-def is_grader_place(path: str, instruction: str | None) -> bool:
-    """A grader folder's file, or a root file that is not the instruction or a build file."""
+def as_harbor(path: str, instruction: str | None) -> str:
+    """Where `path` would sit in a Harbor task, so Harbor's withholding rules judge it: the instruction file as
+    instruction.md, a grader folder by another name (grader/, eval/, checks/...) and a root grader script as
+    tests/, the agent's files (workspace/, starter/...) as environment/. Anything else stays where it is and is
+    judged as Harbor judges a file beside task.toml: answer-named or data, withheld; scripts and prose, masked."""
     parts = path.split("/")
+    if path == instruction:
+        return "instruction.md"
     if parts[0] in GRADER_DIRS:
-        return True
-    return len(parts) == 1 and path != instruction and path not in INSTRUCTION_NAMES \
-        and path.lower() not in BUILD_FILES
+        return "/".join(["tests", *parts[1:]])
+    if parts[0] in ENVIRONMENT_DIRS and len(parts) > 1:
+        return "/".join(["environment", *parts[1:]])
+    if len(parts) == 1 and path in GRADER_SCRIPTS:
+        return f"tests/{path}"
+    return path
 
 
-def withheld_reason(path: str, instruction: str | None) -> str | None:
-    """Why the task-relative file at `path` is withheld (a sentence), or None when it may be shown."""
-    reason = withheld_file_reason(path)
-    if reason:
-        return reason
-    parts = path.split("/")
-    if is_grader_place(path, instruction):
-        inside = parts[1:] if parts[0] in GRADER_DIRS else parts
-        return withheld_file_reason("tests/" + "/".join(inside))
-    if any(_names_answer(part) for part in parts):
-        return ANSWER_NAME_WHY
-    return None
-
-
-def _names_answer(name: str) -> bool:
-    return any(is_answer_key(piece) for piece in name.split(".") if piece)
+def withheld_reason(path: str, instruction: str | None, is_dir: bool = False) -> str | None:
+    """Why the task-relative file (or folder) at `path` is withheld (a sentence), or None when it may be shown."""
+    return withheld_file_reason(as_harbor(path, instruction), is_dir=is_dir)
