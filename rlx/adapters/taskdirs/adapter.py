@@ -18,8 +18,8 @@ from datetime import datetime, timezone
 from rlx.adapters import blocks as b
 from rlx.adapters.contract import FileView, Index, Section, TaskRow, TaskView, Withheld
 from rlx.adapters.harbor.adapter import HarborAdapter
-from rlx.adapters.harbor.reader import _brief as brief_of
 from rlx.adapters.harbor.reader import SOLUTIONS_READ, is_text_name, strip_canary
+from rlx.adapters.harbor.reader import _brief as brief_of
 from rlx.adapters.indexes import load_pack, save_index, save_pack
 from rlx.adapters.paths import safe_relpath
 from rlx.adapters.rows.adapter import ROW_TAGS
