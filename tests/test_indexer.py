@@ -31,7 +31,8 @@ from tests.stand_ins.hub_fixtures import (BULK_HARBOR, GATED_HARBOR, OPENENV_SPA
 BULK = BULK_HARBOR[:8]  # enough to order and budget; every dataset more costs each run a dozen requests
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc).timestamp()
 HOUR, DAY = 3600, 24 * 3600
-HARBOR_DATASETS = {PUBLIC_HARBOR, *BULK}  # public, ungated, tagged harbor: what the indexer builds
+HARBOR_DATASETS = {PUBLIC_HARBOR, *BULK}  # public, ungated, tagged harbor
+INDEXED = {*HARBOR_DATASETS, RL_ONLY}  # what the indexer builds: every public dataset an adapter reads
 PUBLIC_ENVS = {*HARBOR_DATASETS, RL_ONLY, f"space:{OPENENV_SPACE}"}
 FILE_REQUESTS = ("/tree/", "/resolve/", "/paths-info/")
 
@@ -130,13 +131,13 @@ def test_a_run_publishes_a_snapshot_whose_counts_match_the_listing(hub, run, sto
     summary = run()
 
     assert summary["refused"] is None and summary["failed"] == []
-    assert set(summary["rebuilt"]) == HARBOR_DATASETS
+    assert set(summary["rebuilt"]) == INDEXED
     published = pointer(store)
     assert published["db"] == summary["published"]["db"] and published["counts"] == summary["counts"]
-    assert summary["counts"] | {"envs": 11, "datasets": 10, "spaces": 1, "indexed": 9, "tasks": 11} == summary["counts"]
+    assert summary["counts"] | {"envs": 11, "datasets": 10, "spaces": 1, "indexed": 10, "tasks": 12} == summary["counts"]
     envs = snapshot_envs(store)
     assert set(envs) == PUBLIC_ENVS
-    assert envs[PUBLIC_HARBOR] == 3 and envs[BULK[0]] == 1 and envs[RL_ONLY] == 0
+    assert envs[PUBLIC_HARBOR] == 3 and envs[BULK[0]] == 1 and envs[RL_ONLY] == 1  # its one row
     records, fetched_at = read_listing_file(store.listing_path)
     assert {r.id for r in records} == {*HARBOR_DATASETS, RL_ONLY, GATED_HARBOR, OPENENV_SPACE}
     assert fetched_at == "2026-11-30T13:00:00Z"
@@ -148,7 +149,7 @@ def test_a_rerun_with_nothing_changed_reads_no_files_and_still_publishes(hub, ru
 
     again = run()
 
-    assert again["rebuilt"] == [] and again["skipped"]["current"] == len(HARBOR_DATASETS)
+    assert again["rebuilt"] == [] and again["skipped"]["current"] == len(INDEXED)
     assert file_requests(hub) == 0 and hub.count(contains="/api/datasets/") == 0  # no tree, file or info call
     assert pointer(store)["db"] == again["published"]["db"] != first["published"]["db"]
     assert again["counts"] == first["counts"]
@@ -191,26 +192,27 @@ def test_featured_datasets_are_rebuilt_first_then_by_trending_within_the_count_b
 
     summary = run(settings=settings, max_builds=4)
 
-    assert summary["rebuilt"] == [BULK[5], BULK[1], PUBLIC_HARBOR, BULK[7]]  # trending: 90, then 7, 6, ...
-    assert len(summary["skipped"]["over_budget"]) == len(HARBOR_DATASETS) - 4
+    assert summary["rebuilt"] == [BULK[5], BULK[1], PUBLIC_HARBOR, RL_ONLY]  # trending: 90, 65, then 7, 6, ...
+    assert len(summary["skipped"]["over_budget"]) == len(INDEXED) - 4
     assert pointer(store)["counts"]["envs"] == 11 and pointer(store)["counts"]["indexed"] == 4
-    assert run(max_builds=4)["rebuilt"] == [BULK[6], BULK[4], BULK[3], BULK[2]]
+    assert run(max_builds=4)["rebuilt"] == [BULK[7], BULK[6], BULK[4], BULK[3]]
 
 
 def test_the_time_budget_stops_rebuilding_even_inside_a_build_and_the_snapshot_is_still_published(
         hub, hub_source, run, store, clock):
     slow_hub = MinutePerListing(hub_source, clock)
 
-    # Builds start at 0 and 60 s; the third starts at 120 s and its listing ends at 180 s, past the budget: it
-    # stops there, without fetching a file, and waits for the next run with the rest.
+    # The first build lists from 0 to 60 s. The second (untagged rows: a closer look lists once, then its build
+    # lists again) starts its build's listing at 120 s, which ends at 180 s, past the budget: it stops there,
+    # without fetching a file, and waits for the next run with the rest.
     summary = run(source=slow_hub, budget_s=150)
 
-    assert summary["rebuilt"] == [PUBLIC_HARBOR, BULK[7]]
-    assert summary["skipped"]["over_budget"][0] == BULK[6]
-    assert len(summary["skipped"]["over_budget"]) == len(HARBOR_DATASETS) - 2
+    assert summary["rebuilt"] == [PUBLIC_HARBOR]
+    assert summary["skipped"]["over_budget"][0] == RL_ONLY
+    assert len(summary["skipped"]["over_budget"]) == len(INDEXED) - 1
     assert set(snapshot_envs(store)) == PUBLIC_ENVS
-    assert snapshot_envs(store)[BULK[6]] == 0  # no tasks counted from the half-built index
-    assert run(max_builds=1)["rebuilt"] == [BULK[6]]
+    assert snapshot_envs(store)[RL_ONLY] == 0  # no tasks counted from the half-built index
+    assert run(max_builds=1)["rebuilt"] == [RL_ONLY]
 
 
 def test_the_first_run_publishes_the_catalog_before_it_indexes(hub, run, store):
@@ -424,7 +426,7 @@ def test_rlx_snapshot_build_prints_one_summary_line_and_refuses_a_shrunk_listing
     built = _rlx(["snapshot", "build"], tmp_path / "data", source)
     assert built.returncode == 0, built.stderr
     assert built.stdout.startswith("Published catalog-")
-    assert "11 environments, 74 tasks; 6 indexes rebuilt" in built.stdout
+    assert "11 environments, 106 tasks; 10 indexes rebuilt" in built.stdout
     assert built.stdout.count("\n") == 1
 
     for name in ("terminal-basics", "python-bugfix", "science-puzzles"):  # 8 of 11 left: under 80%

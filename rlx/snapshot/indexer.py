@@ -18,7 +18,7 @@ from typing import Callable
 
 from rq.timeouts import BaseTimeoutException
 
-from rlx.adapters import Adapter, Env, Index, all_adapters, get
+from rlx.adapters import Adapter, Env, Index, all_adapters, choose, get
 from rlx.adapters.registry import SURE
 from rlx.catalog import fetch_listing, write_listing_file
 from rlx.snapshot.build import StoredIndexes, build_snapshot, env_id_of
@@ -46,7 +46,7 @@ class ListingRefused(Exception):
 @dataclass
 class Rebuild:
     record: RepoRecord
-    adapter: Adapter
+    adapter: Adapter | None  # None: no adapter is sure from the tags; the build takes a closer look (`choose`)
     reason: str  # never-indexed, changed, older-version, partial
 
 
@@ -161,19 +161,31 @@ def plan_rebuilds(records: list[RepoRecord], store: Store, settings: AdminSettin
         index = _stored_index(store, record.id)
         adapter = adapter_for(record, index)
         if adapter is None:
+            if index is None and _maybe_readable(record):  # e.g. a rows dataset tagged only rl-environment
+                _plan_unless_failed(plan, state, record, None, "never-indexed", now)
             continue
         if record.sha is None and index is not None and not _surely_unchanged(record, index):
             record = _with_revision(source, record)  # one info call: was it touched after the build?
         reason = staleness(record, index, adapter)
         if reason is None:
             plan.current += 1
-        elif state.failed_recently(record.id, record.sha, now):
-            plan.failed_recently.append(record.id)
         else:
-            plan.todo.append(Rebuild(record, adapter, reason))
+            _plan_unless_failed(plan, state, record, adapter, reason, now)
     featured = {env_id: n for n, env_id in enumerate(settings.featured)}
     plan.todo.sort(key=lambda r: (featured.get(r.record.id, len(featured)), -r.record.trending_score, r.record.id))
     return plan
+
+
+def _plan_unless_failed(plan: Plan, state: IndexerState, record: RepoRecord, adapter: Adapter | None, reason: str,
+                        now: float) -> None:
+    if state.failed_recently(record.id, record.sha, now):
+        plan.failed_recently.append(record.id)
+    else:
+        plan.todo.append(Rebuild(record, adapter, reason))
+
+
+def _maybe_readable(record: RepoRecord) -> bool:
+    return any(adapter.score(record) > 0 for adapter in all_adapters())
 
 
 def adapter_for(record: RepoRecord, index: Index | None) -> Adapter | None:
@@ -255,7 +267,11 @@ def rebuild(plan: Plan, source: Source, store: Store, state: IndexerState, clock
             break
         _update(progress, "indexes", len(rebuilt) + len(failed), message=f"{env_id} ({item.reason})")
         try:
-            index = item.adapter.build_index(Env(item.record, source, store, token), BudgetWatch(clock, deadline))
+            env = Env(item.record, source, store, token)
+            adapter = item.adapter or choose(env)
+            if adapter is None:
+                raise ValueError(f"{env_id} is in no format this explorer reads.")
+            index = adapter.build_index(env, BudgetWatch(clock, deadline))
             if not index.complete:
                 raise RuntimeError("the build ended with a partial index")
         except BaseTimeoutException:
