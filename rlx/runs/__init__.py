@@ -1,0 +1,12 @@
+"""Rollouts: an agent on a task in a sandbox, driven by Harbor's Trial in one RQ job per run.
+
+    record.py     the run record in the store (runs/<id>/run.json), written atomically
+    index.py      the SQLite index of runs (runs/index.sqlite), updated by the job; pages query it
+    events.py     live events in a Redis stream per run, archived to the store at the end
+    launch.py     start (record + job), stop, and settle runs whose job died without saying so
+    runner.py     the job: copy the task, drive the Trial, catch every failure into the record
+    local_env.py  `local`, a Harbor environment on a bubblewrap sandbox, selected by import path
+    bwrap.py      the sandbox itself: namespaces, limits, commands, teardown
+    replay.py     a task's Dockerfile replayed into the sandbox
+    taskfiles.py  a task's files copied from its source for Harbor to read
+"""

@@ -1,0 +1,270 @@
+"""One bubblewrap sandbox: a long-lived process whose namespaces every command enters.
+
+The sandbox is started once per trial (`Sandbox.start`) and holds a user, pid, mount, ipc, uts (and, for
+no-network tasks, net) namespace open with a sleeping init. Each command enters those namespaces with `nsenter`,
+so files and background processes (terminus-2's tmux server) persist between commands. On the host the sandbox's
+root is the `nobody` user (when the worker is root) with no capabilities; inside it is uid 0 of its own namespace.
+
+Limits are resource limits set before exec, inherited by everything the sandbox starts: processes (a fork bomb
+stops at the cap), address space, CPU seconds, file size, open files. Stopping kills the init, and the kernel
+takes the whole pid namespace with it; `--die-with-parent` does the same when the worker dies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass, field
+
+NOBODY = 65534
+SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+MAX_CAPTURE = 512 * 1024  # bytes of stdout (and of stderr) kept per command; a looping agent cannot fill memory
+_MERGED_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not be started or used; the message says why in one sentence."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    processes: int = 256  # RLIMIT_NPROC
+    memory_mb: int = 2048  # RLIMIT_AS of each process
+    cpu_seconds: int = 3600  # RLIMIT_CPU of each process
+    file_mb: int = 1024  # RLIMIT_FSIZE
+    open_files: int = 1024  # RLIMIT_NOFILE
+    storage_mb: int = 1024  # size of each writable tmpfs
+
+    def apply(self) -> None:
+        """Called in the child between fork and exec (preexec_fn): the limits every sandboxed process inherits."""
+        mb = 1024 * 1024
+        for which, value in (
+            (resource.RLIMIT_NPROC, self.processes),
+            (resource.RLIMIT_AS, self.memory_mb * mb),
+            (resource.RLIMIT_CPU, self.cpu_seconds),
+            (resource.RLIMIT_FSIZE, self.file_mb * mb),
+            (resource.RLIMIT_NOFILE, self.open_files),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            resource.setrlimit(which, (value, value))
+
+
+@dataclass
+class ExecOutcome:
+    stdout: str
+    stderr: str
+    return_code: int
+    timed_out: bool = False
+
+
+@dataclass
+class Sandbox:
+    workdir: str = "/app"
+    network: bool = False
+    limits: Limits = field(default_factory=Limits)
+    writable: tuple[str, ...] = ("/tmp", "/root", "/logs")
+    hostname: str = "sandbox"
+    _process: subprocess.Popen | None = None
+    _child_pid: int | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------------------------
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start the sandbox and return once its mounts are in place (the init says so through a pipe)."""
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            raise SandboxError("bubblewrap (`bwrap`) is not installed on this worker: apt-get install bubblewrap.")
+        status_read, status_write = os.pipe()
+        ready_read, ready_write = os.pipe()
+        args = [*_drop_privileges(), bwrap, *self._bwrap_args(status_write),
+                "bash", "-c", f"echo ready >&{ready_write}; exec {ready_write}>&-; exec sleep infinity"]
+        try:
+            self._process = subprocess.Popen(
+                args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                pass_fds=(status_write, ready_write), start_new_session=True, env=_empty_env(),
+                preexec_fn=self.limits.apply,
+            )
+        finally:
+            os.close(status_write)
+            os.close(ready_write)
+        try:
+            self._child_pid = _read_child_pid(status_read, timeout)
+            if not _wait_readable(ready_read, timeout) or os.read(ready_read, 16) != b"ready\n":
+                raise SandboxError(f"the sandbox did not start: {self._stderr_tail()}")
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            os.close(status_read)
+            os.close(ready_read)
+
+    def stop(self) -> None:
+        """Kill the sandbox and everything in it; safe to call twice."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not refused
+            pass
+        if process.stderr:
+            process.stderr.close()
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        """The host pid of the sandbox's bwrap process (its process group holds the whole sandbox)."""
+        return self._process.pid if self._process else None
+
+    # --- commands ----------------------------------------------------------------------------------------
+
+    def command(self, script: str, env: dict[str, str] | None = None, cwd: str | None = None) -> list[str]:
+        """The argv that runs `script` with bash inside the sandbox, with only `env` (plus a bare minimum)."""
+        if not self.running or self._child_pid is None:
+            raise SandboxError("the sandbox is not running.")
+        base = {"PATH": SANDBOX_PATH, "HOME": "/root", "TERM": "xterm-256color", "LANG": "C.UTF-8",
+                "HOSTNAME": self.hostname}
+        variables = [f"{k}={v}" for k, v in {**base, **(env or {})}.items() if _valid_name(k)]
+        where = cwd or self.workdir
+        script = f"cd {_quote(where)} 2>/dev/null || cd / ; {script}"
+        return ["nsenter", "-t", str(self._child_pid), "-U", "-m", "-p", "-i", "-u", "-n", "-r", "-w", "--",
+                "env", "-i", *variables, "bash", "-c", script]
+
+    async def run(self, script: str, *, env: dict[str, str] | None = None, cwd: str | None = None,
+                  timeout: float | None = None, stdin: bytes | None = None, on_output=None) -> ExecOutcome:
+        """Run a command to its end (or its timeout, which kills it and everything it started)."""
+        argv = self.command(script, env, cwd)
+        process = await asyncio.create_subprocess_exec(
+            *argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=_empty_env(),
+            preexec_fn=self.limits.apply, limit=1 << 20,
+        )
+        outputs = [bytearray(), bytearray()]
+
+        async def pump(stream, sink: bytearray, name: str):
+            while chunk := await stream.read(65536):
+                if len(sink) < MAX_CAPTURE:
+                    sink += chunk[: MAX_CAPTURE - len(sink)]
+                if on_output is not None:
+                    await on_output(chunk.decode("utf-8", errors="replace"), name)
+
+        async def feed():
+            if stdin is not None:
+                process.stdin.write(stdin)
+                await process.stdin.drain()
+                process.stdin.close()
+
+        work = asyncio.gather(pump(process.stdout, outputs[0], "stdout"), pump(process.stderr, outputs[1], "stderr"),
+                              feed(), process.wait())
+        timed_out = False
+        try:
+            await asyncio.wait_for(work, timeout)
+        except asyncio.TimeoutError:
+            timed_out = True
+        finally:
+            if process.returncode is None or timed_out:
+                _kill_group(process.pid)
+                await process.wait()
+        return ExecOutcome(_text(outputs[0]), _text(outputs[1]), process.returncode if not timed_out else 124,
+                           timed_out)
+
+    # --- arguments -------------------------------------------------------------------------------------------
+
+    def _bwrap_args(self, status_fd: int) -> list[str]:
+        args = ["--unshare-user", "--uid", "0", "--gid", "0", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                "--hostname", self.hostname, "--die-with-parent", "--new-session", "--json-status-fd", str(status_fd)]
+        if not self.network:
+            args.append("--unshare-net")
+        else:
+            args += ["--share-net"]
+        args += ["--ro-bind", "/usr", "/usr"]
+        for top in _MERGED_TOPS:
+            path = f"/{top}"
+            if os.path.islink(path):
+                args += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                args += ["--ro-bind", path, path]
+        args += ["--ro-bind", "/etc", "/etc", "--dev", "/dev", "--proc", "/proc"]
+        size = str(self.limits.storage_mb * 1024 * 1024)
+        for path in dict.fromkeys((*self.writable, self.workdir)):
+            args += ["--size", size, "--tmpfs", path]
+        args += ["--chdir", self.workdir, "--clearenv", "--setenv", "PATH", SANDBOX_PATH]
+        return args
+
+    def _stderr_tail(self) -> str:
+        process = self._process
+        if process is None or process.stderr is None:
+            return "no output"
+        if process.poll() is None:
+            return "it did not report ready in time"
+        return (process.stderr.read(4000).decode("utf-8", "replace").strip() or f"bwrap exited {process.returncode}")
+
+
+def _drop_privileges() -> list[str]:
+    """As root, become `nobody` with no capabilities before bwrap creates its user namespace."""
+    if os.geteuid() != 0:
+        return []
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all", "--"]
+
+
+def _empty_env() -> dict[str, str]:
+    # Nothing of the worker's environment (tokens, keys) reaches bwrap, nsenter or the sandbox.
+    return {"PATH": SANDBOX_PATH, "LANG": "C.UTF-8"}
+
+
+def _read_child_pid(fd: int, timeout: float) -> int:
+    buffer = b""
+    while _wait_readable(fd, timeout):
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        buffer += chunk
+        for line in buffer.split(b"\n"):
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict) and "child-pid" in message:
+                return int(message["child-pid"])
+    raise SandboxError("bubblewrap did not start the sandbox (user namespaces unavailable?).")
+
+
+def _wait_readable(fd: int, timeout: float) -> bool:
+    import select
+
+    readable, _, _ = select.select([fd], [], [], timeout)
+    return bool(readable)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _text(data: bytearray) -> str:
+    text = data.decode("utf-8", errors="replace")
+    return text + "\n[output cut at 512 KiB]" if len(data) >= MAX_CAPTURE else text
+
+
+def _valid_name(name: str) -> bool:
+    return bool(name) and name.replace("_", "a").isalnum() and not name[0].isdigit()
+
+
+def _quote(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)

@@ -1,0 +1,83 @@
+"""The index of runs: a small SQLite table in the store (runs/index.sqlite), one row per run, written by the job
+each time a record changes. Pages that list runs query it; nothing scans run files.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from rlx.runs.record import RunRecord
+from rlx.store import Store
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    env_id TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    model TEXT,
+    sandbox TEXT NOT NULL,
+    visitor TEXT,
+    visibility TEXT NOT NULL,
+    status TEXT NOT NULL,
+    scored INTEGER NOT NULL,
+    reward REAL,
+    created_at TEXT NOT NULL,
+    finished_at TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_by_task ON runs (env_id, ref, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_visitor ON runs (visitor, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
+"""
+COLUMNS = ("id", "env_id", "ref", "agent", "model", "sandbox", "visitor", "visibility", "status", "scored",
+           "reward", "created_at", "finished_at")
+
+
+def index_path(store: Store) -> Path:
+    return store.runs_dir / "index.sqlite"
+
+
+def _connect(store: Store) -> sqlite3.Connection:
+    path = index_path(store)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=10, isolation_level=None)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA busy_timeout=10000")
+    db.executescript(SCHEMA)
+    return db
+
+
+def upsert(store: Store, record: RunRecord) -> None:
+    row = {**{c: getattr(record, c, None) for c in COLUMNS}, "scored": int(record.scored), "reward": record.reward}
+    marks = ", ".join("?" for _ in COLUMNS)
+    updates = ", ".join(f"{c}=excluded.{c}" for c in COLUMNS if c != "id")
+    with closing(_connect(store)) as db:
+        db.execute(f"INSERT INTO runs ({', '.join(COLUMNS)}) VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET {updates}",
+                   [row[c] for c in COLUMNS])
+
+
+def for_task(store: Store, env_id: str, ref: str, visitor: str | None, limit: int = 50) -> list[dict]:
+    """A task's runs that this visitor may see (theirs, and public ones), newest first."""
+    with closing(_connect(store)) as db:
+        rows = db.execute(
+            "SELECT * FROM runs WHERE env_id=? AND ref=? AND (visibility='public' OR visitor=?) "
+            "ORDER BY created_at DESC LIMIT ?", (env_id, ref, visitor or "", min(limit, 500))).fetchall()
+    return [dict(r) for r in rows]
+
+
+def for_visitor(store: Store, visitor: str, limit: int = 100) -> list[dict]:
+    with closing(_connect(store)) as db:
+        rows = db.execute("SELECT * FROM runs WHERE visitor=? ORDER BY created_at DESC LIMIT ?",
+                          (visitor, min(limit, 500))).fetchall()
+    return [dict(r) for r in rows]
+
+
+def with_status(store: Store, statuses: tuple[str, ...], limit: int = 1000) -> list[dict]:
+    marks = ", ".join("?" for _ in statuses)
+    with closing(_connect(store)) as db:
+        rows = db.execute(f"SELECT * FROM runs WHERE status IN ({marks}) ORDER BY created_at LIMIT ?",
+                          (*statuses, limit)).fetchall()
+    return [dict(r) for r in rows]

@@ -1,0 +1,157 @@
+"""Starting, stopping and settling runs, from whichever process asks: the web, the CLI, a test.
+
+`start_run` writes the record and queues the job (one per rollout, on `rollouts`); the job's time limit sits
+above the task's own timeouts. `settle` is how a run whose job died without saying so (a killed work horse, a
+lost worker, RQ's own time limit) still ends as a record that says failed and why: RQ's failure callback calls
+it, and so does anyone reading a run that looks active while its job is not.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import current_app
+from rq import Callback
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from rlx.adapters.indexes import load_pack
+from rlx.queue import get_queue, get_redis
+from rlx.queue.defaults import QUEUES
+from rlx.runs import events, index, record
+from rlx.runs.record import FAILED, QUEUED, STOPPED, RunRecord
+
+log = logging.getLogger("rlx.runs")
+AGENTS = ("oracle", "nop", "terminus-2")
+MARGIN_SEC = 300  # above the task's own timeouts: setup, copying files, Harbor's teardown
+MAX_JOB_SEC = QUEUES["rollouts"].job_timeout
+
+
+def job_timeout_for(store, env_id: str, ref: str) -> int:
+    """Seconds the job may run: the task's build, agent and verifier timeouts plus a margin, capped."""
+    entry = ((load_pack(store, env_id) or {}).get("tasks") or {}).get(ref) or {}
+    config = entry.get("config") or {}
+
+    def seconds(table: str, key: str, default: float) -> float:
+        value = (config.get(table) or {}).get(key)
+        return float(value) if isinstance(value, (int, float)) and value > 0 else default
+
+    steps = max(1, len(config.get("steps") or []))
+    total = (seconds("environment", "build_timeout_sec", 600) + 360
+             + steps * (seconds("agent", "timeout_sec", 600) + seconds("verifier", "timeout_sec", 600)))
+    return int(min(total + MARGIN_SEC, MAX_JOB_SEC))
+
+
+def start_run(run: RunRecord) -> RunRecord:
+    store = current_app.extensions["rlx.store"]
+    run.job_timeout = job_timeout_for(store, run.env_id, run.ref)
+    run.job_id = f"run-{run.id}"
+    record.save(store, run)
+    index.upsert(store, run)
+    events.publish(get_redis(), run.id, "status", status=QUEUED)
+    defaults = QUEUES["rollouts"]
+    get_queue("rollouts").enqueue(
+        "rlx.runs.runner.run_rollout", run.id, job_id=run.job_id, job_timeout=run.job_timeout,
+        result_ttl=defaults.result_ttl, failure_ttl=defaults.failure_ttl,
+        on_failure=Callback("rlx.runs.launch.job_failed"), description=f"rollout {run.id}",
+    )
+    return run
+
+
+def request_stop(run: RunRecord) -> RunRecord:
+    """Ask a run to stop: a queued one is cancelled at once, a running one by its job within a second."""
+    from rlx.runs.runner import stop_key
+
+    redis = get_redis()
+    redis.set(stop_key(run.id), "1", ex=24 * 60 * 60)
+    if run.status == QUEUED:
+        try:
+            Job.fetch(run.job_id, connection=redis).cancel()
+        except NoSuchJobError:
+            pass
+        return _finish(run, STOPPED, "Stopped by its owner before it started.", None)
+    return run
+
+
+def job_failed(job, connection, exc_type, exc_value, traceback) -> None:
+    """RQ's failure callback: the job raised past our own handling, or RQ stopped it."""
+    run_id = (job.args or [None])[0]
+    store = current_app.extensions["rlx.store"]
+    run = record.load(store, run_id) if run_id else None
+    if run is not None and run.active:
+        _finish(run, FAILED, _why(exc_type, job), getattr(exc_type, "__name__", None))
+
+
+def settle(run: RunRecord) -> RunRecord:
+    """An active record whose job is no longer alive is marked failed, with the reason RQ kept."""
+    if not run.active or not run.job_id:
+        return run
+    redis = get_redis()
+    try:
+        job = Job.fetch(run.job_id, connection=redis)
+        status = job.get_status(refresh=True)
+    except NoSuchJobError:
+        return _finish(run, FAILED, "Its job disappeared from the queue (Redis was reset?).", "LostJob")
+    if status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
+        return _finish(run, FAILED, _why_from_job(job), "JobFailed")
+    if status == JobStatus.STARTED and not _worker_alive(job, redis):
+        return _finish(run, FAILED, "The worker running it stopped (killed or restarted) before it finished.",
+                       "WorkerLost")
+    return run
+
+
+def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -> RunRecord:
+    store, redis = current_app.extensions["rlx.store"], get_redis()
+    current = record.load(store, run.id) or run
+    if not current.active:
+        return current
+    current.status, current.outcome, current.error_type = status, outcome, error_type
+    current.finished_at = record.now_iso()
+    _remove_scratch(current.id)
+    record.save(store, current)
+    index.upsert(store, current)
+    events.publish(redis, current.id, "status", status=status, outcome=outcome, reward=None, scored=False)
+    events.publish(redis, current.id, "end", status=status)
+    events.archive(redis, store, current.id)
+    return current
+
+
+def _why(exc_type, job) -> str:
+    name = getattr(exc_type, "__name__", str(exc_type))
+    if name == "JobTimeoutException":
+        return f"It ran past its time limit ({job.timeout} s) and was stopped."
+    if name == "AbandonedJobError":
+        return "The worker running it stopped (killed or restarted) before it finished."
+    return f"The job failed: {name}."
+
+
+def _why_from_job(job) -> str:
+    text = ""
+    try:
+        result = job.latest_result()
+        text = (result.exc_string or "") if result else ""
+    except Exception:  # an old RQ result format: the generic sentence below is enough
+        pass
+    if "JobTimeoutException" in text:
+        return f"It ran past its time limit ({job.timeout} s) and was stopped."
+    if "terminated unexpectedly" in text or "Work-horse" in text:
+        return "The process running it was killed before it finished."
+    return "Its job failed: " + (text.strip().splitlines()[-1][:300] if text.strip() else "no reason recorded.")
+
+
+def _worker_alive(job, redis) -> bool:
+    from rq import Worker
+
+    name = job.worker_name
+    if not name:
+        return True  # not yet picked up by a worker
+    worker = Worker.find_by_key(Worker.redis_worker_namespace_prefix + name, connection=redis)
+    return worker is not None
+
+
+def _remove_scratch(run_id: str) -> None:
+    """The task copy a dead job could not remove (the job's own `finally` removes it otherwise)."""
+    import shutil
+
+    for path in current_app.config["RLX"].cache_dir.glob(f"rlx-run-{run_id}-*"):
+        shutil.rmtree(path, ignore_errors=True)

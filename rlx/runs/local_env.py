@@ -1,0 +1,178 @@
+"""`local`: Harbor's environment contract on a bubblewrap sandbox, selected by import path
+(`rlx.runs.local_env:LocalEnvironment`). One sandbox per trial; see rlx/runs/bwrap.py for what it isolates.
+
+Files move through the sandbox (tar piped into or out of it), never through host paths, so a symlink an agent
+plants cannot make the worker read or write its own files. The task's declared network mode is enforced: a
+no-network task gets a sandbox with no interface but loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+import shlex
+from pathlib import Path
+
+from harbor.environments.base import BaseEnvironment, ExecResult
+from harbor.environments.capabilities import EnvironmentCapabilities
+from harbor.environments.tar_transfer import extract_dir_from_bytes, pack_dir_to_bytes
+
+from rlx.runs.bwrap import Limits, Sandbox, SandboxError
+from rlx.runs.replay import Replay, plan_for, replay_of
+
+IMPORT_PATH = "rlx.runs.local_env:LocalEnvironment"
+DEFAULT_TIMEOUT = 600
+MAX_DOWNLOAD = 256 * 1024 * 1024  # bytes of a folder copied out of the sandbox
+
+
+class LocalEnvironment(BaseEnvironment):
+    @staticmethod
+    def type() -> str:
+        return "local"
+
+    @property
+    def capabilities(self) -> EnvironmentCapabilities:
+        return EnvironmentCapabilities(disable_internet=True)
+
+    def _validate_definition(self):
+        plan = plan_for(self.environment_dir)
+        if plan is None and not self.task_env_config.docker_image:
+            raise ValueError("The task has neither a Dockerfile nor an image: there is nothing to start.")
+        if plan is not None and not plan.replayable:
+            raise ValueError("The local sandbox cannot replay this task's Dockerfile: " + " ".join(plan.reasons))
+        self._replay = replay_of(plan) if plan is not None else Replay()
+
+    # --- lifecycle -----------------------------------------------------------------------------------------
+
+    async def start(self, force_build: bool) -> None:
+        workdir = self.task_env_config.workdir or (self._replay.workdir if self._replay.workdir != "/" else "/app")
+        self._workdir = workdir
+        self._sandbox = Sandbox(workdir=workdir, network=not self._network_disabled, limits=self._limits(),
+                                writable=("/tmp", "/root", "/logs", "/tests", "/solution", "/installed-agent"))
+        try:
+            await asyncio.to_thread(self._sandbox.start)
+        except SandboxError:
+            raise
+        await self.ensure_dirs(self._mount_targets(writable_only=True))
+        await self._replay_dockerfile()
+        await self._upload_environment_dir_after_start()
+
+    async def stop(self, delete: bool):
+        sandbox = getattr(self, "_sandbox", None)
+        if sandbox is not None:
+            await asyncio.to_thread(sandbox.stop)
+
+    def _limits(self) -> Limits:
+        cfg = self.task_env_config
+        memory = self._effective_memory_mb or cfg.memory_mb or 2048
+        storage = self._effective_storage_mb or cfg.storage_mb or 1024
+        # Per-process address space: the task's memory with headroom (runtimes reserve more than they touch).
+        return Limits(memory_mb=min(max(int(memory) * 2, 1024), 16384), storage_mb=min(max(int(storage), 64), 8192),
+                      processes=self._kwargs_int("max_processes", 256),
+                      cpu_seconds=self._kwargs_int("cpu_seconds", 3600))
+
+    def _kwargs_int(self, name: str, default: int) -> int:
+        try:
+            return int(self._extra.get(name, default))
+        except (TypeError, ValueError, AttributeError):
+            return default
+
+    def __init__(self, *args, **kwargs):
+        known = {"max_processes", "cpu_seconds"}
+        self._extra = {k: kwargs.pop(k) for k in list(kwargs) if k in known}
+        super().__init__(*args, **kwargs)
+
+    # --- the Dockerfile ----------------------------------------------------------------------------------
+
+    async def _replay_dockerfile(self) -> None:
+        for note in self._replay.notes:
+            self.logger.warning(note)
+        for kind, cwd, payload in self._replay.actions:
+            if kind == "mkdir":
+                await self.exec(f"mkdir -p {shlex.quote(payload)}")
+            elif kind == "copy":
+                await self._copy_from_context(*payload)
+            elif kind == "run":
+                result = await self.exec(payload, cwd=cwd, timeout_sec=300)
+                if result.return_code != 0:
+                    self.logger.warning(
+                        f"Dockerfile RUN skipped in the local sandbox (exit {result.return_code}; it uses the "
+                        f"worker's own userland): {payload[:200]}")
+
+    async def _copy_from_context(self, sources: list[str], dest: str) -> None:
+        context = self.environment_dir.resolve()
+        into_dir = dest.endswith("/") or dest.endswith("/.") or len(sources) > 1
+        dest = posixpath.normpath(dest)
+        for pattern in sources:
+            matches = sorted(context.glob(pattern)) if any(c in pattern for c in "*?[") else [context / pattern]
+            for source in matches:
+                source = source.resolve()
+                if not source.is_relative_to(context) or not source.exists():
+                    raise ValueError(f"COPY {pattern}: not in the task's environment folder.")
+                if source.is_dir():
+                    await self.upload_dir(source, dest)
+                else:
+                    target = posixpath.join(dest, source.name) if into_dir else dest
+                    await self.upload_file(source, target)
+
+    # --- commands --------------------------------------------------------------------------------------------
+
+    async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
+                   timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
+        merged = {**self._replay.env, **(self.task_env_config.env or {}), **(self._merge_env(env) or {})}
+        outcome = await self._sandbox.run(command, env=merged, cwd=cwd or self._workdir,
+                                          timeout=timeout_sec or DEFAULT_TIMEOUT, on_output=self._output_callback())
+        if outcome.timed_out:
+            raise RuntimeError(f"Command timed out after {timeout_sec or DEFAULT_TIMEOUT} seconds: {command[:200]}")
+        return ExecResult(stdout=outcome.stdout, stderr=outcome.stderr, return_code=outcome.return_code)
+
+    async def _checked(self, command: str, stdin: bytes | None = None, what: str = "") -> bytes | str:
+        outcome = await self._sandbox.run(command, stdin=stdin, timeout=DEFAULT_TIMEOUT)
+        if outcome.return_code != 0:
+            raise RuntimeError(f"{what} failed in the sandbox: {outcome.stderr.strip()[:500]}")
+        return outcome.stdout
+
+    # --- files -----------------------------------------------------------------------------------------------
+
+    async def upload_file(self, source_path: Path | str, target_path: str):
+        data = Path(source_path).read_bytes()
+        parent = posixpath.dirname(target_path) or "/"
+        await self._checked(f"mkdir -p {shlex.quote(parent)} && cat > {shlex.quote(target_path)}", stdin=data,
+                            what=f"writing {target_path}")
+
+    async def upload_dir(self, source_dir: Path | str, target_dir: str):
+        data = await asyncio.to_thread(lambda: pack_dir_to_bytes(source_dir, compress=True).getvalue())
+        target = shlex.quote(target_dir)
+        await self._checked(f"mkdir -p {target} && tar -xzf - -C {target} --no-same-owner", stdin=data,
+                            what=f"copying a folder to {target_dir}")
+
+    async def download_file(self, source_path: str, target_path: Path | str):
+        data = await self._read_bytes(f"cat {shlex.quote(source_path)}", f"reading {source_path}")
+        target = Path(target_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+    async def download_dir(self, source_dir: str, target_dir: Path | str):
+        data = await self._read_bytes(f"tar -czf - -C {shlex.quote(source_dir)} .", f"copying {source_dir} out")
+        Path(target_dir).mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(extract_dir_from_bytes, data, target_dir)
+
+    async def _read_bytes(self, command: str, what: str) -> bytes:
+        """A command's raw stdout (binary-safe, bounded), read from the sandbox."""
+        argv = self._sandbox.command(command)
+        process = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE,
+                                                       stderr=asyncio.subprocess.PIPE,
+                                                       env={"PATH": "/usr/bin:/bin"})
+        try:
+            stdout, stderr = await asyncio.wait_for(process.communicate(), DEFAULT_TIMEOUT)
+        except asyncio.TimeoutError:
+            process.kill()
+            raise RuntimeError(f"{what} timed out") from None
+        if process.returncode != 0:
+            raise RuntimeError(f"{what} failed in the sandbox: {stderr.decode(errors='replace').strip()[:500]}")
+        if len(stdout) > MAX_DOWNLOAD:
+            raise RuntimeError(f"{what}: more than {MAX_DOWNLOAD // (1024 * 1024)} MiB")
+        return stdout
+
+
+__all__ = ["IMPORT_PATH", "LocalEnvironment"]

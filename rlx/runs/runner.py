@@ -1,0 +1,199 @@
+"""The rollout job: one RQ job on the `rollouts` queue drives one Harbor Trial in the local sandbox.
+
+Everything that can go wrong ends in the run record: a task that cannot be copied, a Trial that refuses to be
+created, an agent that times out, a verifier that writes no reward, the job's own time limit, a stop request.
+The worker's tokens never reach the sandbox (it starts with an empty environment) and never enter the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import logging
+import platform
+import shutil
+import tempfile
+from pathlib import Path
+
+from flask import current_app
+
+from rlx.queue import get_redis
+from rlx.runs import events, index, record
+from rlx.runs.local_env import IMPORT_PATH
+from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
+from rlx.runs.taskfiles import copy_task
+
+log = logging.getLogger("rlx.runs")
+STOP_POLL_SEC = 0.5
+
+
+def stop_key(run_id: str) -> str:
+    from rlx.queue.defaults import KEY_PREFIX
+
+    return f"{KEY_PREFIX}run:{run_id}:stop"
+
+
+def run_rollout(run_id: str) -> dict:
+    """The RQ job. Returns a short summary; the record in the store is the full answer."""
+    app = current_app
+    store, source = app.extensions["rlx.store"], app.extensions["rlx.source"]
+    redis = get_redis()
+    run = record.load(store, run_id)
+    if run is None:
+        raise LookupError(f"run {run_id} has no record")
+    if run.status != record.QUEUED:
+        return {"status": run.status}  # stopped before it started, or already handled
+    run.status, run.started_at = RUNNING, record.now_iso()
+    run.provenance = provenance(run)
+    _save(store, redis, run)
+    scratch = Path(tempfile.mkdtemp(prefix=f"rlx-run-{run_id}-", dir=app.config["RLX"].cache_dir))
+    try:
+        task = copy_task(source, store, run.env_id, run.ref, run.revision, scratch / "task")
+        result = asyncio.run(_drive(run, task, store, redis))
+        _apply_result(run, result)
+    except _Stopped:
+        run.status, run.outcome = STOPPED, "Stopped by its owner."
+    except Exception as exc:  # every failure is the record's to tell
+        log.warning("run %s failed", run_id, exc_info=True)
+        run.status, run.error_type = FAILED, type(exc).__name__
+        run.outcome = _sentence(exc)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        run.finished_at = record.now_iso()
+        _save(store, redis, run)
+        events.publish(redis, run.id, "end", status=run.status)
+        events.archive(redis, store, run.id)
+    return {"status": run.status, "reward": run.reward}
+
+
+class _Stopped(Exception):
+    pass
+
+
+async def _drive(run: RunRecord, task: Path, store, redis):
+    from harbor.models.trial.config import AgentConfig, EnvironmentConfig, TaskConfig, TrialConfig, VerifierConfig
+    from harbor.trial.hooks import TrialEvent
+    from harbor.trial.trial import Trial
+
+    config = TrialConfig(
+        task=TaskConfig(path=task), trials_dir=record.run_dir(store, run.id), trial_name="trial",
+        agent=AgentConfig(name=run.agent),
+        environment=EnvironmentConfig(import_path=IMPORT_PATH, delete=True),
+        verifier=VerifierConfig(),
+    )
+    trial = await Trial.create(config)
+
+    async def on_event(event):
+        name = getattr(event, "event", None)
+        events.publish(redis, run.id, "phase", phase=getattr(name, "value", str(name)))
+
+    for event in (TrialEvent.ENVIRONMENT_START, TrialEvent.AGENT_START, TrialEvent.AGENT_END,
+                  TrialEvent.VERIFICATION_START):
+        trial.add_hook(event, on_event)
+
+    async def on_log(entry):
+        events.publish(redis, run.id, "output", phase=str(getattr(entry, "phase", "") or ""),
+                       stream=str(getattr(entry, "stream", "") or ""), text=str(getattr(entry, "text", "")))
+
+    trial.add_log_callback(on_log)
+    running = asyncio.create_task(trial.run())
+    while not running.done():
+        await asyncio.wait({running}, timeout=STOP_POLL_SEC)
+        if not running.done() and redis.exists(stop_key(run.id)):
+            running.cancel()
+            try:
+                await running
+            except BaseException:  # Harbor records the cancel and tears the sandbox down
+                pass
+            raise _Stopped()
+    return running.result()
+
+
+def _apply_result(run: RunRecord, result) -> None:
+    verifier = result.verifier_result
+    rewards = {k: float(v) for k, v in ((verifier.rewards if verifier else None) or {}).items()
+               if isinstance(v, (int, float))}
+    exception = result.exception_info
+    run.timings = _timings(result)
+    agent_result = result.agent_result
+    if agent_result is not None:
+        run.usage = {k: v for k, v in {
+            "input_tokens": agent_result.n_input_tokens, "output_tokens": agent_result.n_output_tokens,
+            "cost_usd": agent_result.cost_usd}.items() if v is not None}
+    if rewards:
+        run.scored, run.rewards = True, rewards
+    if exception is not None:
+        run.error_type = exception.exception_type
+        run.outcome = f"{_explain(exception.exception_type)} {exception.exception_message[:500]}".strip()
+    if rewards:
+        run.status = FINISHED
+        if exception is None:
+            run.outcome = "Scored by the task's verifier."
+    elif exception is None or exception.exception_type in ENDED_UNSCORED:
+        run.status = FINISHED
+        run.outcome = " ".join(filter(None, [run.outcome, "Not scored: the verifier wrote no reward."]))
+    else:
+        run.status = FAILED
+
+
+# The run went to its end (agent, then verifier) without a reward: "not scored", which is not a failure of ours.
+ENDED_UNSCORED = {"AgentTimeoutError", "VerifierTimeoutError", "RewardFileNotFoundError", "RewardFileEmptyError",
+                  "VerifierOutputParseError"}
+
+
+def _timings(result) -> dict[str, float]:
+    out = {}
+    for name in ("environment_setup", "agent_setup", "agent_execution", "verifier"):
+        phase = getattr(result, name, None)
+        if phase is not None and phase.started_at and phase.finished_at:
+            out[name] = round((phase.finished_at - phase.started_at).total_seconds(), 3)
+    if result.started_at and result.finished_at:
+        out["total"] = round((result.finished_at - result.started_at).total_seconds(), 3)
+    return out
+
+
+_EXPLAINED = {
+    "AgentTimeoutError": "The agent ran past the task's time limit and was stopped.",
+    "VerifierTimeoutError": "The verifier ran past its time limit and was stopped.",
+    "EnvironmentStartTimeoutError": "The sandbox took too long to start.",
+    "RewardFileNotFoundError": "The verifier finished without writing a reward.",
+    "RewardFileEmptyError": "The verifier wrote an empty reward file.",
+    "CancelledError": "The run was cancelled.",
+}
+
+
+def _explain(exception_type: str) -> str:
+    return _EXPLAINED.get(exception_type, f"{exception_type}:")
+
+
+def _sentence(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text[:600]
+
+
+def _save(store, redis, run: RunRecord) -> None:
+    record.save(store, run)
+    index.upsert(store, run)
+    events.publish(redis, run.id, "status", status=run.status, outcome=run.outcome,
+                   reward=run.reward, scored=run.scored)
+
+
+def provenance(run: RunRecord) -> dict:
+    def version(name: str) -> str | None:
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+
+    return {"harbor": version("harbor"), "rlx": version("rlx"), "litellm": version("litellm"),
+            "python": platform.python_version(), "sandbox": f"local (bubblewrap, {IMPORT_PATH})",
+            "bwrap": shutil.which("bwrap") and _bwrap_version()}
+
+
+def _bwrap_version() -> str | None:
+    import subprocess
+
+    try:
+        return subprocess.run(["bwrap", "--version"], capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None

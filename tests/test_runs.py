@@ -1,0 +1,35 @@
+"""Rollouts through a real RQ worker: Harbor's Trial driving the local bubblewrap sandbox, ending in a record."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rlx.runs import events, index, record
+from tests.runs_helpers import SCIENCE, TERMINAL, launch, wait_for
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
+
+
+def test_oracle_runs_to_its_reward_through_a_real_worker(indexed_app, running_worker):
+    run = launch(indexed_app, SCIENCE, "chemistry/molar-mass-table")
+    done = wait_for(indexed_app, run.id)
+    assert done.status == "finished", done.outcome
+    assert done.scored and done.rewards == {"reward": 1.0}
+    assert set(done.timings) >= {"environment_setup", "agent_execution", "verifier", "total"}
+    assert done.provenance["harbor"] and "bubblewrap" in done.provenance["sandbox"]
+    with indexed_app.app_context():
+        store = indexed_app.extensions["rlx.store"]
+        rows = index.for_task(store, SCIENCE, "chemistry/molar-mass-table", visitor=None)
+        phases = [e.get("phase") for e in events.archived(store, run.id) if e["kind"] == "phase"]
+        trial = record.trial_dir(store, run.id)
+        assert (trial / "result.json").is_file() and (trial / "verifier" / "reward.txt").read_text().strip() == "1"
+    assert rows == []  # private to its (absent) owner: the index answers per visitor
+    assert phases == ["environment-start", "agent-start", "agent-end", "verification-start"]
+
+
+def test_nop_is_scored_zero(indexed_app, running_worker):
+    run = launch(indexed_app, TERMINAL, "fix-backup-script", agent="nop")
+    done = wait_for(indexed_app, run.id)
+    assert done.status == "finished" and done.scored and done.rewards == {"reward": 0.0}
