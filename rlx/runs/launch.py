@@ -18,7 +18,7 @@ from rq.job import Job, JobStatus
 from rlx.adapters.indexes import load_pack
 from rlx.queue import get_queue, get_redis
 from rlx.queue.defaults import QUEUES
-from rlx.runs import events, index, record
+from rlx.runs import events, index, limits, record
 from rlx.runs.record import FAILED, QUEUED, STOPPED, RunRecord
 
 log = logging.getLogger("rlx.runs")
@@ -46,9 +46,11 @@ def start_run(run: RunRecord) -> RunRecord:
     store = current_app.extensions["rlx.store"]
     run.job_timeout = job_timeout_for(store, run.env_id, run.ref)
     run.job_id = f"run-{run.id}"
+    redis = get_redis()
+    limits.take_slot(redis, run.visitor or "-", run.id, run.job_timeout)  # raises LimitReached: nothing written
     record.save(store, run)
     index.upsert(store, run)
-    events.publish(get_redis(), run.id, "status", status=QUEUED)
+    events.publish(redis, run.id, "status", status=QUEUED)
     defaults = QUEUES["rollouts"]
     get_queue("rollouts").enqueue(
         "rlx.runs.runner.run_rollout", run.id, job_id=run.job_id, job_timeout=run.job_timeout,
@@ -108,6 +110,7 @@ def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -
     current.status, current.outcome, current.error_type = status, outcome, error_type
     current.finished_at = record.now_iso()
     _remove_scratch(current.id)
+    limits.release_slot(redis, current.visitor or "-", current.id)
     record.save(store, current)
     index.upsert(store, current)
     events.publish(redis, current.id, "status", status=status, outcome=outcome, reward=None, scored=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import logging
+import os
 import platform
 import shutil
 import tempfile
@@ -18,13 +19,18 @@ from pathlib import Path
 from flask import current_app
 
 from rlx.queue import get_redis
-from rlx.runs import events, index, record
+from rlx.runs import events, index, limits, record
 from rlx.runs.local_env import IMPORT_PATH
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
+from rlx.runs.models import ModelError, check_endpoint_address, check_endpoint_live, loopback_allowed, take_secret
 from rlx.runs.taskfiles import copy_task
+from rlx.runs.view import trajectory_steps
 
 log = logging.getLogger("rlx.runs")
 STOP_POLL_SEC = 0.5
+MAX_TURNS = 30  # terminus-2 episodes per run: a model that never says "done" still ends
+# litellm would fetch its price list from GitHub at import; workers may have no internet.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 def stop_key(run_id: str) -> str:
@@ -49,7 +55,8 @@ def run_rollout(run_id: str) -> dict:
     scratch = Path(tempfile.mkdtemp(prefix=f"rlx-run-{run_id}-", dir=app.config["RLX"].cache_dir))
     try:
         task = copy_task(source, store, run.env_id, run.ref, run.revision, scratch / "task")
-        result = asyncio.run(_drive(run, task, store, redis))
+        agent = _agent_config(run, redis)
+        result = asyncio.run(_drive(run, task, agent, store, redis))
         _apply_result(run, result)
     except _Stopped:
         run.status, run.outcome = STOPPED, "Stopped by its owner."
@@ -61,6 +68,7 @@ def run_rollout(run_id: str) -> dict:
         shutil.rmtree(scratch, ignore_errors=True)
         run.finished_at = record.now_iso()
         _save(store, redis, run)
+        limits.release_slot(redis, run.visitor or "-", run.id)
         events.publish(redis, run.id, "end", status=run.status)
         events.archive(redis, store, run.id)
     return {"status": run.status, "reward": run.reward}
@@ -70,14 +78,33 @@ class _Stopped(Exception):
     pass
 
 
-async def _drive(run: RunRecord, task: Path, store, redis):
-    from harbor.models.trial.config import AgentConfig, EnvironmentConfig, TaskConfig, TrialConfig, VerifierConfig
+def _agent_config(run: RunRecord, redis):
+    """Harbor's AgentConfig. A model's key goes into this work horse's own environment (RQ forks one per job),
+    where litellm reads it: never into the config Harbor writes to disk, never into the sandbox."""
+    from harbor.models.trial.config import AgentConfig
+
+    if run.agent != "terminus-2":
+        return AgentConfig(name=run.agent)
+    secret = take_secret(redis, run.id)
+    if not secret or not run.model:
+        raise ModelError("terminus-2 needs a model, and this run's model settings have expired; start it again.")
+    endpoint = check_endpoint_address(secret["endpoint"], allow_loopback=loopback_allowed(current_app))
+    check_endpoint_live(endpoint, secret.get("key"), run.model)
+    os.environ["OPENAI_API_KEY"] = secret.get("key") or "none"
+    return AgentConfig(name="terminus-2", model_name=f"openai/{run.model}", base_url=endpoint, kwargs={
+        "max_turns": MAX_TURNS, "record_terminal_session": False, "enable_summarize": False,
+        "model_info": {"max_input_tokens": 128000, "max_output_tokens": 8192,
+                       "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}})
+
+
+async def _drive(run: RunRecord, task: Path, agent, store, redis):
+    from harbor.models.trial.config import EnvironmentConfig, TaskConfig, TrialConfig, VerifierConfig
     from harbor.trial.hooks import TrialEvent
     from harbor.trial.trial import Trial
 
     config = TrialConfig(
         task=TaskConfig(path=task), trials_dir=record.run_dir(store, run.id), trial_name="trial",
-        agent=AgentConfig(name=run.agent),
+        agent=agent,
         environment=EnvironmentConfig(import_path=IMPORT_PATH, delete=True),
         verifier=VerifierConfig(),
     )
@@ -92,11 +119,41 @@ async def _drive(run: RunRecord, task: Path, store, redis):
         trial.add_hook(event, on_event)
 
     async def on_log(entry):
+        if run.agent == "oracle" and str(getattr(entry, "phase", "")).startswith("agent"):
+            return  # the reference solution's output is the answer
         events.publish(redis, run.id, "output", phase=str(getattr(entry, "phase", "") or ""),
                        stream=str(getattr(entry, "stream", "") or ""), text=str(getattr(entry, "text", "")))
 
     trial.add_log_callback(on_log)
     running = asyncio.create_task(trial.run())
+    watcher = asyncio.create_task(_watch_trajectory(run, record.trial_dir(store, run.id), redis))
+    try:
+        return await _until_done_or_stopped(run, running, redis)
+    finally:
+        watcher.cancel()
+        await _publish_new_steps(run, record.trial_dir(store, run.id), redis, _SEEN.setdefault(run.id, [0]))
+        _SEEN.pop(run.id, None)
+
+
+_SEEN: dict[str, list[int]] = {}
+
+
+async def _watch_trajectory(run: RunRecord, trial, redis) -> None:
+    """terminus-2 rewrites agent/trajectory.json after every step: publish each new step as it appears."""
+    seen = _SEEN.setdefault(run.id, [0])
+    while True:
+        await asyncio.sleep(0.3)
+        await _publish_new_steps(run, trial, redis, seen)
+
+
+async def _publish_new_steps(run: RunRecord, trial, redis, seen: list[int]) -> None:
+    steps = trajectory_steps(trial)
+    for step in steps[seen[0]:]:
+        events.publish(redis, run.id, "step", **step)
+    seen[0] = max(seen[0], len(steps))
+
+
+async def _until_done_or_stopped(run: RunRecord, running, redis):
     while not running.done():
         await asyncio.wait({running}, timeout=STOP_POLL_SEC)
         if not running.done() and redis.exists(stop_key(run.id)):

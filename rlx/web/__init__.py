@@ -4,7 +4,8 @@ from flask import Flask
 
 
 def register_web(app: Flask) -> None:
-    from rlx.web import admission, api_search, catalog_db, envs, errors, explore, health, mcp_routes, spaces, tasks
+    from rlx.web import (admission, api_search, catalog_db, envs, errors, explore, health, mcp_routes, runs, spaces,
+                         tasks)
     from rlx.web.context import init_context
 
     init_context(app)
@@ -18,3 +19,4 @@ def register_web(app: Flask) -> None:
     app.register_blueprint(tasks.bp)
     app.register_blueprint(mcp_routes.bp)
     app.register_blueprint(spaces.bp)
+    app.register_blueprint(runs.bp)

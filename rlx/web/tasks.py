@@ -76,6 +76,7 @@ def task_page(org: str, name: str, ref: str):
     context = dict(
         state=state, org=org, name=name, ref=ref, row=row, view=view, prev_row=prev_row, next_row=next_row,
         position=position, count=count, file_view=file_view,
+        run_options=state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
         tree=_tree(state, ref) if state.ready else [],
         file_url=lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer",
     )

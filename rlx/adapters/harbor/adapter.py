@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 
 from rlx.adapters.contract import Adapter, FileView, Index
-from rlx.adapters.harbor import build, sections
+from rlx.adapters.harbor import build, runoptions, sections
 from rlx.adapters.harbor.layout import LAYOUTS, TASK_FILES
 from rlx.adapters.harbor.reader import NESTED_TASK_WHY, SOLUTIONS_READ, is_text_name
 from rlx.adapters.indexes import load_pack
@@ -57,6 +57,10 @@ class HarborAdapter(Adapter):
         if row is None or pack is None or ref not in pack["tasks"]:
             return None
         return sections.task_view(row, pack["tasks"][ref], pack["blobs"])
+
+    def run_options(self, env, index: Index, ref: str):
+        entry = self._entry(env, index, ref)
+        return [] if entry is None else [runoptions.local_option(entry)]
 
     def list_folder(self, env, index: Index, ref: str, path: str):
         entry = self._entry(env, index, ref)

@@ -1,0 +1,45 @@
+"""Where a Harbor task can run, and where not, why: the run options its task page offers.
+
+`local` is this machine's bubblewrap sandbox. It runs a task when the reader found it runnable here and the
+image question is answered: a Dockerfile the replay plan can run, or a prebuilt image whose files ship beside
+the task (Harbor uploads them into the sandbox). A task that needs its prebuilt image's own system, a Dockerfile
+step the sandbox cannot replay, GPUs, compose services or an allowlist gets the reason instead of a form.
+"""
+
+from __future__ import annotations
+
+from rlx.adapters.contract import RunField, RunOption
+
+AGENTS = ["oracle", "nop", "terminus-2"]
+VISIBILITY = ["private", "public"]
+
+
+def local_option(entry: dict) -> RunOption:
+    runtime = entry.get("runtime") or {}
+    can_run, reasons = bool(runtime.get("runs_here")), list(runtime.get("why_not") or [])
+    if not runtime:
+        can_run, reasons = False, ["its task.toml could not be read, so Harbor cannot run it."]
+    elif runtime.get("kind") == "image" and can_run and not _has_environment_files(entry):
+        can_run = False
+        reasons.append(f"it runs in the prebuilt image {runtime.get('image')}, and the local sandbox has no "
+                       "images: it runs the task on this worker's own system with the task's files, and this "
+                       "task ships none.")
+    fields = [
+        RunField("agent", "Agent", "choice", AGENTS, "oracle"),
+        RunField("visibility", "Who can see the run", "choice", VISIBILITY, "private"),
+        RunField("model", "Model (terminus-2)", "text"),
+        RunField("endpoint", "OpenAI-compatible endpoint (terminus-2)", "url"),
+        RunField("api_key", "API key for that endpoint (terminus-2)", "password"),
+    ]
+    return RunOption(key="local", label="This machine's sandbox (bubblewrap)", runner="harbor", can_run=can_run,
+                     why_not=" ".join(_sentence(r) for r in reasons) if not can_run else None,
+                     fields=fields if can_run else [])
+
+
+def _has_environment_files(entry: dict) -> bool:
+    return any(path.startswith("environment/") and kind == "file" for path, kind, *_ in entry.get("files") or [])
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return (text[0].upper() + text[1:]) if text else text

@@ -1,0 +1,85 @@
+"""Models a visitor brings: an OpenAI-compatible endpoint, checked before use, with its key kept out of the store.
+
+The endpoint must be public https: its host resolves only to public addresses (no loopback, private, link-local
+or reserved ones), so a run cannot be pointed at this server's own network. Tests allow loopback by
+configuration (RLX_ALLOW_LOOPBACK_MODELS), never by a form field. The key travels in Redis under the run's id,
+with a time limit, and the job takes it once (GETDEL); Redis here is never saved to disk.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import socket
+from urllib.parse import urlparse
+
+import requests
+
+from rlx.queue.defaults import KEY_PREFIX
+
+CHECK_TIMEOUT = 5.0
+
+
+class ModelError(ValueError):
+    """One sentence about the endpoint."""
+
+
+def loopback_allowed(app) -> bool:
+    """Tests point runs at a model stand-in on 127.0.0.1; nothing a visitor sends can turn this on."""
+    return bool(app.config.get("RLX_ALLOW_LOOPBACK_MODELS")) or os.environ.get("RLX_ALLOW_LOOPBACK_MODELS") == "1"
+
+
+def check_endpoint_address(url: str, allow_loopback: bool = False) -> str:
+    """The endpoint, normalised (no trailing slash), or ModelError saying why it cannot be used."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("https", "http") or not parsed.hostname:
+        raise ModelError("The endpoint must be a URL such as https://api.example.com/v1.")
+    if parsed.username or parsed.password or parsed.query or parsed.fragment:
+        raise ModelError("The endpoint must not carry credentials, a query or a fragment; put the key in its field.")
+    try:
+        infos = socket.getaddrinfo(parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 80),
+                                   type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise ModelError(f"The endpoint's host {parsed.hostname!r} does not resolve.") from None
+    addresses = {ipaddress.ip_address(info[4][0]) for info in infos}
+    loopback_only = all(a.is_loopback for a in addresses)
+    if allow_loopback and loopback_only:
+        return url.rstrip("/")
+    if parsed.scheme != "https":
+        raise ModelError("The endpoint must use https.")
+    if any(not a.is_global for a in addresses):
+        raise ModelError("The endpoint resolves to a private or local address; only public endpoints are allowed.")
+    return url.rstrip("/")
+
+
+def check_endpoint_live(url: str, key: str | None, model: str) -> None:
+    """Ask the endpoint for its models before the run spends anything; ModelError when it does not answer well."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    try:
+        response = requests.get(f"{url}/models", headers=headers, timeout=CHECK_TIMEOUT, allow_redirects=False)
+    except requests.RequestException as exc:
+        raise ModelError(f"The model endpoint did not answer: {type(exc).__name__}.") from None
+    if response.status_code in (401, 403):
+        raise ModelError("The model endpoint refused the key (HTTP {}).".format(response.status_code))
+    if response.status_code != 200:
+        raise ModelError(f"The model endpoint answered HTTP {response.status_code} to GET /models.")
+    try:
+        served = [m.get("id") for m in response.json().get("data", []) if isinstance(m, dict)]
+    except (ValueError, AttributeError):
+        raise ModelError("The model endpoint's /models answer is not OpenAI-style JSON.") from None
+    if served and model not in served:
+        raise ModelError(f"The endpoint does not serve {model!r} (it lists {', '.join(map(str, served[:5]))}).")
+
+
+def secret_key(run_id: str) -> str:
+    return f"{KEY_PREFIX}run:{run_id}:model"
+
+
+def store_secret(redis, run_id: str, endpoint: str, key: str | None, ttl: int = 24 * 60 * 60) -> None:
+    redis.set(secret_key(run_id), json.dumps({"endpoint": endpoint, "key": key}), ex=ttl)
+
+
+def take_secret(redis, run_id: str) -> dict | None:
+    raw = redis.getdel(secret_key(run_id))
+    return json.loads(raw) if raw else None

@@ -1,0 +1,98 @@
+"""What the run page shows, read from the record, its events and Harbor's trial folder.
+
+The oracle agent runs the task's reference solution, so its commands and output are the answer: they are never
+shown. Everything else (the agent's steps, the verifier's output, rewards, timings, provenance) is.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rlx.runs import record
+from rlx.runs.record import RunRecord
+
+VERIFIER_TAIL = 16 * 1024
+PHASES = {
+    "environment-start": "Starting the sandbox",
+    "agent-start": "The agent started",
+    "agent-end": "The agent finished",
+    "verification-start": "The verifier started",
+}
+STATUS_LABELS = {"queued": "Queued", "running": "Running", "finished": "Finished", "failed": "Failed",
+                 "stopped": "Stopped"}
+TIMING_LABELS = {"environment_setup": "Sandbox setup", "agent_setup": "Agent setup",
+                 "agent_execution": "Agent", "verifier": "Verifier", "total": "Whole run"}
+
+
+def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> dict:
+    trial = record.trial_dir(store, run.id)
+    return {
+        "status": run.status,
+        "status_label": STATUS_LABELS.get(run.status, run.status),
+        "active": run.active,
+        "reward_text": reward_text(run),
+        "rewards": run.rewards or {},
+        "outcome": run.outcome,
+        "timings": [(TIMING_LABELS.get(k, k), f"{v:.2f} s") for k, v in run.timings.items()],
+        "usage": run.usage,
+        "provenance": provenance_rows(run),
+        "events": shown_events,
+        "verifier_output": _tail(trial / "verifier" / "test-stdout.txt") if not run.active else None,
+        "agent_output": None if run.agent == "oracle" or run.active else _tail(trial / "agent" / "oracle.txt"),
+        "answer_hidden": run.agent == "oracle",
+        "can_stop": owner and run.active,
+        "owner": owner,
+    }
+
+
+def reward_text(run: RunRecord) -> str:
+    if run.active:
+        return "not yet"
+    if not run.scored or run.reward is None:
+        return "Not scored"
+    return f"{run.reward:g}"
+
+
+def provenance_rows(run: RunRecord) -> list[tuple[str, str]]:
+    p = run.provenance or {}
+    rows = [("Task", f"{run.env_id} · {run.ref}"), ("Task revision", run.revision or "working copy"),
+            ("Agent", run.agent), ("Model", run.model or "none"), ("Sandbox", p.get("sandbox") or run.sandbox)]
+    rows += [(name, p[key]) for name, key in (("Harbor", "harbor"), ("litellm", "litellm"), ("rlx", "rlx"),
+                                              ("Python", "python"), ("bubblewrap", "bwrap")) if p.get(key)]
+    return rows
+
+
+def trajectory_steps(trial_dir) -> list[dict]:
+    """terminus-2's steps from agent/trajectory.json (ATIF): what it said, the keystrokes it sent, what it saw."""
+    try:
+        data = json.loads((trial_dir / "agent" / "trajectory.json").read_text())
+    except (OSError, ValueError):
+        return []
+    steps = []
+    for step in data.get("steps") or []:
+        if not isinstance(step, dict) or step.get("source") not in ("agent", None):
+            continue
+        calls = []
+        for call in step.get("tool_calls") or []:
+            arguments = call.get("arguments") if isinstance(call, dict) else None
+            if isinstance(arguments, dict):
+                text = arguments.get("keystrokes") or json.dumps(arguments)[:2000]
+                calls.append({"name": call.get("function_name") or "call", "text": str(text)[:4000]})
+        observation = step.get("observation") or {}
+        seen = "\n".join(str(r.get("content") or "") for r in observation.get("results") or []
+                         if isinstance(r, dict))
+        steps.append({"n": step.get("step_id"), "message": str(step.get("message") or "")[:4000], "calls": calls,
+                      "observation": seen[-4000:]})
+    return steps
+
+
+def _tail(path) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - VERIFIER_TAIL))
+            text = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return ("…\n" + text) if size > VERIFIER_TAIL else text

@@ -1,0 +1,163 @@
+"""Rollouts on the web: the run form's POST, the run page /r/<id>, its live stream (SSE), and Stop.
+
+The web process never runs a trial: a POST checks the form and the limits, writes the record and queues the job,
+then answers 303 to the run page. The page streams the run's events as HTML fragments over SSE from Redis, so
+any web process can follow any run; with JS off it refreshes itself until the run ends.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, stream_with_context, url_for
+
+from rlx.queue import get_redis
+from rlx.runs import events, record
+from rlx.runs.form import FormError, read_run_form
+from rlx.runs.launch import request_stop, settle, start_run
+from rlx.runs.limits import LimitReached
+from rlx.runs.models import ModelError, check_endpoint_address, loopback_allowed, store_secret
+from rlx.runs.record import RunRecord
+from rlx.runs.view import run_view
+from rlx.web.errors import error_response
+from rlx.web.loaders import load_env
+from rlx.web.origin import same_origin_only
+from rlx.web.render import render
+from rlx.web.visitor import visitor_id
+
+bp = Blueprint("runs", __name__)
+_EVENT_ID = re.compile(r"^\d{1,20}-\d{1,10}$")
+STREAM_SECONDS = 300  # one SSE connection at most this long; the browser reconnects where it left off
+BLOCK_MS = 5000
+
+
+@bp.post("/t/<org>/<name>/<path:ref>/run")
+@same_origin_only
+def start(org: str, name: str, ref: str):
+    state = load_env(org, name, start_indexing=False)
+    if not state.ready:
+        return error_response(503, "This dataset is still being indexed; try again in a moment.", retry_after=5)
+    if not any(r.ref == ref for r in state.index.rows):
+        abort(404, f"{org}/{name} has no task {ref!r}.")
+    options = state.adapter.run_options(state.env, state.index, ref)
+    try:
+        choice = read_run_form(request.form, options)
+        model, endpoint = _model_fields(choice)
+    except (FormError, ModelError) as exc:
+        abort(400, str(exc))
+    run = RunRecord(id=record.new_run_id(), env_id=state.env.id, ref=ref, agent=choice.values["agent"],
+                    sandbox=choice.option.key, model=model, revision=state.env.revision,
+                    visitor=visitor_id(create=True), visibility=choice.values["visibility"])
+    if endpoint:
+        store_secret(get_redis(), run.id, endpoint, choice.secret)
+    try:
+        start_run(run)
+    except LimitReached as exc:
+        return error_response(429, str(exc), retry_after=exc.retry_after)
+    return redirect(url_for("runs.run_page", run_id=run.id), 303)
+
+
+def _model_fields(choice) -> tuple[str | None, str | None]:
+    values = choice.values
+    if values["agent"] != "terminus-2":
+        if values.get("model") or values.get("endpoint") or choice.secret:
+            raise FormError(f"The {values['agent']} agent uses no model: leave the model fields empty.")
+        return None, None
+    if not values.get("model") or not values.get("endpoint"):
+        raise FormError("terminus-2 needs a model: give its name and an OpenAI-compatible endpoint "
+                        "(https://…/v1), and the endpoint's API key if it asks for one.")
+    endpoint = check_endpoint_address(values["endpoint"], allow_loopback=loopback_allowed(current_app))
+    return values["model"], endpoint
+
+
+def _visible_run(run_id: str) -> RunRecord:
+    store = current_app.extensions["rlx.store"]
+    run = record.load(store, run_id)
+    if run is None or (run.visibility != "public" and run.visitor != visitor_id()):
+        abort(404, "There is no run with that id (or it is private to whoever started it).")
+    return run
+
+
+@bp.get("/r/<run_id>")
+def run_page(run_id: str):
+    run = settle(_visible_run(run_id))
+    store, redis = current_app.extensions["rlx.store"], get_redis()
+    live = events.read(redis, run.id, count=events.MAX_EVENTS)
+    shown = [e for _id, e in live] if live else events.archived(store, run.id)
+    last_id = live[-1][0] if live else "0"
+    view = run_view(store, run, shown, owner=run.visitor is not None and run.visitor == visitor_id())
+    return render("pages/run.html", view=view, run=run, last_id=last_id)
+
+
+@bp.get("/r/<run_id>/events")
+def run_events(run_id: str):
+    """Server-sent events: `event` fragments to append, `status` fragments that replace the summary, `end`."""
+    run = _visible_run(run_id)
+    after = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
+    if after != "0" and not _EVENT_ID.match(after):
+        abort(400, "`after` must be an event id such as 1712345678901-0.")
+    owner = run.visitor is not None and run.visitor == visitor_id()
+    store, redis = current_app.extensions["rlx.store"], get_redis()
+
+    def stream():
+        cursor, deadline = after, time.monotonic() + STREAM_SECONDS
+        yield "retry: 1000\n\n"
+        while time.monotonic() < deadline:
+            batch = events.read(redis, run.id, after=cursor, block_ms=BLOCK_MS)
+            if not batch:
+                current = settle(record.load(store, run.id))
+                if not current.active:
+                    yield _sse("status", _summary(store, current, owner), None)
+                    yield _sse("end", "", None)
+                    return
+                yield ": still running\n\n"
+                continue
+            for event_id, event in batch:
+                cursor = event_id
+                if event["kind"] == "status":
+                    yield _sse("status", _summary(store, record.load(store, run.id), owner), event_id)
+                elif event["kind"] == "end":
+                    yield _sse("status", _summary(store, record.load(store, run.id), owner), event_id)
+                    yield _sse("end", "", event_id)
+                    return
+                else:
+                    yield _sse("event", render_template("partials/run_event.html", e=event), event_id)
+
+    response = Response(stream_with_context(stream()), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+def _summary(store, run: RunRecord, owner: bool) -> str:
+    return render_template("partials/run_summary.html", view=run_view(store, run, [], owner=owner), run=run)
+
+
+def _sse(name: str, html: str, event_id: str | None) -> str:
+    lines = [f"event: {name}"]
+    if event_id:
+        lines.append(f"id: {event_id}")
+    lines += [f"data: {line}" for line in (html.splitlines() or [""])]
+    return "\n".join(lines) + "\n\n"
+
+
+@bp.post("/r/<run_id>/stop")
+@same_origin_only
+def stop(run_id: str):
+    run = _visible_run(run_id)
+    if run.visitor is None or run.visitor != visitor_id():
+        abort(403, "Only whoever started a run may stop it.")
+    if run.active:
+        request_stop(run)
+    return redirect(url_for("runs.run_page", run_id=run.id), 303)
+
+
+@bp.get("/api/runs/<run_id>")
+def run_json(run_id: str):
+    run = settle(_visible_run(run_id))
+    data = run.to_json()
+    data.pop("visitor", None)
+    data["reward"] = run.reward
+    return Response(json.dumps(data), mimetype="application/json")

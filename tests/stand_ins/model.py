@@ -1,0 +1,107 @@
+"""A stand-in for an OpenAI-compatible model server: a real HTTP server on 127.0.0.1.
+
+It speaks the wire protocol litellm's `openai/` provider uses: GET /v1/models and POST /v1/chat/completions with
+a `chat.completion` answer (choices[0].message, finish_reason, usage). Each answer's content is the next scripted
+terminus-2 action, a JSON object with analysis, plan, commands (keystrokes and a duration) and task_complete, so a
+real terminus-2 types those keystrokes into a real tmux in the sandbox. The last scripted answer repeats.
+
+Tests steer it: `key` makes it refuse requests without that bearer token (401), `hang` makes it never answer,
+`garbage` makes it answer text no agent can parse; `requests` records what it was asked.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def action(keystrokes: str, done: bool = False, duration: float = 0.5) -> dict:
+    """One terminus-2 reply: type `keystrokes` (a trailing newline presses Enter); `done` says the task is done."""
+    return {"analysis": "Scripted by the model stand-in.", "plan": "Type the next command.",
+            "commands": [{"keystrokes": keystrokes, "duration": duration}] if keystrokes else [],
+            "task_complete": done}
+
+
+class ModelStandIn:
+    def __init__(self, script: list[dict], model: str = "stand-in-model", key: str | None = None):
+        self.script, self.model, self.key = list(script), model, key
+        self.hang = False
+        self.garbage = False
+        self.requests: list[dict] = []
+        self._served = 0
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> "ModelStandIn":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.hang = False
+        self._server.shutdown()
+        self._server.server_close()
+
+    def next_reply(self) -> str:
+        with self._lock:
+            reply = self.script[min(self._served, len(self.script) - 1)]
+            self._served += 1
+        return json.dumps(reply)
+
+    def _handler(self):
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status: int, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _authorized(self) -> bool:
+                if stand_in.key is None or self.headers.get("Authorization") == f"Bearer {stand_in.key}":
+                    return True
+                self._send(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error",
+                                           "code": "invalid_api_key"}})
+                return False
+
+            def do_GET(self):
+                if self.path.rstrip("/") != "/v1/models":
+                    return self._send(404, {"error": {"message": "Not found", "type": "invalid_request_error"}})
+                if self._authorized():
+                    self._send(200, {"object": "list", "data": [{"id": stand_in.model, "object": "model",
+                                                                 "created": 0, "owned_by": "stand-in"}]})
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                stand_in.requests.append({"path": self.path, "body": body,
+                                          "authorization": self.headers.get("Authorization")})
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    return self._send(404, {"error": {"message": "Not found", "type": "invalid_request_error"}})
+                if not self._authorized():
+                    return
+                while stand_in.hang:
+                    time.sleep(0.1)
+                content = "I am not sure what to do." if stand_in.garbage else stand_in.next_reply()
+                self._send(200, {
+                    "id": f"chatcmpl-{len(stand_in.requests)}", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model") or stand_in.model,
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                 "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150},
+                })
+
+        return Handler
