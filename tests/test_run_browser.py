@@ -1,0 +1,36 @@
+"""In real Chromium against gunicorn + gevent: a visitor starts oracle from the task page and watches it to its
+reward on the run page, the steps and the reward arriving over SSE without a reload."""
+
+import shutil
+
+import pytest
+
+from tests.test_browser import CHROMIUM, browser_page, serve  # noqa: F401
+from tests.conftest import HARBOR_EXAMPLES, index_now
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which(CHROMIUM) is None and not shutil.os.path.exists(CHROMIUM),
+                       reason="Debian's chromium is not installed"),
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed"),
+]
+
+
+@pytest.fixture
+def server(app, redis_url):
+    for repo_id in HARBOR_EXAMPLES:
+        index_now(app, repo_id)
+    yield from serve(app, redis_url)
+
+
+def test_a_visitor_runs_oracle_and_watches_it_to_its_reward(server, running_worker):
+    for page in browser_page(width=1280):
+        page.goto(server + "/t/rlx-examples/science-puzzles/chemistry/molar-mass-table")
+        page.select_option("select[name=agent]", "oracle")
+        page.click("form.run-form button[type=submit]")
+        page.wait_for_url("**/r/*")
+        page.evaluate("window.__sameDocument = true")
+        page.wait_for_selector(".run-reward:text-is('1')", timeout=60_000)
+        assert page.evaluate("window.__sameDocument") is True  # streamed in, not reloaded
+        assert "The verifier started" in page.inner_text("#run-events")
+        assert page.inner_text(".run-status").strip() == "Finished"
+        assert page.locator("form[action$='/stop']").count() == 0
