@@ -121,6 +121,8 @@ def test_active_rollouts_are_capped_per_visitor_and_overall(indexed_app):
 def test_stopping_a_queued_run(indexed_app):
     client = indexed_app.test_client()
     run_id = run_id_of(post_run(client))
+    queued = client.get(f"/r/{run_id}").get_data(as_text=True)
+    assert '<noscript><meta http-equiv="refresh"' in queued and "Queued" in queued  # JS off: it refreshes itself
     assert indexed_app.test_client().post(f"/r/{run_id}/stop").status_code == 404  # not yours, not even visible
     response = client.post(f"/r/{run_id}/stop")
     assert response.status_code == 303

@@ -18,6 +18,7 @@ def test_oracle_runs_to_its_reward_through_a_real_worker(indexed_app, running_wo
     assert done.status == "finished", done.outcome
     assert done.scored and done.rewards == {"reward": 1.0}
     assert set(done.timings) >= {"environment_setup", "agent_execution", "verifier", "total"}
+    assert done.job_timeout > 900 + 60  # above the task's own agent and verifier timeouts
     assert done.provenance["harbor"] and "bubblewrap" in done.provenance["sandbox"]
     with indexed_app.app_context():
         store = indexed_app.extensions["rlx.store"]

@@ -47,7 +47,7 @@ def start_run(run: RunRecord) -> RunRecord:
     run.job_timeout = job_timeout_for(store, run.env_id, run.ref)
     run.job_id = f"run-{run.id}"
     redis = get_redis()
-    limits.take_slot(redis, run.visitor or "-", run.id, run.job_timeout)  # raises LimitReached: nothing written
+    limits.take_slot(redis, run.visitor, run.id, run.job_timeout)  # raises LimitReached: nothing written
     record.save(store, run)
     index.upsert(store, run)
     events.publish(redis, run.id, "status", status=QUEUED)

@@ -48,8 +48,12 @@ def visitor_key(visitor: str) -> str:
     return f"{KEY_PREFIX}runs:active:{visitor}"
 
 
-def take_slot(redis, visitor: str, run_id: str, seconds: int) -> None:
+def take_slot(redis, visitor: str | None, run_id: str, seconds: int) -> None:
+    """Hold a slot for `run_id`, or raise LimitReached. Runs started by the server itself (no visitor: the CLI,
+    a batch) count against the overall cap only."""
     max_all, max_visitor = caps()
+    if visitor is None:
+        visitor, max_visitor = "-", max_all
     now = time.time()
     answer = redis.eval(_TAKE, 2, ALL_KEY, visitor_key(visitor), now, now + seconds, max_all, max_visitor, run_id)
     if answer == 1:

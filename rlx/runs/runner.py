@@ -224,6 +224,8 @@ def _explain(exception_type: str) -> str:
 
 
 def _sentence(exc: BaseException) -> str:
+    if type(exc).__name__ == "JobTimeoutException":
+        return "It ran past its time limit and was stopped; the sandbox was taken down."
     text = str(exc).strip() or type(exc).__name__
     return text[:600]
 
