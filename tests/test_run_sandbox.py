@@ -110,6 +110,17 @@ def test_a_worker_killed_mid_run_leaves_nothing_behind_and_a_failed_record(probe
     assert not list(cache.glob(f"rlx-run-{run.id}-*")), "the task copy was left in the cache"
 
 
+def test_a_run_past_its_jobs_time_limit_is_taken_down_and_says_so(probes_app, probes_worker):
+    probes_app.index_probes()
+    run = wait_for(probes_app, launch(probes_app, PROBES, "sleeper", job_timeout=6).id)
+    assert run.status == "failed" and run.reward is None
+    assert "time limit" in run.outcome
+    deadline = time.monotonic() + 10
+    while processes_matching("sleep 4343"):
+        assert time.monotonic() < deadline, "the sandbox outlived its job"
+        time.sleep(0.1)
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as fh:

@@ -44,7 +44,7 @@ def job_timeout_for(store, env_id: str, ref: str) -> int:
 
 def start_run(run: RunRecord) -> RunRecord:
     store = current_app.extensions["rlx.store"]
-    run.job_timeout = job_timeout_for(store, run.env_id, run.ref)
+    run.job_timeout = run.job_timeout or job_timeout_for(store, run.env_id, run.ref)
     run.job_id = f"run-{run.id}"
     redis = get_redis()
     limits.take_slot(redis, run.visitor, run.id, run.job_timeout)  # raises LimitReached: nothing written
