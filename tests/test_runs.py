@@ -16,6 +16,8 @@ def test_oracle_runs_to_its_reward_through_a_real_worker(indexed_app, running_wo
     run = launch(indexed_app, SCIENCE, "chemistry/molar-mass-table")
     done = wait_for(indexed_app, run.id)
     assert done.status == "finished", done.outcome
+    wait_for(indexed_app, run.id, done=lambda r: (record.run_dir(indexed_app.extensions["rlx.store"], r.id)
+                                                  / "events.json").is_file())  # archived just after the end
     assert done.scored and done.rewards == {"reward": 1.0}
     assert set(done.timings) >= {"environment_setup", "agent_execution", "verifier", "total"}
     assert done.job_timeout > 900 + 60  # above the task's own agent and verifier timeouts

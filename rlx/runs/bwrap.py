@@ -16,6 +16,8 @@ import asyncio
 import json
 import os
 import resource
+import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -242,8 +244,6 @@ def _read_child_pid(fd: int, timeout: float) -> int:
 
 
 def _wait_readable(fd: int, timeout: float) -> bool:
-    import select
-
     readable, _, _ = select.select([fd], [], [], timeout)
     return bool(readable)
 
@@ -265,6 +265,4 @@ def _valid_name(name: str) -> bool:
 
 
 def _quote(path: str) -> str:
-    import shlex
-
     return shlex.quote(path)

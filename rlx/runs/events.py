@@ -1,6 +1,6 @@
 """A run's live events: a Redis stream per run (rlx:run:<id>:events), so any web process can follow any run.
 
-Each event is {"kind": ..., "at": ..., **data}. Kinds: status, phase, output, step, result. When the run ends
+Each event is {"kind": ..., "at": ..., **data}. Kinds: status, phase, step, end. When the run ends
 the stream is copied to runs/<id>/events.json in the store, so a run stays readable after Redis forgets it.
 """
 

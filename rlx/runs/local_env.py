@@ -17,7 +17,7 @@ from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.environments.capabilities import EnvironmentCapabilities
 from harbor.environments.tar_transfer import extract_dir_from_bytes, pack_dir_to_bytes
 
-from rlx.runs.bwrap import Limits, Sandbox, SandboxError
+from rlx.runs.bwrap import Limits, Sandbox
 from rlx.runs.replay import Replay, plan_for, replay_of
 
 IMPORT_PATH = "rlx.runs.local_env:LocalEnvironment"
@@ -26,6 +26,12 @@ MAX_DOWNLOAD = 256 * 1024 * 1024  # bytes of a folder copied out of the sandbox
 
 
 class LocalEnvironment(BaseEnvironment):
+    """Environment kwargs (none secret: Harbor writes them to config.json): max_processes, cpu_seconds."""
+
+    def __init__(self, *args, **kwargs):
+        self._extra = {k: kwargs.pop(k) for k in ("max_processes", "cpu_seconds") if k in kwargs}
+        super().__init__(*args, **kwargs)
+
     @staticmethod
     def type() -> str:
         return "local"
@@ -49,10 +55,7 @@ class LocalEnvironment(BaseEnvironment):
         self._workdir = workdir
         self._sandbox = Sandbox(workdir=workdir, network=not self._network_disabled, limits=self._limits(),
                                 writable=("/tmp", "/root", "/logs", "/tests", "/solution", "/installed-agent"))
-        try:
-            await asyncio.to_thread(self._sandbox.start)
-        except SandboxError:
-            raise
+        await asyncio.to_thread(self._sandbox.start)
         await self.ensure_dirs(self._mount_targets(writable_only=True))
         await self._replay_dockerfile()
         await self._upload_environment_dir_after_start()
@@ -76,11 +79,6 @@ class LocalEnvironment(BaseEnvironment):
             return int(self._extra.get(name, default))
         except (TypeError, ValueError, AttributeError):
             return default
-
-    def __init__(self, *args, **kwargs):
-        known = {"max_processes", "cpu_seconds"}
-        self._extra = {k: kwargs.pop(k) for k in list(kwargs) if k in known}
-        super().__init__(*args, **kwargs)
 
     # --- the Dockerfile ----------------------------------------------------------------------------------
 

@@ -23,8 +23,8 @@ from rlx.runs import events, index, limits, record
 from rlx.runs.local_env import IMPORT_PATH
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
 from rlx.runs.models import ModelError, check_endpoint_address, check_endpoint_live, loopback_allowed, take_secret
+from rlx.runs.feed import TrialFeed
 from rlx.runs.taskfiles import copy_task
-from rlx.runs.view import trajectory_steps
 
 log = logging.getLogger("rlx.runs")
 STOP_POLL_SEC = 0.5
@@ -99,7 +99,6 @@ def _agent_config(run: RunRecord, redis):
 
 async def _drive(run: RunRecord, task: Path, agent, store, redis):
     from harbor.models.trial.config import EnvironmentConfig, TaskConfig, TrialConfig, VerifierConfig
-    from harbor.trial.hooks import TrialEvent
     from harbor.trial.trial import Trial
 
     config = TrialConfig(
@@ -109,48 +108,14 @@ async def _drive(run: RunRecord, task: Path, agent, store, redis):
         verifier=VerifierConfig(),
     )
     trial = await Trial.create(config)
-
-    async def on_event(event):
-        name = getattr(event, "event", None)
-        events.publish(redis, run.id, "phase", phase=getattr(name, "value", str(name)))
-
-    for event in (TrialEvent.ENVIRONMENT_START, TrialEvent.AGENT_START, TrialEvent.AGENT_END,
-                  TrialEvent.VERIFICATION_START):
-        trial.add_hook(event, on_event)
-
-    async def on_log(entry):
-        if run.agent == "oracle" and str(getattr(entry, "phase", "")).startswith("agent"):
-            return  # the reference solution's output is the answer
-        events.publish(redis, run.id, "output", phase=str(getattr(entry, "phase", "") or ""),
-                       stream=str(getattr(entry, "stream", "") or ""), text=str(getattr(entry, "text", "")))
-
-    trial.add_log_callback(on_log)
+    feed = TrialFeed(redis, run.id, record.trial_dir(store, run.id))
+    feed.attach(trial)
     running = asyncio.create_task(trial.run())
-    watcher = asyncio.create_task(_watch_trajectory(run, record.trial_dir(store, run.id), redis))
+    feed.start()
     try:
         return await _until_done_or_stopped(run, running, redis)
     finally:
-        watcher.cancel()
-        await _publish_new_steps(run, record.trial_dir(store, run.id), redis, _SEEN.setdefault(run.id, [0]))
-        _SEEN.pop(run.id, None)
-
-
-_SEEN: dict[str, list[int]] = {}
-
-
-async def _watch_trajectory(run: RunRecord, trial, redis) -> None:
-    """terminus-2 rewrites agent/trajectory.json after every step: publish each new step as it appears."""
-    seen = _SEEN.setdefault(run.id, [0])
-    while True:
-        await asyncio.sleep(0.3)
-        await _publish_new_steps(run, trial, redis, seen)
-
-
-async def _publish_new_steps(run: RunRecord, trial, redis, seen: list[int]) -> None:
-    steps = trajectory_steps(trial)
-    for step in steps[seen[0]:]:
-        events.publish(redis, run.id, "step", **step)
-    seen[0] = max(seen[0], len(steps))
+        await feed.stop()
 
 
 async def _until_done_or_stopped(run: RunRecord, running, redis):

@@ -12,12 +12,6 @@ from rlx.runs import record
 from rlx.runs.record import RunRecord
 
 VERIFIER_TAIL = 16 * 1024
-PHASES = {
-    "environment-start": "Starting the sandbox",
-    "agent-start": "The agent started",
-    "agent-end": "The agent finished",
-    "verification-start": "The verifier started",
-}
 STATUS_LABELS = {"queued": "Queued", "running": "Running", "finished": "Finished", "failed": "Failed",
                  "stopped": "Stopped"}
 TIMING_LABELS = {"environment_setup": "Sandbox setup", "agent_setup": "Agent setup",

@@ -1,0 +1,53 @@
+"""What a running trial tells the run page: Harbor's phase hooks, and terminus-2's steps as they happen.
+
+terminus-2 rewrites agent/trajectory.json on the host after every step; the feed re-reads it a few times a
+second and publishes each new step (its message, the keystrokes it sent, what it saw). The oracle's commands and
+output are the reference solution, so nothing of its agent phase is published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from rlx.runs import events
+from rlx.runs.view import trajectory_steps
+
+POLL_SEC = 0.3
+PHASE_EVENTS = ("ENVIRONMENT_START", "AGENT_START", "AGENT_END", "VERIFICATION_START")
+
+
+class TrialFeed:
+    def __init__(self, redis, run_id: str, trial_dir: Path):
+        self.redis, self.run_id, self.trial_dir = redis, run_id, trial_dir
+        self.published_steps = 0
+        self._task: asyncio.Task | None = None
+
+    def attach(self, trial) -> None:
+        from harbor.trial.hooks import TrialEvent
+
+        for name in PHASE_EVENTS:
+            trial.add_hook(getattr(TrialEvent, name), self._on_phase)
+
+    async def _on_phase(self, event) -> None:
+        name = getattr(event, "event", None)
+        events.publish(self.redis, self.run_id, "phase", phase=getattr(name, "value", str(name)))
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._follow())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        self.publish_new_steps()  # the last step, written just before the agent ended
+
+    async def _follow(self) -> None:
+        while True:
+            await asyncio.sleep(POLL_SEC)
+            self.publish_new_steps()
+
+    def publish_new_steps(self) -> None:
+        steps = trajectory_steps(self.trial_dir)
+        for step in steps[self.published_steps:]:
+            events.publish(self.redis, self.run_id, "step", **step)
+        self.published_steps = max(self.published_steps, len(steps))
