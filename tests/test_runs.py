@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from rlx.runs import events, index, record
+from rlx.runs.view import sandbox_notes
 from tests.runs_helpers import SCIENCE, TERMINAL, launch, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
@@ -32,7 +33,10 @@ def test_oracle_runs_to_its_reward_through_a_real_worker(indexed_app, running_wo
     assert phases == ["environment-start", "agent-start", "agent-end", "verification-start"]
 
 
-def test_nop_is_scored_zero(indexed_app, running_worker):
+def test_nop_is_scored_zero_and_the_skipped_package_install_is_told(indexed_app, running_worker):
     run = launch(indexed_app, TERMINAL, "fix-backup-script", agent="nop")
     done = wait_for(indexed_app, run.id)
     assert done.status == "finished" and done.scored and done.rewards == {"reward": 0.0}
+    with indexed_app.app_context():
+        notes = sandbox_notes(record.trial_dir(indexed_app.extensions["rlx.store"], run.id))
+    assert len(notes) == 1 and "apt-get install" in notes[0]  # RUN apt-get needs the network and a writable /usr

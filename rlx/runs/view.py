@@ -34,6 +34,7 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "verifier_output": _tail(trial / "verifier" / "test-stdout.txt") if not run.active else None,
         "agent_output": None if run.agent == "oracle" or run.active else _tail(trial / "agent" / "oracle.txt"),
         "answer_hidden": run.agent == "oracle",
+        "sandbox_notes": sandbox_notes(trial) if not run.active else [],
         "can_stop": owner and run.active,
         "owner": owner,
     }
@@ -78,6 +79,13 @@ def trajectory_steps(trial_dir) -> list[dict]:
         steps.append({"n": step.get("step_id"), "message": str(step.get("message") or "")[:4000], "calls": calls,
                       "observation": seen[-4000:]})
     return steps
+
+
+def sandbox_notes(trial_dir) -> list[str]:
+    """What the local sandbox could not do as the Dockerfile asked (from trial.log), so the reward is read right."""
+    text = _tail(trial_dir / "trial.log") or ""
+    return [line.strip()[:400] for line in text.splitlines()
+            if "Dockerfile RUN skipped" in line or "is not replayed" in line][:20]
 
 
 def _tail(path) -> str | None:
