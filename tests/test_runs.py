@@ -34,9 +34,15 @@ def test_oracle_runs_to_its_reward_through_a_real_worker(indexed_app, running_wo
 
 
 def test_nop_is_scored_zero_and_the_skipped_package_install_is_told(indexed_app, running_worker):
-    run = launch(indexed_app, TERMINAL, "fix-backup-script", agent="nop")
+    run = launch(indexed_app, TERMINAL, "fix-backup-script", agent="nop", visibility="public")
     done = wait_for(indexed_app, run.id)
     assert done.status == "finished" and done.scored and done.rewards == {"reward": 0.0}
     with indexed_app.app_context():
         notes = sandbox_notes(record.trial_dir(indexed_app.extensions["rlx.store"], run.id))
     assert len(notes) == 1 and "apt-get install" in notes[0]  # RUN apt-get needs the network and a writable /usr
+    page = indexed_app.test_client().get(f"/r/{run.id}").get_data(as_text=True)
+    assert "Dockerfile RUN skipped" in page
+    # the verifier printed the file list it expected; the page keeps its verdict and withholds that line
+    verifier = (record.trial_dir(indexed_app.extensions["rlx.store"], run.id) / "verifier" / "test-stdout.txt")
+    assert "expected ['MANIFEST'" in verifier.read_text()
+    assert "FAIL" in page and "MANIFEST&#39;, &#39;meeting" not in page and "withheld: they may show" in page

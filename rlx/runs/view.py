@@ -7,6 +7,7 @@ shown. Everything else (the agent's steps, the verifier's output, rewards, timin
 from __future__ import annotations
 
 import json
+import re
 
 from rlx.runs import record
 from rlx.runs.record import RunRecord
@@ -20,6 +21,8 @@ TIMING_LABELS = {"environment_setup": "Sandbox setup", "agent_setup": "Agent set
 
 def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> dict:
     trial = record.trial_dir(store, run.id)
+    verifier_output, masked = mask_expected(_tail(trial / "verifier" / "test-stdout.txt")) if not run.active \
+        else (None, 0)
     return {
         "status": run.status,
         "status_label": STATUS_LABELS.get(run.status, run.status),
@@ -31,7 +34,8 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "usage": run.usage,
         "provenance": provenance_rows(run),
         "events": shown_events,
-        "verifier_output": _tail(trial / "verifier" / "test-stdout.txt") if not run.active else None,
+        "verifier_output": verifier_output,
+        "verifier_masked": masked,
         "agent_output": None if run.agent == "oracle" or run.active else _tail(trial / "agent" / "oracle.txt"),
         "answer_hidden": run.agent == "oracle",
         "sandbox_notes": sandbox_notes(trial) if not run.active else [],
@@ -79,6 +83,26 @@ def trajectory_steps(trial_dir) -> list[dict]:
         steps.append({"n": step.get("step_id"), "message": str(step.get("message") or "")[:4000], "calls": calls,
                       "observation": seen[-4000:]})
     return steps
+
+
+# A verifier's line that may state the expected value: "expected 42", "assert 41 == 42", "should be", pytest's
+# "E   " detail lines, "want:"/"got:" pairs. Withheld whole: answers are never shown, the pass/fail lines stay.
+_EXPECTED = re.compile(r"expect|should (?:be|equal|have)|answer|solution|\bwant|\bgot\b|==|!=|^\s*E\s|"
+                       r"^\s*[-+?] |differ|mismatch|\bvs\.?\b", re.IGNORECASE)
+
+
+def mask_expected(text: str | None) -> tuple[str | None, int]:
+    if text is None:
+        return None, 0
+    kept, masked = [], 0
+    for line in text.splitlines():
+        if _EXPECTED.search(line):
+            masked += 1
+            if not kept or kept[-1] != "[withheld]":
+                kept.append("[withheld]")
+        else:
+            kept.append(line)
+    return "\n".join(kept), masked
 
 
 def sandbox_notes(trial_dir) -> list[str]:

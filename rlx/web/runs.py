@@ -75,7 +75,7 @@ def _model_fields(choice) -> tuple[str | None, str | None]:
 def _visible_run(run_id: str) -> RunRecord:
     store = current_app.extensions["rlx.store"]
     run = record.load(store, run_id)
-    if run is None or (run.visibility != "public" and run.visitor != visitor_id()):
+    if run is None or (run.visibility != "public" and (run.visitor is None or run.visitor != visitor_id())):
         abort(404, "There is no run with that id (or it is private to whoever started it).")
     return run
 
