@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -21,6 +21,8 @@ class Setting:
     default: str | None
     doc: str
 
+
+DEFAULT_SCOPES = "openid profile read-repos gated-repos read-memberships inference-api jobs"
 
 SETTINGS = [
     Setting("STORAGE_DIR", "./data", "Where indexes, packs, snapshots, run records, the admin settings file and "
@@ -42,6 +44,14 @@ SETTINGS = [
     Setting("RLX_SPACE_HOSTS", None, "Spaces served on this machine instead of at <subdomain>.hf.space, as "
             "`subdomain=http://127.0.0.1:port` pairs separated by commas; loopback addresses only (tests and "
             "`rlx demo`, which sets it for the bundled OpenEnv example)."),
+    Setting("OPENID_PROVIDER_URL", None, "The OpenID provider for \"Sign in with Hugging Face\" "
+            "(https://huggingface.co; a Space with `hf_oauth: true` gets it). Unset: only a pasted token signs in."),
+    Setting("OAUTH_CLIENT_ID", None, "The OAuth app's client id (a Space with `hf_oauth: true` gets it)."),
+    Setting("OAUTH_CLIENT_SECRET", None, "The OAuth app's client secret (a Space with `hf_oauth: true` gets it)."),
+    Setting("OAUTH_SCOPES", DEFAULT_SCOPES, "The scopes sign-in asks for: private and gated repositories, "
+            "memberships (for the admin org check), inference and jobs."),
+    Setting("ADMIN_ORG", None, "The Hub organization whose members may use the admin app (`rlx admin`). "
+            "Unset: the admin app lets nobody in."),
 ]
 
 _DEFAULT_SOURCE = Path(__file__).resolve().parent.parent / "examples"
@@ -58,6 +68,11 @@ class Config:
     public_url: str | None = None  # scheme://host[:port], no trailing slash
     viewer_url: str = "https://datasets-server.huggingface.co"
     space_hosts: tuple[tuple[str, str], ...] = ()  # (subdomain, loopback base URL): Spaces served locally
+    openid_provider_url: str | None = None
+    oauth_client_id: str | None = None
+    oauth_client_secret: str | None = field(default=None, repr=False)
+    oauth_scopes: str = DEFAULT_SCOPES
+    admin_org: str | None = None
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -78,7 +93,16 @@ class Config:
             viewer_url=_check_http_url(env.get("HF_VIEWER_URL") or "https://datasets-server.huggingface.co",
                                        "HF_VIEWER_URL"),
             space_hosts=_check_space_hosts(env.get("RLX_SPACE_HOSTS") or ""),
+            openid_provider_url=_check_optional_url(env.get("OPENID_PROVIDER_URL") or None, "OPENID_PROVIDER_URL"),
+            oauth_client_id=env.get("OAUTH_CLIENT_ID") or None,
+            oauth_client_secret=env.get("OAUTH_CLIENT_SECRET") or None,
+            oauth_scopes=_check_scopes(env.get("OAUTH_SCOPES") or DEFAULT_SCOPES),
+            admin_org=env.get("ADMIN_ORG") or None,
         )
+
+    @property
+    def oauth_enabled(self) -> bool:
+        return bool(self.openid_provider_url and self.oauth_client_id)
 
 
 def _ensure_writable_dir(path: Path, name: str) -> None:
@@ -95,6 +119,18 @@ def _check_http_url(value: str, name: str) -> str:
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise ConfigError(f"{name} must be an http(s) URL such as https://huggingface.co, not {value!r}.")
     return value.rstrip("/")
+
+
+def _check_optional_url(value: str | None, name: str) -> str | None:
+    return None if value is None else _check_http_url(value, name)
+
+
+def _check_scopes(value: str) -> str:
+    """openid and profile are always asked for (as a Space does); the rest as configured."""
+    scopes = value.replace(",", " ").split()
+    if any(not s.replace("-", "").isalnum() for s in scopes):
+        raise ConfigError(f"OAUTH_SCOPES must be scope names separated by spaces, not {value!r}.")
+    return " ".join(dict.fromkeys(["openid", "profile", *scopes]))
 
 
 def _check_public_url(value: str | None) -> str | None:

@@ -8,7 +8,10 @@ def register_web(app: Flask) -> None:
                          tasks)
     from rlx.web.context import init_context
 
+    from rlx import auth
+
     init_context(app)
+    auth.init_app(app)
     admission.init_app(app)
     catalog_db.init_app(app)
     errors.init_app(app)

@@ -11,6 +11,7 @@ from rq.job import Job, JobStatus
 
 from rlx.adapters import Adapter, Env, Index, choose, get
 from rlx.adapters.indexes import load_index, load_index_at
+from rlx.auth.visitor import visitor_token
 from rlx.jobs.index import ensure_index_job
 from rlx.jobs.watch import watch
 from rlx.sources.base import RepoRecord
@@ -33,11 +34,6 @@ class EnvState:
     @property
     def ready(self) -> bool:
         return self.index is not None and self.index.complete
-
-
-def visitor_token() -> str | None:
-    """The signed-in visitor's token (sign-in arrives with the auth work; until then, anonymous)."""
-    return None
 
 
 def _records() -> RecordCache:

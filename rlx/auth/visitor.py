@@ -1,0 +1,35 @@
+"""Who is asking: the one place every part of the app learns the visitor's identity and token.
+
+`current_visitor()` is the signed-in account (or None); `visitor_key()` a stable, token-free id for things a visitor
+owns (rollouts, rate limits): the account's handle when signed in, else None.
+"""
+
+from __future__ import annotations
+
+from flask import g, has_request_context
+
+from rlx.auth.session import Account, read_cookie
+
+
+def current_visitor() -> Account | None:
+    if not has_request_context():
+        return None
+    if "rlx_visitor" not in g:
+        g.rlx_visitor = read_cookie()
+    return g.rlx_visitor
+
+
+def visitor_token() -> str | None:
+    visitor = current_visitor()
+    return visitor.token if visitor else None
+
+
+def visitor_key() -> str | None:
+    """The owner id of what this visitor makes: "hf:<handle>" when signed in."""
+    visitor = current_visitor()
+    return f"hf:{visitor.name}" if visitor else None
+
+
+def signed_out_for_now() -> None:
+    """This request already ended the session (sign-out): later reads in it see nobody."""
+    g.rlx_visitor = None
