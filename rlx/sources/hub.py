@@ -107,6 +107,20 @@ class HubSource:
                     merged.setdefault(item["id"], _record(repo_type, item))
         return sorted(merged.values(), key=lambda r: (-r.trending_score, -r.likes, r.id))
 
+    def list_by_author(self, repo_type: RepoType, author: str, token: str | None, limit: int = 200
+                       ) -> list[RepoRecord]:
+        """One account's repositories, newest first; with that account's token, its private ones too."""
+        fields = SPACE_FIELDS if repo_type == "space" else DATASET_FIELDS
+        params = [("author", author), ("sort", "lastModified"), ("limit", str(min(limit, 1000))),
+                  *(("expand", f) for f in fields)]
+        found: list[RepoRecord] = []
+        for item in self._pages(f"{self.endpoint}/api/{repo_type}s", f"{author}'s {repo_type}s", token, params):
+            if isinstance(item, dict) and item.get("id"):
+                found.append(_record(repo_type, item))
+            if len(found) >= limit:
+                break
+        return found
+
     def repo_info(
         self, repo_type: RepoType, repo_id: str, revision: str | None = None, token: str | None = None
     ) -> RepoRecord:

@@ -11,6 +11,8 @@ import time
 
 from flask import Blueprint, current_app, jsonify, make_response, request
 
+from rlx.auth.mine import my_repos
+from rlx.auth.visitor import current_visitor
 from rlx.snapshot.queries import QueryError, search_tasks, trending_rank
 from rlx.web.catalog_db import catalog, reader
 from rlx.web.search import TRENDING_MAX, SearchQuery, run_search
@@ -52,6 +54,8 @@ def _not_modified(etag: str):
 
 @bp.get("/api/search")
 def search():
+    if request.args.get("mine") not in (None, "", "0"):
+        return _mine()
     query = SearchQuery.from_args(request.args)
     try:
         trending = max(0, min(int(request.args.get("trending", 0) or 0), TRENDING_MAX))
@@ -65,6 +69,21 @@ def search():
     result = run_search(query, trending=trending)
     db_ms = result.pop("db_ms")
     return cached_json(result, etag, db_ms=db_ms)
+
+
+def _mine():
+    """The signed-in visitor's own datasets and Spaces: a private answer, never stored by a shared cache."""
+    visitor = current_visitor()
+    if visitor is None:
+        return jsonify({"ok": False, "status": 401, "error": "Sign in to list your own datasets and Spaces."}), 401
+    cards, note = my_repos(visitor)
+    if note and request.args.get("mine") == "1" and getattr(current_app.extensions["rlx.source"],
+                                                             "list_by_author", None):
+        return jsonify({"ok": False, "status": 503, "error": note}), 503, {"Retry-After": "30"}
+    response = jsonify({"account": visitor.name, "mine": cards, "note": note})
+    response.headers["Cache-Control"] = "private, no-store"
+    response.vary.add("Cookie")
+    return response
 
 
 @bp.get("/api/search/tasks")

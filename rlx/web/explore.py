@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from flask import Blueprint, redirect, request, url_for
 
+from rlx.auth.mine import my_repos
+from rlx.auth.visitor import current_visitor
 from rlx.web.catalog_db import settings
 from rlx.web.origin import same_origin_only
 from rlx.web.render import render
@@ -36,8 +38,10 @@ def home():
     tag_facet = {"label": "Tags", "open": True, "values": [
         {"value": tag, "n": n, "on": tag in query.tags, "href": url_for("explore.home", **query.toggled_tag(tag))}
         for tag, n in result["facets"]["tags"]]}
+    visitor = current_visitor()
+    mine, mine_note = my_repos(visitor) if visitor else ([], None)
     return render(
-        "pages/home.html", fragment=("results", "trending"), query=query, result=result, q=query.q, sorts=SORTS,
+        "pages/home.html", mine=mine, mine_note=mine_note, fragment=("results", "trending"), query=query, result=result, q=query.q, sorts=SORTS,
         tag_facet=tag_facet,
         trending=trending[first:first + TRENDING_PER_PAGE], trending_page=trending_page,
         trending_pages=max(1, -(-len(trending) // TRENDING_PER_PAGE)), numbers=result["numbers"], banner=banner,
