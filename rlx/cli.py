@@ -57,12 +57,12 @@ def _check_port_free(host: str, port: int) -> None:
             raise click.ClickException(f"{host}:{port} is already in use: stop what runs there, or pass --port.")
 
 
-def _gunicorn_args(host: str, port: int, workers: int) -> list[str]:
+def _gunicorn_args(host: str, port: int, workers: int, app: str = "rlx:create_app()") -> list[str]:
     return [
         sys.executable, "-m", "gunicorn", "--worker-class", "rlx.web.gevent_worker.GeventWorker",
         "--workers", str(workers),
         "--bind", f"{host}:{port}", "--graceful-timeout", "5", "--timeout", "120", "--log-level", "warning",
-        "rlx:create_app()",
+        app,
     ]
 
 
@@ -144,6 +144,31 @@ def demo(host: str, port: int, workers: int) -> None:
 def serve(host: str, port: int, workers: int) -> None:
     """Run the web app alone (gunicorn, gevent workers); start workers with `rlx worker`."""
     _run_group(load_config(), host, port, workers, with_worker=False)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8001, show_default=True, type=click.IntRange(1, 65535))
+def admin(host: str, port: int) -> None:
+    """Run the admin app (members of ADMIN_ORG only) on its own port, beside `rlx serve` on the same STORAGE_DIR."""
+    from rlx.supervisor import Supervisor
+
+    config = load_config()
+    if not config.admin_org:
+        raise click.ClickException("Set ADMIN_ORG to the Hub organization whose members may use the admin.")
+    _check_port_free(host, port)
+    with redis_for(config) as redis_url:
+        env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
+               "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
+               "SESSION_SECRET": config.session_secret}
+        group = Supervisor(env)
+        group.start("admin server", _gunicorn_args(host, port, 1, "rlx.admin:create_admin_app()"))
+        shown = f"[{host}]" if ":" in host else host
+        click.echo(f"The admin is running on http://{shown}:{port}/ for members of {config.admin_org} "
+                   "(Ctrl-C stops it)")
+        code = group.wait()
+    if code:
+        raise SystemExit(code)
 
 
 @main.command()

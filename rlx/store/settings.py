@@ -5,7 +5,8 @@
       "pinned": ["org/name"],                            first in trending, in this order
       "featured": ["org/name"],                          indexed first by the indexer
       "collections": {"terminal": {"title": "Terminal tasks", "items": ["org/name", "space:org/x"]}},
-      "banner": {"text": "Built by ...", "href": "https://...", "id": "2026-11"}
+      "banner": {"text": "Built by ...", "href": "https://...", "id": "2026-11"},
+      "rollouts": {"enabled": true, "per_visitor_per_hour": 10, "agents": ["terminus-2"]}
     }
 
 Environment ids: a dataset is "org/name", a Space "space:org/name". A file that does not parse keeps the last good
@@ -23,8 +24,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 log = logging.getLogger("rlx.settings")
-_ENV_ID = re.compile(r"^(space:)?[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-_KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
+ENV_ID = re.compile(r"^(space:)?[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+COLLECTION_KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
+MAX_PER_HOUR = 1000
 
 
 @dataclass(frozen=True)
@@ -35,12 +37,33 @@ class Collection:
 
 
 @dataclass(frozen=True)
+class RolloutSettings:
+    """The admin's switch and limits for running agents (the runs code reads them)."""
+
+    enabled: bool = True
+    per_visitor_per_hour: int = 10
+    agents: tuple[str, ...] = ()  # agents offered; empty: every agent the app knows
+
+    @classmethod
+    def from_json(cls, value) -> "RolloutSettings":
+        if not isinstance(value, dict):
+            return cls()
+        try:
+            per_hour = max(0, min(int(value.get("per_visitor_per_hour", 10)), MAX_PER_HOUR))
+        except (TypeError, ValueError):
+            per_hour = 10
+        agents = tuple(a for a in value.get("agents") or [] if isinstance(a, str) and COLLECTION_KEY.match(a))[:32]
+        return cls(enabled=value.get("enabled", True) is not False, per_visitor_per_hour=per_hour, agents=agents)
+
+
+@dataclass(frozen=True)
 class AdminSettings:
     hidden: frozenset[str] = frozenset()
     pinned: tuple[str, ...] = ()
     featured: tuple[str, ...] = ()
     collections: dict[str, Collection] = field(default_factory=dict)
     banner: dict | None = None  # {"text", "href", "id"}
+    rollouts: "RolloutSettings" = field(default_factory=lambda: RolloutSettings())
 
     @classmethod
     def from_json(cls, data: dict) -> "AdminSettings":
@@ -48,8 +71,8 @@ class AdminSettings:
             raise ValueError("the settings file must hold a JSON object")
         collections = {}
         for key, value in (data.get("collections") or {}).items():
-            if _KEY.match(str(key)) and isinstance(value, dict):
-                items = tuple(i for i in value.get("items") or [] if isinstance(i, str) and _ENV_ID.match(i))
+            if COLLECTION_KEY.match(str(key)) and isinstance(value, dict):
+                items = tuple(i for i in value.get("items") or [] if isinstance(i, str) and ENV_ID.match(i))
                 collections[key] = Collection(key, str(value.get("title") or key)[:80], items)
         return cls(
             hidden=frozenset(_ids(data.get("hidden"))),
@@ -57,11 +80,12 @@ class AdminSettings:
             featured=tuple(_ids(data.get("featured"))),
             collections=collections,
             banner=_banner(data.get("banner")),
+            rollouts=RolloutSettings.from_json(data.get("rollouts")),
         )
 
 
 def _ids(value) -> list[str]:
-    return [v for v in value or [] if isinstance(v, str) and _ENV_ID.match(v)] if isinstance(value, list) else []
+    return [v for v in value or [] if isinstance(v, str) and ENV_ID.match(v)] if isinstance(value, list) else []
 
 
 def _banner(value) -> dict | None:
