@@ -41,8 +41,8 @@ def home():
     visitor = current_visitor()
     mine, mine_note = my_repos(visitor) if visitor else ([], None)
     return render(
-        "pages/home.html", mine=mine, mine_note=mine_note, fragment=("results", "trending"), query=query, result=result, q=query.q, sorts=SORTS,
-        tag_facet=tag_facet,
+        "pages/home.html", fragment=("results", "trending"), query=query, result=result, q=query.q, sorts=SORTS,
+        tag_facet=tag_facet, mine=mine, mine_note=mine_note,
         trending=trending[first:first + TRENDING_PER_PAGE], trending_page=trending_page,
         trending_pages=max(1, -(-len(trending) // TRENDING_PER_PAGE)), numbers=result["numbers"], banner=banner,
     )
