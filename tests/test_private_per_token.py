@@ -79,3 +79,22 @@ def test_every_request_for_a_private_or_gated_repository_rechecks_with_the_visit
             assert "Secret gym" not in response.text and "secret-task" not in response.text
     # each visitor's request asked the Hub with that visitor's own token (or none), never alice's
     assert ALICE not in hub.request_tokens
+
+
+def test_my_private_dataset_is_indexed_for_me_alone_on_a_shelf_the_catalog_never_reads(hub_app, tmp_path):
+    alice = signed_in(hub_app, ALICE)
+    page = alice.get("/d/alice/secret-gym")
+    assert page.status_code == 200 and "/t/alice/secret-gym/" in page.text  # its task is listed for alice
+    assert alice.get("/api/env/alice/secret-gym").json["state"] == "ready"
+    data = tmp_path / "data"
+    shelved = [p for p in (data / "visitors").rglob("*.json.gz")]
+    assert shelved and not list((data / "indexes").glob("alice+secret-gym*"))
+    for path in data.rglob("*"):
+        if path.is_file():
+            assert ALICE.encode() not in path.read_bytes(), path
+    for client in (signed_in(hub_app, BOB), hub_app.test_client()):
+        assert client.get("/d/alice/secret-gym").status_code == 404
+        assert client.get("/t/alice/secret-gym/tasks/s1").status_code == 404
+    from rlx.snapshot.build import StoredIndexes
+
+    assert "alice/secret-gym" not in list(StoredIndexes(hub_app.extensions["rlx.store"]))

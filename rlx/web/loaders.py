@@ -11,10 +11,12 @@ from rq.job import Job, JobStatus
 
 from rlx.adapters import Adapter, Env, Index, choose, get
 from rlx.adapters.indexes import load_index, load_index_at
+from rlx.auth.shelf import needs_shelf, shelf_for
 from rlx.auth.visitor import visitor_token
 from rlx.jobs.index import ensure_index_job
 from rlx.jobs.watch import watch
 from rlx.sources.base import RepoRecord
+from rlx.sources.errors import SourceError, Unavailable
 from rlx.web.records import RecordCache
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -66,6 +68,8 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     record, outage = _records().lookup(repo_id, visitor_token(), can_fall_back=stored is not None)
     if outage is not None:
         return _from_disk(record, stored, outage, source, store)
+    if needs_shelf(record, visitor_token()):
+        store = shelf_for(visitor_token())
     env = Env(record, source, store, visitor_token())
     adapter = choose(env)
     if adapter is None:
@@ -75,10 +79,24 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     state = EnvState(env, adapter, index if current else None)
     if state.ready or not start_indexing:
         return state
+    if store is not current_app.extensions["rlx.store"]:
+        return _index_on_shelf(state)
     job = ensure_index_job(repo_id, record.sha)
     if job.get_status() == JobStatus.FINISHED:  # finished, yet no current index (the store was wiped): again
         job = ensure_index_job(repo_id, record.sha, retry=True)
     state.job = job
     watched = watch(job)
     state.progress, state.failure, state.notice = watched.progress, watched.failure, watched.notice
+    return state
+
+
+def _index_on_shelf(state: EnvState) -> EnvState:
+    """Index a private or gated repository for this visitor, in this request: a background job would have to
+    carry the token through Redis, and tokens are never written anywhere."""
+    try:
+        state.index = state.adapter.build_index(state.env)
+    except SourceError as exc:
+        if isinstance(exc, Unavailable):
+            raise
+        state.failure = str(exc)
     return state
