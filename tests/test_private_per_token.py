@@ -12,6 +12,8 @@ from tests.stand_ins.hub_fixtures import ALICE, BOB, GATED_HARBOR, PRIVATE_HARBO
 MINE_PRIVATE = "alice/secret-gym"
 MINE_PUBLIC = "alice/open-gym"
 
+ORIGIN = {"Origin": "http://localhost"}  # a form posted from our own page
+
 
 @pytest.fixture
 def hub_app(make_config, redis_client, hub):
@@ -23,7 +25,7 @@ def hub_app(make_config, redis_client, hub):
 
 def signed_in(app, token):
     client = app.test_client()
-    assert client.post("/signin/token", data={"token": token}).status_code == 303
+    assert client.post("/signin/token", data={"token": token}, headers=ORIGIN).status_code == 303
     return client
 
 

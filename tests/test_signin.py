@@ -17,6 +17,8 @@ from rlx.auth import session as account_cookie
 from tests.stand_ins.hub_fixtures import ALICE, BOB
 from tests.stand_ins.oauth import OAuthStandIn
 
+ORIGIN = {"Origin": "http://localhost"}  # a form posted from our own page
+
 
 @pytest.fixture
 def provider(hub):
@@ -121,7 +123,7 @@ def test_without_oauth_settings_only_the_token_form_is_offered(make_config, redi
                                     "/%0a", "javascript:alert(1)"])
 def test_after_sign_in_only_our_own_paths_are_followed(make_config, redis_client, hub, target):
     client = create_app(make_config(HF_ENDPOINT=hub.url)).test_client()
-    response = client.post("/signin/token", data={"token": ALICE, "next": target})
+    response = client.post("/signin/token", data={"token": ALICE, "next": target}, headers=ORIGIN)
     assert response.status_code == 303
     location = response.headers["Location"]
     assert location == "/" or (location.startswith("/") and not location.startswith("//")
@@ -131,12 +133,12 @@ def test_after_sign_in_only_our_own_paths_are_followed(make_config, redis_client
 def test_a_pasted_token_signs_in_after_whoami_and_a_wrong_one_is_refused_without_echo(make_config, redis_client,
                                                                                       hub):
     client = create_app(make_config(HF_ENDPOINT=hub.url)).test_client()
-    response = client.post("/signin/token", data={"token": "hf_not_a_real_token_123", "next": "/"})
+    response = client.post("/signin/token", data={"token": "hf_not_a_real_token_123", "next": "/"}, headers=ORIGIN)
     assert response.status_code == 400
     assert "did not accept that token" in response.text
     assert "hf_not_a_real_token_123" not in response.text
     assert signed_in_name(client) is None
-    assert client.post("/signin/token", data={"token": BOB}).status_code == 303
+    assert client.post("/signin/token", data={"token": BOB}, headers=ORIGIN).status_code == 303
     assert signed_in_name(client) == "bob"
     assert hub.request_tokens[-1] == BOB  # checked with whoami-v2
 
@@ -144,16 +146,16 @@ def test_a_pasted_token_signs_in_after_whoami_and_a_wrong_one_is_refused_without
 def test_a_pasted_token_while_the_hub_is_down_is_a_503(make_config, redis_client, hub):
     client = create_app(make_config(HF_ENDPOINT=hub.url)).test_client()
     hub.fail(503, times=1, path_contains="whoami-v2")
-    response = client.post("/signin/token", data={"token": ALICE})
+    response = client.post("/signin/token", data={"token": ALICE}, headers=ORIGIN)
     assert response.status_code == 503 and response.headers["Retry-After"]
     assert ALICE not in response.text
 
 
 def test_sign_out_ends_the_session(make_config, redis_client, hub):
     client = create_app(make_config(HF_ENDPOINT=hub.url)).test_client()
-    client.post("/signin/token", data={"token": ALICE})
+    client.post("/signin/token", data={"token": ALICE}, headers=ORIGIN)
     assert signed_in_name(client) == "alice"
-    response = client.post("/signout", data={"next": "/signin"})
+    response = client.post("/signout", data={"next": "/signin"}, headers=ORIGIN)
     assert response.status_code == 303 and response.headers["Location"] == "/signin"
     assert signed_in_name(client) is None
 
@@ -161,7 +163,7 @@ def test_sign_out_ends_the_session(make_config, redis_client, hub):
 def test_a_forged_tampered_or_expired_cookie_is_nobody(make_config, redis_client, hub):
     app = create_app(make_config(HF_ENDPOINT=hub.url))
     client = app.test_client()
-    client.post("/signin/token", data={"token": ALICE})
+    client.post("/signin/token", data={"token": ALICE}, headers=ORIGIN)
     good = client.get_cookie(account_cookie.COOKIE).value
 
     client.set_cookie(account_cookie.COOKIE, good[:-6] + ("AAAAAA" if not good.endswith("AAAAAA") else "BBBBBB"))
@@ -196,7 +198,7 @@ def test_tokens_reach_neither_the_store_nor_the_logs_nor_a_page(signin_app, prov
     client = signin_app.test_client()
     _, callback = start_oauth(client)
     follow_callback(client, callback)
-    client.post("/signin/token", data={"token": ALICE})
+    client.post("/signin/token", data={"token": ALICE}, headers=ORIGIN)
     pages = [client.get(path).text for path in ("/", "/signin", "/api/search", "/nowhere")]
     secrets_ = [provider.issued[0], ALICE]
     for secret in secrets_:
