@@ -98,18 +98,18 @@ def _banner(value) -> dict | None:
 
 
 class SettingsFile:
-    """Reads the file when its modification time or size changes; otherwise answers from memory."""
+    """Reads the file when it changes (a new file, modification time or size); otherwise answers from memory."""
 
     def __init__(self, path: Path):
         self.path = path
-        self._seen: tuple[int, int] | None = None
+        self._seen: tuple[int, int, int] | None = None
         self._settings = AdminSettings()
         self._lock = threading.Lock()
 
     def get(self) -> AdminSettings:
         try:
             stat = self.path.stat()
-            seen = (stat.st_mtime_ns, stat.st_size)
+            seen = (stat.st_mtime_ns, stat.st_size, stat.st_ino)  # every save is a new file (rename)
         except FileNotFoundError:
             seen = None
         if seen == self._seen:

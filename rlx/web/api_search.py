@@ -26,7 +26,7 @@ def etag_for(*parts) -> str:
     settings_file = current_app.extensions["rlx.settings"]
     try:
         stat = settings_file.path.stat()
-        settings_seen = f"{stat.st_mtime_ns}:{stat.st_size}"
+        settings_seen = f"{stat.st_mtime_ns}:{stat.st_size}:{stat.st_ino}"
     except FileNotFoundError:
         settings_seen = "-"
     digest = hashlib.sha256("|".join(map(str, (status.get("sha256"), settings_seen, *parts))).encode())
