@@ -57,5 +57,5 @@ def _card(record) -> dict:
         "private": record.private,
         "gated": record.gated,
         "modified": record.last_modified,
-        "url": None if is_space else url_for("envs.env_page", org=record.org, name=record.name),
+        "url": url_for("spaces.space_page" if is_space else "envs.env_page", org=record.org, name=record.name),
     }

@@ -16,13 +16,14 @@ from rlx.adapters import Env, public
 from rlx.adapters.openenv import SpaceAdapter
 from rlx.adapters.openenv.live_sections import live_sections
 from rlx.adapters.withhold.files import withheld_file_reason
+from rlx.auth.visitor import visitor_token
 from rlx.live import SpaceRefused, check_space, public_app_url, verified_openenv
 from rlx.live.checks import age_s, cached_check, is_fresh
 from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, space_runtime, wake
 from rlx.queue import get_redis
 from rlx.web.errors import error_response
 from rlx.web.format import relative_date
-from rlx.web.loaders import _NAME, visitor_token
+from rlx.web.loaders import _NAME
 from rlx.web.origin import same_origin_only
 from rlx.web.render import render, wants_fragment
 
