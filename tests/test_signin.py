@@ -207,3 +207,21 @@ def test_tokens_reach_neither_the_store_nor_the_logs_nor_a_page(signin_app, prov
         for path in (tmp_path / "data").rglob("*"):
             if path.is_file():
                 assert secret.encode() not in path.read_bytes(), path
+
+
+def run_owner_seen_by(app, client):
+    """The owner id rlx/runs would record for a run started from this browser."""
+    from rlx.web.visitor import visitor_id
+
+    cookie = client.get_cookie(account_cookie.COOKIE)
+    headers = {"Cookie": f"{account_cookie.COOKIE}={cookie.value}"} if cookie else {}
+    with app.test_request_context(headers=headers):
+        return visitor_id()
+
+
+def test_runs_belong_to_the_signed_in_account_in_every_browser(make_config, redis_client, hub):
+    app = create_app(make_config(HF_ENDPOINT=hub.url))
+    laptop, phone, stranger = app.test_client(), app.test_client(), app.test_client()
+    for client in (laptop, phone):
+        client.post("/signin/token", data={"token": ALICE}, headers=ORIGIN)
+    assert [run_owner_seen_by(app, c) for c in (laptop, phone, stranger)] == ["hf:alice", "hf:alice", None]

@@ -1,4 +1,5 @@
-"""Who a visitor is, until sign-in exists: a random id in the signed session cookie, created on their first run.
+"""Who owns a run: the signed-in account ("hf:<handle>", from rlx.auth) when there is one; otherwise a random id in
+the signed session cookie, created on the browser's first run.
 
 Records keep only a hash of it, so the store alone cannot be used to act as someone.
 """
@@ -10,9 +11,14 @@ import secrets
 
 from flask import session
 
+from rlx.auth.visitor import visitor_key
+
 
 def visitor_id(create: bool = False) -> str | None:
-    """The owner id of this browser's runs; None for a browser that never started one (unless `create`)."""
+    """The owner id of this visitor's runs; None for an anonymous browser that never started one (unless `create`)."""
+    signed_in = visitor_key()
+    if signed_in is not None:
+        return signed_in
     raw = session.get("visitor")
     if not isinstance(raw, str) or len(raw) < 16:
         if not create:
