@@ -12,6 +12,8 @@ Shapes of `data`, by kind:
   links     [{"label", "href", "hint"}]
   disclose  {"summary", "blocks": [Block]}              closed until opened
   files     {"entries": [{"path", "type", "size", "withheld"}]}
+  treemap   {"cells": [{"label", "n", "href", "hint", "x", "y", "w", "h", "inner": [{"label", "n", x, y, w, h}]}]}
+                                                        areas by count, laid out here (percent of the box)
 """
 
 from __future__ import annotations
@@ -65,6 +67,22 @@ def files(entries, title=None) -> Block:
     return Block("files", {"entries": entries}, title)
 
 
+def treemap(items, title=None) -> Block:
+    """`items`: [{"label", "n", "href", "hint", "parts": [[label, n], ...]}], largest first; each item's parts
+    fill its own cell the same way."""
+    from rlx.adapters.treemap import layout
+
+    items = sorted(items, key=lambda item: -item["n"])
+    cells = []
+    for item, (x, y, w, h) in zip(items, layout([i["n"] for i in items])):
+        parts = sorted(item.get("parts") or [], key=lambda p: -p[1])
+        inner = [{"label": str(label), "n": n, "x": px, "y": py, "w": pw, "h": ph}
+                 for (label, n), (px, py, pw, ph) in zip(parts, layout([p[1] for p in parts]))]
+        cells.append({"label": item["label"], "n": item["n"], "href": item.get("href"), "hint": item.get("hint"),
+                      "x": x, "y": y, "w": w, "h": h, "inner": inner})
+    return Block("treemap", {"cells": cells}, title)
+
+
 def to_text(block: Block) -> str:
     """A block as plain text: the same content the page shows, for MCP clients and search."""
     head = f"## {block.title}\n" if block.title else ""
@@ -95,6 +113,10 @@ def to_text(block: Block) -> str:
             f"- {e['path']}{'/' if e['type'] == 'directory' else ''}{' (withheld)' if e.get('withheld') else ''}"
             for e in data["entries"]
         )
+    elif block.kind == "treemap":
+        body = "\n".join(f"- {cell['label']}: {cell['n']}" + (" (" + ", ".join(f"{p['label']} {p['n']}"
+                                                                          for p in cell["inner"]) + ")"
+                                                              if cell["inner"] else "") for cell in data["cells"])
     else:  # pragma: no cover - Block refuses unknown kinds
         body = str(data)
     return head + body

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from rlx.queue.progress import Progress
     from rlx.sources.base import RepoRecord
 
-BLOCK_KINDS = ("kv", "stats", "markdown", "code", "note", "value", "messages", "steps", "links", "disclose", "files")
+BLOCK_KINDS = ("kv", "stats", "markdown", "code", "note", "value", "messages", "steps", "links", "disclose", "files",
+               "treemap")
 
 
 @dataclass
@@ -118,6 +119,7 @@ class Adapter(ABC):
     key: str = ""
     label: str = ""
     index_version: int = 1
+    always_confirm: bool = False  # a format known by its layout: even a sure score takes the closer look
 
     @abstractmethod
     def score(self, record: "RepoRecord") -> float:
@@ -185,6 +187,11 @@ class Adapter(ABC):
     def aliases(self, env: "Env", index: Index, ref: str) -> list[tuple[str, str]]:
         """Other (environment id, ref) pairs that are the same task: their rollouts are shared."""
         return []
+
+    def find_ref(self, index: Index, name: str) -> str | None:
+        """The ref of the task another dataset calls `name` (a release's instance id), for aliases. Default: a
+        ref that is one."""
+        return name if any(row.ref == name for row in index.rows) else None
 
     def mcp_tools(self, env: "Env") -> list[dict]:
         """Extra MCP tools for this format: [{"name", "description", "inputSchema"}], answered by call_mcp_tool.

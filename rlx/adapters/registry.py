@@ -42,10 +42,12 @@ def _ensure_builtin() -> None:
     with _builtin_lock:  # concurrent first requests must all see the built-ins, not an empty registry
         if not _builtin_done:
             from rlx.adapters.harbor.adapter import HarborAdapter
+            from rlx.adapters.mimo.adapter import MimoAdapter
             from rlx.adapters.rows.adapter import RowsAdapter
             from rlx.adapters.taskdirs.adapter import TaskFoldersAdapter
 
             register(HarborAdapter())
+            register(MimoAdapter())
             register(RowsAdapter())
             register(TaskFoldersAdapter())
             _builtin_done.append(True)
@@ -61,7 +63,7 @@ def pick(env: "Env") -> Adapter | None:
     for score, adapter in scored:
         if score <= 0:
             break
-        if score >= SURE or adapter.confirm(env):
+        if (score >= SURE and not adapter.always_confirm) or adapter.confirm(env):
             return adapter
     return None
 

@@ -1,12 +1,13 @@
 """Xiaomi MiMo release rows: verl-shaped, with the real task in `extra_info` (`instance_json`, a JSON text).
 
 Domains are told apart by the instance id: format-code-task-* (code), arvo_* (cyber), dasyn_* (webdev),
-s3k_* (general), and music rows by their `src_id`."""
+s3k_* (general), and music rows by their `src_id`. What each domain shows is in mimo_domains.py."""
 
 from __future__ import annotations
 
 from rlx.adapters import blocks as b
 from rlx.adapters.rows.processors import common as c
+from rlx.adapters.rows.processors import mimo_domains as d
 from rlx.adapters.rows.processors.base import Processor, RowProblem, RowTask
 
 # Fixes, proofs of concept and hidden grading material in MiMo instances.
@@ -14,15 +15,6 @@ OWN_ANSWER_KEYS = ("patch", "fix_patch", "solution_patch", "test_patch", "poc", 
                    "pass_anchor", "check_code", "FAIL_TO_PASS", "PASS_TO_PASS")
 DOMAINS = (("format-code-task", "code"), ("arvo_", "cyber"), ("arvo-", "cyber"), ("dasyn_", "webdev"),
            ("s3k_", "general"))
-GRADERS = {
-    "code": "The hidden test patch is applied and the test command run; exit code 0 scores 1.",
-    "cyber": "The last proof of concept the agent submits must crash the program in the expected function.",
-    "webdev": "A vision judge scores a full-page render of the result.",
-    "music": "A symbolic scorer compares the ABC score with the requested key, tempo, metre, length and voices.",
-    "general": "A weighted rubric of code checks and text-judge questions.",
-}
-INSTANCE_FIELDS = (("docker_image", "Image"), ("cwd", "Working directory"), ("test_command", "Test command"),
-                   ("verifier_timeout_sec", "Verifier timeout (s)"), ("description", "Description"))
 
 
 def domain_of(instance_id: str, extra: dict) -> str:
@@ -31,7 +23,18 @@ def domain_of(instance_id: str, extra: dict) -> str:
             return domain
     if "src_id" in extra or "nvoice_want" in extra:
         return "music"
+    if extra.get("dataset_type") in ("terminal_bench", "workplace"):
+        return "general"
     return "other"
+
+
+def instance_of(row: dict) -> tuple[str, dict, dict]:
+    """(instance id, the parsed instance, extra_info) of a row; empty when the row has none."""
+    extra = c.nested(row.get("extra_info"))
+    extra = extra if isinstance(extra, dict) else {}
+    instance = c.nested(extra.get("instance_json"))
+    instance = instance if isinstance(instance, dict) else {}
+    return str(instance.get("instance_id") or extra.get("instance_id") or extra.get("src_id") or ""), instance, extra
 
 
 class MimoProcessor(Processor):
@@ -53,30 +56,46 @@ class MimoProcessor(Processor):
                 hits += 1
         return 0.97 if sample and hits * 2 >= len(sample) else 0.0
 
+    def withhold(self, row):
+        """The shared rule, plus the names (never the bodies) of the files the hidden test patch touches."""
+        _, instance, _ = instance_of(row)
+        files = d.tested_files(instance.get("test_patch") if isinstance(instance.get("test_patch"), str) else "")
+        clean, withheld = super().withhold(row)
+        if files and isinstance(clean, dict):
+            clean["_tested_files"] = files
+        return clean, withheld
+
     def to_task(self, row, ref, withheld) -> RowTask:
         chat = c.chat(row.get("prompt"))
         if chat is None:
             raise RowProblem(f"Row {ref} has no prompt chat (MiMo rows carry the agent's prompt as messages).")
-        extra = c.nested(row.get("extra_info"))
-        extra = extra if isinstance(extra, dict) else {}
-        instance = c.nested(extra.get("instance_json"))
-        instance = instance if isinstance(instance, dict) else {}
-        instance_id = str(instance.get("instance_id") or extra.get("instance_id") or "")
+        instance_id, instance, extra = instance_of(row)
+        instance = {**instance, "_tested_files": row.get("_tested_files") or []}
         domain = domain_of(instance_id, extra)
         text = c.last_user_text(chat)
-        facets = {"domain": domain, **c.facets_from(extra, ("tag", "meter", "lang", "category", "subcategory")),
-                  **c.facets_from(row, ("ability", "agent_name"))}
-        details = [(label, c.as_text(instance.get(key))) for key, label in INSTANCE_FIELDS if key in instance]
+        facets, details = d.details(domain, instance, extra, text)
+        facets = {"domain": d.DOMAIN_LABELS.get(domain, domain), **facets}
         rest = {k: v for k, v in extra.items() if k != "instance_json"}
         sections = c.sections(
             c.section("task", "What the agent gets", [b.messages(chat, title="The agent's exact prompt")]),
-            c.section("environment", "Where it runs", [b.kv([("Instance", instance_id), ("Domain", domain),
-                                                             *details])]),
-            c.section("grading", "How it is graded", [c.grading_note(withheld, GRADERS.get(
-                domain, "The release's grader for this domain scores the result."))]),
+            c.section("details", d.DOMAIN_LABELS.get(domain, "The task"), details),
+            c.section("grading", "How it is graded", d.grading(domain, instance)),
             c.section("extra", "Extra info", [b.value(rest)] if rest else []),
             c.section("fields", "The row", [c.leftovers(row, {"prompt", "extra_info"})]),
         )
-        title = instance_id or c.title_from(text, f"Row {ref.index}")
+        headline = instance.get("description") if domain == "cyber" else None  # the prompt wraps the crash report
+        title = c.title_from(str(headline or _first_sentence(text)), instance_id or f"Row {ref.index}")
         return RowTask(title=title, brief=c.brief_from(text), facets=facets, sections=sections,
-                       facts={"domain": domain})
+                       facts={"domain": d.DOMAIN_LABELS.get(domain, domain), "instance": instance_id})
+
+
+def _first_sentence(text: str) -> str:
+    """The brief's first sentence (a title), skipping a greeting line."""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    if len(lines) > 1 and len(lines[0]) < 20 and lines[0].rstrip(",!").lower() in ("hi", "hello", "hey"):
+        lines = lines[1:]
+    first = lines[0] if lines else ""
+    for stop in (". ", "。", "? ", "! "):
+        if stop in first:
+            return first.split(stop, 1)[0] + stop.strip()
+    return first

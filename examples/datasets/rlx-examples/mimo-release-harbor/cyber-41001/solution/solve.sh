@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+echo ZX-ANSWER-4905
