@@ -115,8 +115,8 @@ def _facets(all_rows, worded, query: TaskQuery):
     for key in candidates:
         counts = Counter(v for r in worded if _passes(r, query.selected, skip=key) for v in _values(r, key))
         distinct = {v for r in all_rows for v in _values(r, key)}
-        if not (2 <= len(distinct) <= 200) and key not in query.selected:
-            continue
+        if not (2 <= len(distinct) <= 200 and counts) and key not in query.selected:
+            continue  # a facet none of the shown tasks has (another domain's, say) is left out
         chosen = query.selected.get(key, set())
         values = [(v, n, v in chosen) for v, n in counts.most_common(MAX_VALUES)]
         values += [(v, 0, True) for v in sorted(chosen) if v not in counts]

@@ -75,6 +75,7 @@ def task_page(org: str, name: str, ref: str):
             abort(404, f"This task has no file {selected!r}.")
     context = dict(
         state=state, org=org, name=name, ref=ref, row=row, view=view, prev_row=prev_row, next_row=next_row,
+        aliases=state.adapter.aliases(state.env, state.index, ref) if state.ready else [],
         position=position, count=count, file_view=file_view,
         run_options=state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
         tree=_tree(state, ref) if state.ready else [],
@@ -129,4 +130,6 @@ def task_json(org: str, name: str, ref: str):
     body = public(view)
     if state.stale:
         body["stale"] = state.stale
+    body["aliases"] = [{"env": env_id, "ref": alias} for env_id, alias in
+                       state.adapter.aliases(state.env, state.index, ref)]
     return body

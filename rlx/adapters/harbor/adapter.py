@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 
+from rlx.adapters import aliases as alias_rules
 from rlx.adapters.contract import Adapter, FileView, Index
 from rlx.adapters.harbor import build, runoptions, sections
 from rlx.adapters.harbor.layout import LAYOUTS, TASK_FILES
@@ -61,6 +62,12 @@ class HarborAdapter(Adapter):
     def run_options(self, env, index: Index, ref: str):
         entry = self._entry(env, index, ref)
         return [] if entry is None else [runoptions.local_option(entry)]
+
+    def aliases(self, env, index: Index, ref: str):
+        """A converted task names its source's instance in its metadata (rlx/adapters/aliases.py)."""
+        entry = self._entry(env, index, ref)
+        name = alias_rules.instance_named(((entry or {}).get("config") or {}).get("metadata"))
+        return alias_rules.in_sources(env.store, env.record, name)
 
     def list_folder(self, env, index: Index, ref: str, path: str):
         entry = self._entry(env, index, ref)

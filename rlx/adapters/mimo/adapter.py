@@ -17,7 +17,7 @@ from rlx.adapters.harbor.reader import is_text_name
 from rlx.adapters.indexes import load_pack
 from rlx.adapters.mimo import build, sections
 from rlx.adapters.mimo.envfolder import DB_SUFFIXES, clean_verifier_meta
-from rlx.adapters.mimo.layout import DOMAIN_FILES, env_folder, is_release
+from rlx.adapters.mimo.layout import env_folder, is_release
 from rlx.adapters.paths import safe_relpath
 from rlx.adapters.rows.adapter import RowsAdapter
 from rlx.adapters.withhold import mask_grader_script
@@ -42,9 +42,9 @@ class MimoAdapter(RowsAdapter):
     def confirm(self, env) -> bool:
         kw = {"revision": env.revision, "token": env.token}
         try:
-            root = {e.path for e in env.source.list_tree(env.repo_type, env.id, **kw) if not e.is_dir}
-            if "general" not in {p.split("/", 1)[0] for p in root} and not any(
-                    p in root for p in DOMAIN_FILES.values()):
+            entries = list(env.source.list_tree(env.repo_type, env.id, **kw))
+            root = {e.path for e in entries if not e.is_dir}
+            if "general" not in {e.path for e in entries if e.is_dir}:
                 return False
             general = {e.path for e in env.source.list_tree(env.repo_type, env.id, path="general", **kw)}
         except (EntryNotFound, SourceError):
