@@ -1,0 +1,65 @@
+"""The MiMo release over MCP, through the official `mcp` client against a real server: describe gives the domains
+and the reward design, list_tasks narrows by domain, get_task reads a general task with its systems and rubric,
+read_file opens its workspace and its verifier_meta.json, and no answer is in any of it."""
+
+import asyncio
+import re
+import shutil
+
+import pytest
+from mcp import Client
+
+from rlx import create_app
+from rlx.config import Config
+from tests.conftest import EXAMPLES, index_now
+from tests.mcp_servers import World, start_server, stop_world
+
+SECRET = re.compile(r"ZX-ANSWER-\d{4}")
+RELEASE = "rlx-examples/mimo-release"
+
+
+@pytest.fixture(scope="module")
+def mimo_world(tmp_path_factory, redis_url):
+    root = tmp_path_factory.mktemp("mimo-mcp")
+    shutil.copytree(EXAMPLES / "datasets" / RELEASE, root / "source" / "datasets" / RELEASE)
+    env = {"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url, "RLX_SOURCE": str(root / "source"),
+           "SESSION_SECRET": "test-secret"}
+    app = create_app(Config.from_env(env))
+    index_now(app, RELEASE)
+    world = World(root / "source", env, app)
+    start_server(world)
+    yield world
+    stop_world(world)
+
+
+def text_of(result) -> str:
+    return "\n".join(block.text for block in result.content)
+
+
+def test_describe_list_get_and_read_files_of_the_release_over_mcp_without_answers(mimo_world):
+    async def session():
+        async with Client(mimo_world.endpoint(RELEASE)) as client:
+            described = await client.call_tool("describe", {})
+            listed = await client.call_tool("list_tasks", {"filters": {"domain": ["General"]}})
+            task = await client.call_tool("get_task", {"ref": "general/train/0"})
+            notes = await client.call_tool("read_file", {"ref": "general/train/0",
+                                                         "path": "workspace/controller_notes.md"})
+            meta = await client.call_tool("read_file", {"ref": "general/train/0", "path": "verifier_meta.json"})
+            tools = await client.call_tool("read_file", {"ref": "general/train/0",
+                                                         "path": "tools/ledger_server.py"})
+            code = await client.call_tool("get_task", {"ref": "code/train/0"})
+            music = await client.call_tool("get_task", {"ref": "music/train/1"})
+            return described, listed, task, notes, meta, tools, code, music
+
+    results = asyncio.run(session())
+    assert not any(r.is_error for r in results), [text_of(r) for r in results if r.is_error]
+    described, listed, task, notes, meta, tools, code, music = (text_of(r) for r in results)
+    assert "Code · 2" in described and "Σ weight × score" in described and "General: 2" in described
+    assert [t["ref"] for t in results[1].structured_content["tasks"]] == ["general/train/0", "general/train/1"]
+    assert "get_payments(invoice_id: int) -> list[dict]" in task and "invoices: 5 rows" in task
+    assert "Does unpaid.md list every invoice" in task and "pass_anchor" in task  # named as withheld
+    assert "Partial payments count as unpaid" in notes
+    assert "Was /workspace/out/unpaid.md written?" in meta and "def list_invoices" in tools
+    assert "python -m pytest -q tests/test_retry.py" in code and "Length (bars)" in music
+    for text in (described, listed, task, notes, meta, tools, code, music):
+        assert not SECRET.search(text)
