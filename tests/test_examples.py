@@ -239,6 +239,8 @@ def test_catalog_has_what_the_app_expects():
         "datasets/rlx-examples/tool-calls-nemo-gym",
         "datasets/rlx-examples/trivia-table",
         "datasets/rlx-examples/mimo-sample",
+        "datasets/rlx-examples/mimo-release",
+        "datasets/rlx-examples/mimo-release-harbor",
         "spaces/rlx-examples/echo-env",
         "spaces/rlx-examples/gridworld-demo",
     ):
@@ -328,6 +330,26 @@ def test_row_generator_reproduces_committed_files(tmp_path):
         committed, fresh = EXAMPLES / "datasets" / ORG / rel, tmp_path / rel
         if rel.endswith(".parquet"):
             assert pq.read_table(fresh).equals(pq.read_table(committed)), rel
+        else:
+            assert fresh.read_bytes() == committed.read_bytes(), rel
+
+
+def test_mimo_release_generator_reproduces_committed_files(tmp_path):
+    """The synthetic MiMo release and its Harbor conversion are what make_mimo_release.py writes (the SQLite
+    database compared by its tables' contents: its bytes may differ between SQLite versions)."""
+    import sqlite3
+
+    build = EXAMPLES / "_build" / "make_mimo_release.py"
+    subprocess.run([sys.executable, str(build), "--out", str(tmp_path)], check=True, timeout=60)
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert len(written) >= 20
+    for rel in written:
+        committed, fresh = EXAMPLES / "datasets" / ORG / rel, tmp_path / rel
+        if rel.suffix == ".parquet":
+            assert pq.read_table(fresh).equals(pq.read_table(committed)), rel
+        elif rel.suffix == ".db":
+            dump = lambda path: list(sqlite3.connect(path).iterdump())  # noqa: E731
+            assert dump(fresh) == dump(committed), rel
         else:
             assert fresh.read_bytes() == committed.read_bytes(), rel
 

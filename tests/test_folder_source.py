@@ -14,7 +14,8 @@ def source():
 
 def test_listing_merges_tags_and_orders_by_trending(source):
     harbor = [r.id for r in source.list_repos("dataset", ["harbor"])]
-    assert harbor == ["rlx-examples/python-bugfix", "rlx-examples/terminal-basics", "rlx-examples/science-puzzles"]
+    assert harbor == ["rlx-examples/python-bugfix", "rlx-examples/terminal-basics", "rlx-examples/science-puzzles",
+                      "rlx-examples/mimo-release-harbor"]
     merged = {r.id for r in source.list_repos("dataset", ["harbor", "verl"])}
     assert merged == set(harbor) | {"rlx-examples/countdown-verl", "rlx-examples/mimo-sample"}
     spaces = {r.id: r for r in source.list_repos("space", ["openenv", "rl-environment"])}

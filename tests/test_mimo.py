@@ -107,10 +107,10 @@ def test_the_raw_row_and_its_harbor_conversion_link_to_each_other(mimo_client):
     assert f'href="/t/{TWIN}/code-000101"' in raw
     converted = mimo_client.get(f"/t/{TWIN}/code-000101").get_data(as_text=True)
     assert f'href="/t/{RELEASE}/code/train/0"' in converted
-    assert mimo_client.get(f"/api/task/{RELEASE}/cyber/train/0").get_json()["aliases"] == [
-        {"env": TWIN, "ref": "cyber-41001"}]
-    assert mimo_client.get(f"/api/task/{TWIN}/cyber-41001").get_json()["aliases"] == [
-        {"env": RELEASE, "ref": "cyber/train/0"}]
+    assert mimo_client.get(f"/api/task/{RELEASE}/music/train/1").get_json()["aliases"] == [
+        {"env": TWIN, "ref": "music-gk-0812"}]
+    assert mimo_client.get(f"/api/task/{TWIN}/music-gk-0812").get_json()["aliases"] == [
+        {"env": RELEASE, "ref": "music/train/1"}]
     assert mimo_client.get(f"/api/task/{RELEASE}/code/train/1").get_json()["aliases"] == []
     env_page = mimo_client.get(f"/d/{RELEASE}").get_data(as_text=True)
     assert f'href="/d/{TWIN}"' in env_page

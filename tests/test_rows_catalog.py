@@ -14,7 +14,7 @@ from tests.test_rows_pages import ROWS_EXAMPLES
 
 @pytest.fixture
 def catalog_client(app):
-    for repo_id in (*HARBOR_EXAMPLES, *ROWS_EXAMPLES):
+    for repo_id in (*HARBOR_EXAMPLES, *ROWS_EXAMPLES, "rlx-examples/mimo-release", "rlx-examples/mimo-release-harbor"):
         index_now(app, repo_id)
     return app.test_client()
 
@@ -31,10 +31,11 @@ def test_kind_chips_count_rows_datasets_by_their_format(catalog_client, app):
     for repo_id in ("rlx-examples/agent-traces", "rlx-examples/packed-harbor-tasks", "rlx-examples/shell-katas"):
         index_now(app, repo_id)
     kinds = dict(catalog_client.get("/api/search").get_json()["facets"]["kind"])
-    assert kinds["harbor"] == 4  # three in folders, one packed into parquet
+    assert kinds["harbor"] == 5  # three in folders, one packed into parquet, the MiMo release's conversion
     assert kinds["verifiers"] == 1 and kinds["nemo-gym"] == 1 and kinds["rows"] == 2  # a plain table, traces
     assert kinds["task-folders"] == 1
-    assert kinds["verl"] == 1  # mimo-sample (countdown-verl is gated, so not in the public catalog)
+    # mimo-sample and the MiMo release, verl-shaped rows (countdown-verl is gated, so not in the public catalog)
+    assert kinds["verl"] == 2
     cards = {c["id"]: c for c in catalog_client.get("/api/search?kind=nemo-gym").get_json()["cards"]}
     assert cards["rlx-examples/tool-calls-nemo-gym"]["task_count"] == 12
 

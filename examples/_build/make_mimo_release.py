@@ -7,7 +7,7 @@ Harbor conversion rlx-examples/mimo-release-harbor. Deterministic output.
 The release: code.parquet, cyber.parquet, webdev.parquet, music.parquet, general/train.parquet (verl-shaped rows,
 two per domain), image-mapping.jsonl, and one general/envs/<task_id>/ folder with an MCP system (tools/*.py), a
 SQLite database made here, a workspace file, verifier_meta.json and a verify script. The Harbor conversion holds
-two tasks whose task.toml metadata names the release's instance id.
+two runnable tasks (a Code and a Music one) whose task.toml metadata names the release's instance id.
 
 Answers (fixes, hidden test bodies, PoCs, pass anchors, reference scores) are written with the marker
 "ZX-ANSWER-" so tests can prove none of them reaches a page. Every row is invented; none is from the release.
@@ -216,28 +216,93 @@ def write_release(out: Path) -> list[Path]:
     return written
 
 
-TWIN_TASKS = [("code-000101", "format-code-task-000101", code_rows()[0]),
-              ("cyber-41001", "arvo_41001", cyber_rows()[0])]
+HTTP_CLIENT = '''"""A tiny HTTP client's options (the code the converted task's agent fixes)."""
+
+
+def make_client(base_url: str, retries: int = 3) -> dict:
+    if retries < 1:
+        raise ValueError("retries must be at least 1")
+    return {"base_url": base_url, "retries": retries}
+'''
+
+CODE_TEST = """#!/usr/bin/env bash
+# Converted from the release's hidden tests: retries=0 means no retry; negative counts are still refused.
+mkdir -p /logs/verifier
+if python3 - <<'PY'
+import sys
+sys.path.insert(0, "/app")
+import http_client
+assert http_client.make_client("https://x", retries=0)["retries"] == 0
+assert http_client.make_client("https://x", retries=2)["retries"] == 2
+try:
+    http_client.make_client("https://x", retries=-1)
+except ValueError:
+    pass
+else:
+    raise SystemExit("a negative retry count was accepted")
+PY
+then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi
+"""
+
+CODE_SOLUTION = """#!/usr/bin/env bash
+# Reference fix (ZX-ANSWER-4901): accept 0, refuse only negative counts.
+set -euo pipefail
+sed -i 's/if retries < 1:/if retries < 0:/; s/at least 1/0 or more/' /app/http_client.py
+"""
+
+MUSIC_TEST = """#!/usr/bin/env bash
+# Converted from the release's symbolic scorer, reduced to its headers: metre, tempo, length and voices.
+mkdir -p /logs/verifier
+score=/app/waltz.abc
+if [ -f "$score" ] && grep -q '^M:3/4' "$score" && grep -q '^Q:1/4=84' "$score" \\
+   && [ "$(grep -c '^V:' "$score")" -ge 2 ] && [ "$(grep -o '|' "$score" | wc -l)" -ge 64 ]; then
+  echo 1 > /logs/verifier/reward.txt
+else
+  echo 0 > /logs/verifier/reward.txt
+fi
+"""
+
+MUSIC_SOLUTION = """#!/usr/bin/env bash
+# Reference score (ZX-ANSWER-4902): two voices of 32 bars each.
+set -euo pipefail
+bars=$(printf 'D2 F2 A2 |%.0s' $(seq 32))
+low=$(printf 'D,6 |%.0s' $(seq 32))
+printf 'X:1\\nT:Waltz\\nM:3/4\\nQ:1/4=84\\nL:1/8\\nK:Dm\\nV:1\\n%s\\nV:2 clef=bass\\n%s\\n' "$bars" "$low" > /app/waltz.abc
+"""
+
+# (folder, release instance, category, the converted instruction's closing lines, files)
+TWIN_TASKS = [
+    ("code-000101", "format-code-task-000101", "code", code_rows()[0]["prompt"][0]["content"],
+     ["The repository is in /app; the client's options are in `http_client.py`.",
+      "`make_client(base_url, retries=0)` must return a client that never retries.",
+      "Negative retry counts must still raise ValueError.",
+      "Hidden tests check the behaviour after you finish."],
+     {"environment/http_client.py": HTTP_CLIENT, "tests/test.sh": CODE_TEST, "solution/solve.sh": CODE_SOLUTION},
+     "COPY http_client.py /app/http_client.py\n"),
+    ("music-gk-0812", "gK-0812", "music", music_rows()[1]["prompt"][0]["content"],
+     ["Write the score to /app/waltz.abc.",
+      "Give the tempo as `Q:1/4=84` and the metre as `M:3/4`.",
+      "Write each voice under its own `V:` line.",
+      "A symbolic scorer reads the headers, the bars and the voices."],
+     {"tests/test.sh": MUSIC_TEST, "solution/solve.sh": MUSIC_SOLUTION}, ""),
+]
 
 
 def write_twin(out: Path) -> list[Path]:
     root = out / TWIN
     written = []
-    for folder, instance_id, row in TWIN_TASKS:
+    for folder, instance_id, category, prompt, notes, extra_files, copy in TWIN_TASKS:
         task = root / folder
-        prompt = row["prompt"][0]["content"]
         files = {
             "task.toml": (f'schema_version = "1.4"\n\n[task]\nname = "rlx-examples/{folder}"\n'
-                          f'description = "The MiMo release task {instance_id}, converted to Harbor."\n\n'
-                          f'[metadata]\nauthor_name = "RLX Examples"\ncategory = "{row["ability"]}"\n'
-                          f'mimo_instance_id = "{instance_id}"\n\n[verifier]\ntimeout_sec = 900.0\n\n'
-                          f'[agent]\ntimeout_sec = 1800.0\n\n[environment]\ncpus = 1\nmemory_mb = 2048\n'),
-            "instruction.md": prompt + "\n",
-            "environment/Dockerfile": f"FROM {instance_id}:latest\nWORKDIR /testbed\n",
-            "tests/test.sh": ("#!/usr/bin/env bash\n# Applies the release's hidden tests, then runs them.\n"
-                              "mkdir -p /logs/verifier\nif bash /tests/run_hidden.sh; then echo 1 > "
-                              "/logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n"),
-            "solution/solve.sh": f"#!/usr/bin/env bash\necho ZX-ANSWER-49{len(written):02d}\n",
+                          f'description = "The MiMo-style release task {instance_id}, converted to Harbor."\n\n'
+                          f'[metadata]\nauthor_name = "RLX Examples"\ncategory = "{category}"\n'
+                          f'mimo_instance_id = "{instance_id}"\n\n[verifier]\ntimeout_sec = 60.0\n\n'
+                          f'[agent]\ntimeout_sec = 600.0\n\n[environment]\ncpus = 1\nmemory_mb = 512\n'
+                          f'network_mode = "no-network"\n'),
+            "instruction.md": prompt + "\n\n" + "\n".join(f"- {line}" for line in notes) + "\n",
+            "environment/Dockerfile": f"FROM python:3.12-slim\n\nWORKDIR /app\n{copy}",
+            **extra_files,
         }
         for rel, text in files.items():
             (task / rel).parent.mkdir(parents=True, exist_ok=True)
