@@ -156,3 +156,22 @@ def test_no_page_file_or_json_of_the_release_or_its_conversion_shows_an_answer(m
     for url in [f"/api/env/{RELEASE}", f"/api/env/{TWIN}", *(u.replace("/t/", "/api/task/", 1) for u in seen
                                                           if u.startswith("/t/") and "?" not in u)]:
         assert not SECRET.search(mimo_client.get(url).get_data(as_text=True)), url
+
+
+def test_the_snapshot_and_task_search_hold_the_release_without_answers(mimo_app, tmp_path):
+    import sqlite3
+
+    from rlx.catalog import fetch_listing
+    from rlx.snapshot.build import StoredIndexes, build_snapshot
+
+    client = mimo_app.test_client()
+    found = client.get("/api/search/tasks?q=ledger").get_json()
+    assert ("rlx-examples/mimo-release", "general/train/0") in {(t["env_id"], t["ref"]) for t in found["tasks"]}
+    assert client.get("/api/search/tasks?q=ZX-ANSWER").get_json()["total"] == 0
+    store, source = mimo_app.extensions["rlx.store"], mimo_app.extensions["rlx.source"]
+    build_snapshot(fetch_listing(source), StoredIndexes(store), tmp_path / "catalog.db")
+    db = sqlite3.connect(tmp_path / "catalog.db")
+    assert db.execute("SELECT kind, task_count FROM envs WHERE id = ?", (RELEASE,)).fetchone() == ("verl", 10)
+    everything = "\n".join(str(row) for table in ("tasks", "envs", "env_splits")
+                           for row in db.execute(f"SELECT * FROM {table}"))
+    assert "Reconcile the Q3 ledger" in everything and not SECRET.search(everything)
