@@ -36,6 +36,12 @@ def adapter_for(tmp_path, make_config, copies: dict[str, str], tags=None):
     root = tmp_path / "source"
     for source_id, new_id in copies.items():
         shutil.copytree(EXAMPLES / "datasets" / source_id, root / "datasets" / new_id)
+        if tags is not None:
+            card = (root / "datasets" / new_id / "README.md").read_text()
+            head, body = card.split("tags:\n", 1)
+            rest = body[body.index("task_categories:"):]
+            (root / "datasets" / new_id / "README.md").write_text(head + "tags:\n" + "".join(
+                f"- {t}\n" for t in tags) + rest)
     app = create_app(make_config(RLX_SOURCE=str(root)))
     with app.app_context():
         source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
@@ -44,7 +50,8 @@ def adapter_for(tmp_path, make_config, copies: dict[str, str], tags=None):
 
 def test_the_release_is_known_by_its_layout_not_its_name(tmp_path, make_config):
     chosen = adapter_for(tmp_path, make_config, {RELEASE: "someone/renamed-rl-release",
-                                                 "rlx-examples/mimo-sample": "someone/mimo-named-rows"})
+                                                 "rlx-examples/mimo-sample": "someone/mimo-named-rows"},
+                         tags=["verl", "rl-environment"])
     assert chosen["someone/renamed-rl-release"] == "mimo"  # no "mimo" in its name or tags: the files decide
     assert chosen["someone/mimo-named-rows"] == "rows"  # named mimo, not laid out like the release
 

@@ -36,8 +36,9 @@ class MimoAdapter(RowsAdapter):
     def score(self, record) -> float:
         if record.repo_type != "dataset" or "harbor" in record.tags:
             return 0.0
-        named = "mimo" in record.id.lower() or "mimo" in {t.lower() for t in record.tags}
-        return 0.95 if named else 0.3  # a name is only a reason to look: confirm decides by the layout
+        # Only a reason to look (always_confirm: the layout decides). High enough to look before the rows adapter
+        # takes a verl-tagged dataset: the release's rows are verl-shaped. The look is one listing of the root.
+        return 0.92
 
     def confirm(self, env) -> bool:
         kw = {"revision": env.revision, "token": env.token}
