@@ -409,7 +409,7 @@ def test_the_snapshot_job_runs_in_a_worker_and_publishes_a_pointer(app, running_
 
     assert job.get_status() == "finished", Job.fetch(job.id, connection=redis_client).latest_result()
     published = pointer(store)
-    assert published["db"] == job.return_value()["published"]["db"] and published["counts"]["envs"] == 11
+    assert published["db"] == job.return_value()["published"]["db"] and published["counts"]["envs"] == 13
     assert [s["state"] for s in job.get_meta()["progress"]["steps"]] == ["done"] * 4
 
 
@@ -426,14 +426,14 @@ def test_rlx_snapshot_build_prints_one_summary_line_and_refuses_a_shrunk_listing
     built = _rlx(["snapshot", "build"], tmp_path / "data", source)
     assert built.returncode == 0, built.stderr
     assert built.stdout.startswith("Published catalog-")
-    assert "11 environments, 106 tasks; 10 indexes rebuilt" in built.stdout
+    assert "13 environments, 118 tasks; 12 indexes rebuilt" in built.stdout  # with the MiMo release and its twin
     assert built.stdout.count("\n") == 1
 
-    for name in ("terminal-basics", "python-bugfix", "science-puzzles"):  # 8 of 11 left: under 80%
+    for name in ("terminal-basics", "python-bugfix", "science-puzzles"):  # 10 of 13 left: under 80%
         shutil.rmtree(source / "datasets" / "rlx-examples" / name)
     refused = _rlx(["snapshot", "build"], tmp_path / "data", source)
     assert refused.returncode == 1 and refused.stdout == ""
     assert "under 80% of the last snapshot's" in refused.stderr and "--force" in refused.stderr
 
     forced = _rlx(["snapshot", "build", "--force"], tmp_path / "data", source)
-    assert forced.returncode == 0 and "8 environments" in forced.stdout
+    assert forced.returncode == 0 and "10 environments" in forced.stdout

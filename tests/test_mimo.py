@@ -51,7 +51,7 @@ def adapter_for(tmp_path, make_config, copies: dict[str, str], tags=None):
 def test_the_release_is_known_by_its_layout_not_its_name(tmp_path, make_config):
     chosen = adapter_for(tmp_path, make_config, {RELEASE: "someone/renamed-rl-release",
                                                  "rlx-examples/mimo-sample": "someone/mimo-named-rows"},
-                         tags=["verl", "rl-environment"])
+                         tags=["rl-environment", "agents"])
     assert chosen["someone/renamed-rl-release"] == "mimo"  # no "mimo" in its name or tags: the files decide
     assert chosen["someone/mimo-named-rows"] == "rows"  # named mimo, not laid out like the release
 

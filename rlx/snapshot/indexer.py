@@ -189,11 +189,13 @@ def _maybe_readable(record: RepoRecord) -> bool:
 
 
 def adapter_for(record: RepoRecord, index: Index | None) -> Adapter | None:
-    """The adapter that built the stored index, else one sure of the record from its tags alone (no call)."""
+    """The adapter that built the stored index, else one sure of the record from its tags alone (no call). An
+    adapter that always confirms (a format known by its layout) is never sure from tags: the build picks then."""
     if index is not None and (adapter := get(index.adapter)) is not None:
         return adapter
     scored = sorted(((a.score(record), a) for a in all_adapters()), key=lambda sa: -sa[0])
-    return scored[0][1] if scored and scored[0][0] >= SURE else None
+    top = scored[0] if scored else (0.0, None)
+    return top[1] if top[0] >= SURE and not top[1].always_confirm else None
 
 
 def staleness(record: RepoRecord, index: Index | None, adapter: Adapter) -> str | None:

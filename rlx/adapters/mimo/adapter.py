@@ -36,9 +36,11 @@ class MimoAdapter(RowsAdapter):
     def score(self, record) -> float:
         if record.repo_type != "dataset" or "harbor" in record.tags:
             return 0.0
-        # Only a reason to look (always_confirm: the layout decides). High enough to look before the rows adapter
-        # takes a verl-tagged dataset: the release's rows are verl-shaped. The look is one listing of the root.
-        return 0.92
+        # Only a reason to look (always_confirm: the layout decides; the look is one listing of the root). A name
+        # or tag saying mimo looks first of all; any other dataset is looked at before the rows adapter's unsure
+        # guesses, though after its sure one (a verl tag), so the scheduled indexer still needs no look for those.
+        named = "mimo" in record.id.lower() or "mimo" in {t.lower() for t in record.tags}
+        return 0.95 if named else 0.85
 
     def confirm(self, env) -> bool:
         kw = {"revision": env.revision, "token": env.token}
