@@ -47,9 +47,9 @@ def test_search_answers_cards_total_and_facet_counts(api):
     body = api.get("/api/search").get_json()
     assert body["total"] == len(body["cards"]) >= 4
     kinds = dict(body["facets"]["kind"])
-    assert kinds["harbor"] == 3 and kinds["openenv-space"] == 1
+    assert kinds["harbor"] == 4 and kinds["openenv-space"] == 1  # with the MiMo release's Harbor conversion
     harbor = api.get("/api/search?kind=harbor").get_json()
-    assert harbor["total"] == 3 and all(c["kind"] == "harbor" for c in harbor["cards"])
+    assert harbor["total"] == 4 and all(c["kind"] == "harbor" for c in harbor["cards"])
     assert dict(harbor["facets"]["kind"]) == kinds  # the kind facet is counted without the kind filter
 
 
@@ -125,7 +125,7 @@ def test_task_search_rank_and_status(api):
     scoped = api.get("/api/search/tasks?env=rlx-examples/science-puzzles").get_json()
     assert scoped["total"] == 5
     rank = api.get("/api/search/rank?key=rlx-examples/terminal-basics").get_json()
-    assert rank["n"] == 2 and rank["of"] == 3  # second trending Harbor dataset of three
+    assert rank["n"] == 2 and rank["of"] == 4  # second trending Harbor dataset of four
     assert api.get("/api/search/rank?key=nope/nope").status_code == 404
     status = api.get("/api/search/status").get_json()
     assert status["snapshot"] and status["last_checked"]
