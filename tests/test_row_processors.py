@@ -33,6 +33,11 @@ MIMO = {"data_source": "mimo", "prompt": [{"role": "user", "content": "Make the 
         "extra_info": {"instance_id": "format-code-task-000001", "instance_json": json.dumps({
             "instance_id": "format-code-task-000001", "docker_image": "format-code-task-000001:latest",
             "test_patch": SECRET, "test_command": "pytest -q", "patch": SECRET})}}
+MIMO_TERMINAL = {"data_source": "mimo", "prompt": [{"role": "user", "content": "Repair the broken cron job."}],
+                 "reward_model": {"style": "rule"},
+                 "extra_info": {"instance_id": "tb-cron-repair", "dataset_type": "terminal_bench",
+                                "category": "system-administration", "cpus": 2, "allow_internet": False,
+                                "agent_timeout_sec": 900, "tests_files": {"tests/test_cron.py": SECRET}}}
 GENERIC = {"id": "q-1", "instruction": "Name the capital of France.", "difficulty": "easy", "target": SECRET}
 
 
@@ -47,6 +52,16 @@ def test_each_format_is_claimed_by_its_processor_and_no_answer_reaches_the_task(
     assert task.error is None
     assert SECRET not in _dump(task)
     assert task.withheld, "the task lists what it withheld"
+
+
+def test_a_mimo_terminal_task_shows_its_settings_and_withholds_its_tests():
+    from rlx.adapters.rows.processors import get_processor
+
+    task = render_row(get_processor("mimo"), MIMO_TERMINAL, RowRef("train", 0, "general"))
+    text = _dump(task)
+    assert task.facets["domain"] == "General" and task.facets["source"] == "terminal-bench style"
+    assert task.facets["category"] == "system-administration" and "Agent timeout (s)" in text
+    assert SECRET not in text and any("tests_files" in w.where for w in task.withheld)
 
 
 def test_skyrl_rows_say_which_environment_grades_them():

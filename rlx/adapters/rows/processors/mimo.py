@@ -12,7 +12,7 @@ from rlx.adapters.rows.processors.base import Processor, RowProblem, RowTask
 
 # Fixes, proofs of concept and hidden grading material in MiMo instances.
 OWN_ANSWER_KEYS = ("patch", "fix_patch", "solution_patch", "test_patch", "poc", "poc_file", "poc_path",
-                   "pass_anchor", "check_code", "FAIL_TO_PASS", "PASS_TO_PASS")
+                   "pass_anchor", "check_code", "FAIL_TO_PASS", "PASS_TO_PASS", "tests_files")
 DOMAINS = (("format-code-task", "code"), ("arvo_", "cyber"), ("arvo-", "cyber"), ("dasyn_", "webdev"),
            ("s3k_", "general"))
 

@@ -36,6 +36,9 @@ REWARD_DESIGN = [
      "a text model, one 0/1 answer per check", "the judge is unreachable, or a system dies"),
 ]
 
+TERMINAL_FIELDS = (("category", "Category"), ("subcategory", "Subcategory"), ("tags", "Tags"), ("cpus", "CPUs"),
+                   ("memory_mb", "Memory (MB)"), ("allow_internet", "Internet"),
+                   ("agent_timeout_sec", "Agent timeout (s)"))
 _SANITIZER = re.compile(r"^\s*(?P<sanitizer>\w*Sanitizer):\s*(?P<kind>[\w-]+(?:\s[\w-]+)?)\s+in function\s+"
                         r"`(?P<function>[^`]+)`(?:\s+in file\s+`(?P<file>[^`]+)`)?")
 _GENERAL_ID = re.compile(r"^s3k_\d+_(?P<industry>[a-z]+(?:-[a-z]+)*)_(?P<lang>en|zh)_t(?P<tier>[1-5])_rl_\d+$")
@@ -102,9 +105,12 @@ def details(domain: str, instance: dict, extra: dict, prompt: str) -> tuple[dict
         facets["source"] = "terminal-bench style" if terminal else "simulated workplace"
         if match:
             facets.update(industry=match["industry"], tier=f"tier {match['tier']}")
-        return facets, [b.kv([("Task", task_id), ("Kind", facets["source"]),
-                              ("Industry", match["industry"] if match else None),
-                              ("Tier", match["tier"] if match else None)], title="The task")]
+        if terminal and c.facet_value(extra.get("category")):
+            facets["category"] = c.facet_value(extra.get("category"))
+        pairs = [("Task", task_id), ("Kind", facets["source"]), ("Industry", match["industry"] if match else None),
+                 ("Tier", match["tier"] if match else None)]
+        pairs += [(label, extra.get(key)) for key, label in TERMINAL_FIELDS]  # terminal tasks' own settings
+        return facets, [b.kv(pairs, title="The task")]
     return facets, []
 
 
