@@ -49,11 +49,12 @@ def test_describe_list_get_and_read_files_of_the_release_over_mcp_without_answer
                                                          "path": "tools/ledger_server.py"})
             code = await client.call_tool("get_task", {"ref": "code/train/0"})
             music = await client.call_tool("get_task", {"ref": "music/train/1"})
-            return described, listed, task, notes, meta, tools, code, music
+            design = await client.call_tool("reward_design", {})
+            return described, listed, task, notes, meta, tools, code, music, design
 
     results = asyncio.run(session())
     assert not any(r.is_error for r in results), [text_of(r) for r in results if r.is_error]
-    described, listed, task, notes, meta, tools, code, music = (text_of(r) for r in results)
+    described, listed, task, notes, meta, tools, code, music, design = (text_of(r) for r in results)
     assert "Code · 2" in described and "Σ weight × score" in described and "General: 2" in described
     assert [t["ref"] for t in results[1].structured_content["tasks"]] == ["general/train/0", "general/train/1"]
     assert "get_payments(invoice_id: int) -> list[dict]" in task and "invoices: 5 rows" in task
@@ -61,5 +62,6 @@ def test_describe_list_get_and_read_files_of_the_release_over_mcp_without_answer
     assert "Partial payments count as unpaid" in notes
     assert "Was /workspace/out/unpaid.md written?" in meta and "def list_invoices" in tools
     assert "python -m pytest -q tests/test_retry.py" in code and "Length (bars)" in music
-    for text in (described, listed, task, notes, meta, tools, code, music):
+    assert "Cyber 2" in design and "vision model" in design and "llm_judge (2)" in design, design
+    for text in (described, listed, task, notes, meta, tools, code, music, design):
         assert not SECRET.search(text)

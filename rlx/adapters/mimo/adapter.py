@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 
 from rlx.adapters import aliases as alias_rules
+from rlx.adapters.blocks import to_text
 from rlx.adapters.contract import FileView, Index, Withheld
 from rlx.adapters.harbor.reader import is_text_name
 from rlx.adapters.indexes import load_pack
@@ -83,6 +84,19 @@ class MimoAdapter(RowsAdapter):
         row = _row(index, ref)
         name = row.extra.get("instance_id") if row else None
         return alias_rules.in_conversions(env.store, index.summary.get("twins") or [], name)
+
+    def mcp_tools(self, env):
+        return [{"name": "reward_design", "description": "How each domain of the release is graded: the reward, "
+                 "the judge, when a rollout is not scored, and the general rubrics' checks by method and tier.",
+                 "inputSchema": {"type": "object", "properties": {}}}]
+
+    def call_mcp_tool(self, env, index: Index, name: str, arguments: dict) -> str:
+        if name != "reward_design":
+            return super().call_mcp_tool(env, index, name, arguments)
+        domains = index.summary.get("domains") or {}
+        lines = ["Tasks by domain: " + ", ".join(f"{d} {n:,}" for d, n in domains.items()), ""]
+        blocks = [sections.reward_table(), *sections.rubric_blocks(index.summary.get("rubric") or {})]
+        return "\n".join(lines) + "\n\n".join(to_text(block) for block in blocks)
 
     # A general task's folder, in the file viewer
 
