@@ -18,7 +18,7 @@ from typing import Callable
 from benchmarks.stats import median
 from rlx.adapters import Env
 from rlx.adapters.harbor.adapter import HarborAdapter
-from rlx.adapters.indexes import load_index
+from rlx.adapters.indexes import load_index, load_partial_index
 from rlx.catalog import fetch_listing
 from rlx.sources.hub import HubSource
 from rlx.store import Store
@@ -43,7 +43,6 @@ class Publication:
     """What a reader of the store saw, and when (seconds since build_index started)."""
 
     started: float
-    index_path: Path
     env_id: str
     store: Store
     first_list_s: float | None = None
@@ -54,17 +53,21 @@ class Publication:
     stop: threading.Event = field(default_factory=threading.Event)
 
     def watch(self) -> None:
-        seen = None
+        """Poll the partial index (the list a page shows while indexing) and the complete one, as a page would."""
+        seen = {}
+        files = ((self.store.partial_index_path(self.env_id), load_partial_index),
+                 (self.store.index_path(self.env_id), load_index))
         while not self.stop.is_set():
-            try:
-                stat = self.index_path.stat()
-            except FileNotFoundError:
-                time.sleep(0.005)
-                continue
-            if (stat.st_mtime_ns, stat.st_size) != seen:
+            for path, load in files:
+                try:
+                    stat = path.stat()
+                except FileNotFoundError:
+                    continue
+                if (stat.st_mtime_ns, stat.st_size) == seen.get(path):
+                    continue
                 now = time.perf_counter() - self.started
-                seen = (stat.st_mtime_ns, stat.st_size)
-                index = load_index(self.store, self.env_id)
+                seen[path] = (stat.st_mtime_ns, stat.st_size)
+                index = load(self.store, self.env_id)
                 if index is None:
                     continue
                 self.publications += 1
@@ -115,7 +118,7 @@ def index_once(fixture: tuple, stop_after_list: bool = False, budget_s: float = 
         hub.latency = LATENCY_S
         hub.reset_log()
         started = time.perf_counter()
-        seen = Publication(started, store.index_path(repo_id), repo_id, store)
+        seen = Publication(started, repo_id, store)
         watcher = threading.Thread(target=seen.watch, daemon=True)
         watcher.start()
         sink = _Sink(stop_after_list, started, budget_s)

@@ -45,7 +45,7 @@ def from_folder(fixture: tuple) -> dict:
         try:
             started = time.perf_counter()
             env = Env(source.repo_info(fixture[0], fixture[1]), source, store)
-            seen = indexing.Publication(started, store.index_path(env.id), env.id, store)
+            seen = indexing.Publication(started, env.id, store)
             watcher = threading.Thread(target=seen.watch, daemon=True)
             watcher.start()
             index = HarborAdapter().build_index(env, None)
