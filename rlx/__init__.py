@@ -7,13 +7,20 @@ from flask import Flask
 from rlx.config import Config
 
 __all__ = ["Config", "create_app"]
+MAX_BODY_BYTES = 1024 * 1024  # the largest request body read; more is a 413 before it is parsed
 
 
 def create_app(config: Config | None = None) -> Flask:
     """Build the app: nothing happens at import time, so tests build as many apps as they like."""
     config = config or Config.from_env()
+    from rlx.web.hosts import TrustedHosts
+    from rlx.web.json_provider import MarkupSafeJSON
+
     app = Flask(__name__)
+    app.json = MarkupSafeJSON(app)
+    app.wsgi_app = TrustedHosts(app.wsgi_app, config.public_url, config.trusted_hosts)
     app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         RLX=config,
         SECRET_KEY=config.session_secret,
         SESSION_COOKIE_HTTPONLY=True,

@@ -52,6 +52,9 @@ SETTINGS = [
             "memberships (for the admin org check), inference and jobs."),
     Setting("ADMIN_ORG", None, "The Hub organization whose members may use the admin app (`rlx admin`). "
             "Unset: the admin app lets nobody in."),
+    Setting("RLX_TRUSTED_HOSTS", None, "Comma-separated host names this app answers to (a request naming any "
+            "other Host gets 400, a guard against DNS rebinding and forged links). Loopback names, IP addresses "
+            "and RLX_PUBLIC_URL's host are always trusted; `.example.org` trusts every subdomain too."),
 ]
 
 _DEFAULT_SOURCE = Path(__file__).resolve().parent.parent / "examples"
@@ -73,6 +76,7 @@ class Config:
     oauth_client_secret: str | None = field(default=None, repr=False)
     oauth_scopes: str = DEFAULT_SCOPES
     admin_org: str | None = None
+    trusted_hosts: tuple[str, ...] = ()  # besides loopback names, IP addresses and public_url's host
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -98,6 +102,7 @@ class Config:
             oauth_client_secret=env.get("OAUTH_CLIENT_SECRET") or None,
             oauth_scopes=_check_scopes(env.get("OAUTH_SCOPES") or DEFAULT_SCOPES),
             admin_org=env.get("ADMIN_ORG") or None,
+            trusted_hosts=_check_hosts(env.get("RLX_TRUSTED_HOSTS") or ""),
         )
 
     @property
@@ -160,6 +165,15 @@ def _check_space_hosts(value: str) -> tuple[tuple[str, str], ...]:
                               f"addresses, not {item!r}.")
         pairs.append((subdomain.strip(), f"http://{parsed.netloc}"))
     return tuple(pairs)
+
+
+def _check_hosts(value: str) -> tuple[str, ...]:
+    hosts = tuple(h.strip().lower() for h in value.split(",") if h.strip())
+    for host in hosts:
+        if not re.fullmatch(r"\.?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*", host):
+            raise ConfigError(f"RLX_TRUSTED_HOSTS holds host names separated by commas (no scheme or port), "
+                              f"not {host!r}.")
+    return hosts
 
 
 def _check_redis_url(value: str | None) -> str | None:

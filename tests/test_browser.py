@@ -84,7 +84,7 @@ def test_typing_in_the_task_search_swaps_the_list_and_keeps_the_state_in_the_url
     page.goto(server + "/d/rlx-examples/terminal-basics")
     page.evaluate("window.__sameDocument = true")
     page.fill("#task-q", "nginx")
-    page.wait_for_function("document.querySelectorAll('.task-row').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('.task-row').length === 1")
     assert page.evaluate("window.__sameDocument") is True  # swapped in place, not a reload
     assert "q=nginx" in page.url
     page.reload()
@@ -109,10 +109,10 @@ def test_the_home_search_swaps_the_results_in_place_and_keeps_the_state_in_the_u
     page.goto(server + "/")
     page.evaluate("window.__sameDocument = true")
     page.fill("#q", "puzzles")
-    page.wait_for_function("document.querySelectorAll('#results .card').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('#results .card').length === 1")
     assert page.evaluate("window.__sameDocument") is True and "q=puzzles" in page.url
     page.click("label.chip:has-text('OpenEnv Space')")
-    page.wait_for_function("document.querySelector('#results .result-count').textContent.trim().startsWith('0 ')")
+    page.wait_for_function("() => document.querySelector('#results .result-count').textContent.trim().startsWith('0 ')")
     assert "kind=openenv-space" in page.url
 
 

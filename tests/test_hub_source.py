@@ -472,3 +472,19 @@ with populate_default_hub(HubStandIn()) as hub:
     elapsed, ids = done.stdout.split(" ", 1)
     assert float(elapsed) < 2.5  # one after another would take 5 s
     assert PUBLIC_HARBOR in ids
+
+
+@pytest.mark.parametrize("elsewhere", ["another stand-in", "localhost"])
+def test_a_next_page_link_to_another_host_is_never_followed(hub, elsewhere):
+    """Our headers (a token, once visitors sign in) go only to the configured Hub, whatever its Link header says."""
+    from tests.stand_ins.hub import HubStandIn
+
+    with HubStandIn() as other:
+        hub.link_base = other.url if elsewhere == "another stand-in" else hub.url.replace("127.0.0.1", "localhost")
+        hub.list_page_size = 4
+        hub.add_token("hf_visitor_token", "visitor")
+        source = HubSource(hub.url, backoff=1.0, max_wait=1.0, sleep=lambda s: None)
+        with pytest.raises(SourceError, match="another host"):
+            source.list_repos("dataset", ["harbor"], token="hf_visitor_token")
+        assert other.requests == [] and other.request_tokens == []
+        assert hub.count("GET", "/api/datasets?") == 1  # the first page only, from the Hub itself

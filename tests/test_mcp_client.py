@@ -33,7 +33,7 @@ def world(tmp_path_factory, redis_url):
 def _fresh_rate_limits(redis_url):
     """Every test starts with its own request budget (all of them come from 127.0.0.1)."""
     redis = connect(redis_url)
-    for key in redis.scan_iter("rlx:mcp:rate:*"):
+    for key in redis.scan_iter("rlx:rate*"):
         redis.delete(key)
 
 

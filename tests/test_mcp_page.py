@@ -55,7 +55,7 @@ def test_copy_puts_the_snippet_on_the_clipboard_and_it_connects(page, server):  
     button = page.locator("#mcp [data-copy]").first
     assert button.is_visible()
     button.click()
-    page.wait_for_function("document.querySelector('#mcp [data-copy]').textContent === 'Copied'")
+    page.wait_for_function("() => document.querySelector('#mcp [data-copy]').textContent === 'Copied'")
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied == page.locator("#mcp pre").first.inner_text()
     url = shlex.split(copied)[-1]

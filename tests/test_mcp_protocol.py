@@ -7,7 +7,7 @@ import time
 import pytest
 
 from rlx.adapters import register, unregister
-from rlx.mcp.limits import KEY_PREFIX as RATE_PREFIX
+from rlx.web.ratelimit import KEY_PREFIX as RATE_PREFIX
 from rlx.mcp.sessions import KEY_PREFIX as SESSION_PREFIX, SESSION_IDLE_S
 from tests.test_contract import RiddleAdapter
 
@@ -150,13 +150,19 @@ def test_batches_only_in_the_version_that_had_them(indexed_client):
 
 
 @pytest.mark.parametrize("headers", [{"Origin": "https://evil.example"}, {"Origin": "null"},
-                                     {"Sec-Fetch-Site": "cross-site"}, {"Host": "evil.example"},
-                                     {"Host": "evil.example", "Origin": "http://evil.example"},
-                                     {"Host": "[::1"}])
-def test_cross_origin_and_rebound_hosts_are_refused(indexed_client, headers):
+                                     {"Sec-Fetch-Site": "cross-site"}])
+def test_cross_origin_requests_are_refused(indexed_client, headers):
     response = post(indexed_client, rpc("initialize", 0, protocolVersion="2025-11-25"), **headers)
     assert response.status_code == 403 and response.get_json()["error"]["message"]
     assert "id" not in response.get_json()
+
+
+@pytest.mark.parametrize("headers", [{"Host": "evil.example"}, {"Host": "evil.example", "Origin": "http://evil.example"},
+                                     {"Host": "[::1"}])
+def test_rebound_hosts_are_refused_before_anything_is_read(indexed_client, redis_client, headers):
+    response = post(indexed_client, rpc("initialize", 0, protocolVersion="2025-11-25"), **headers)
+    assert response.status_code == 400 and "Host" in response.get_data(as_text=True)
+    assert "Mcp-Session-Id" not in response.headers and not redis_client.keys("rlx:mcp:session*")
 
 
 def test_the_public_host_and_same_origin_pages_are_accepted(make_config, redis_client):
@@ -170,7 +176,7 @@ def test_the_public_host_and_same_origin_pages_are_accepted(make_config, redis_c
                     {"Host": "127.0.0.1:8000", "Origin": "http://127.0.0.1:8000"}, {"Host": "[::1]:8000"}):
         response = post(client, rpc("initialize", 0, protocolVersion="2025-11-25"), **headers)
         assert response.status_code == 200, headers
-    page = client.get("/d/rlx-examples/terminal-basics", headers={"Host": "internal:8000"}).get_data(as_text=True)
+    page = client.get("/d/rlx-examples/terminal-basics", headers={"Host": "127.0.0.1:8000"}).get_data(as_text=True)
     assert "https://explorer.example.org/mcp/d/rlx-examples/terminal-basics" in page
 
 
@@ -190,7 +196,7 @@ def test_an_unknown_dataset_is_refused_at_initialize(indexed_client):
 
 
 def test_too_many_requests_from_one_address_get_429_with_retry_after(indexed_client, redis_client, monkeypatch):
-    monkeypatch.setattr("rlx.mcp.limits.REQUESTS_PER_WINDOW", 5)
+    indexed_client.application.config["RLX_RATE_LIMITS"] = {"mcp": "5/minute"}
     statuses = [post(indexed_client, rpc("ping")).status_code for _ in range(7)]
     assert statuses[:5] == [400] * 5 and statuses[5:] == [429, 429]  # 400: no session, but counted
     response = post(indexed_client, rpc("ping"))

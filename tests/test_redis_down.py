@@ -48,7 +48,7 @@ def test_pages_that_would_queue_a_job_answer_503_while_redis_is_down(app_on_own_
     assert_queue_down(client.get(f"/d/{NOT_INDEXED[1]}"), json=False)
     assert_queue_down(client.get(f"/d/{NOT_INDEXED[0]}"), json=False)
     assert_queue_down(client.get(f"/api/env/{NOT_INDEXED[1]}"), json=True)
-    assert_queue_down(client.post(f"/d/{NOT_INDEXED[1]}/reindex"), json=False)
+    assert_queue_down(client.post(f"/d/{NOT_INDEXED[1]}/reindex", headers={"Origin": "http://localhost"}), json=False)
     # What is on disk needs no queue.
     assert client.get(f"/d/{INDEXED}").status_code == 200
     assert client.get(f"/t/{INDEXED}/parse-duration").status_code == 200

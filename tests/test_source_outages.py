@@ -79,7 +79,7 @@ def test_a_hub_answering_520_on_files_fails_the_indexing_instead_of_publishing_e
     assert stored is None or not stored.complete  # nothing is published as a complete index
 
     hub.clear_faults()
-    retried = client.post(f"{ENV_URL}/reindex")
+    retried = client.post(f"{ENV_URL}/reindex", headers={"Origin": "http://localhost"})
     assert retried.status_code == 303
     assert wait_until(lambda: settled_state(client)) == "ready"
     index = read_index(hub_app.extensions["rlx.store"], PUBLIC_HARBOR)

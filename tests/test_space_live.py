@@ -12,6 +12,7 @@ from tests.stand_ins.bad_space import BadSpace
 from tests.stand_ins.hub_fixtures import ALICE, BOB
 
 ECHO = "rlx-examples/echo-env"
+OURS = {"Origin": "http://localhost"}  # our own pages send it with every form post
 
 
 def hub_app(hub, make_config, hosts=""):
@@ -55,14 +56,15 @@ def test_a_sleeping_space_is_woken_as_its_hub_page_does_once_a_minute(hub, make_
     app = hub_app(hub, make_config, f"acme-sleepy={host}")
     client = app.test_client()
     assert "Wake it up" in client.get("/s/acme/sleepy").get_data(as_text=True)
-    woke = client.post("/s/acme/sleepy/wake")
+    woke = client.post("/s/acme/sleepy/wake", headers=OURS)
     assert woke.status_code == 303 and hub.space_visits["acme/sleepy"] == 1
     page = client.get(woke.headers["Location"]).get_data(as_text=True)
     assert "asked to wake up" in page and "Starting" in page
     assert '<meta http-equiv="refresh"' in page  # JS off: the page refreshes itself while it starts
     assert 'hx-trigger="every 3s"' in page  # JS on: the status polls
     again = create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=hub.url,  # another process, same Redis
-                                   RLX_SPACE_HOSTS=f"acme-sleepy={host}")).test_client().post("/s/acme/sleepy/wake")
+                                   RLX_SPACE_HOSTS=f"acme-sleepy={host}")).test_client().post("/s/acme/sleepy/wake",
+                                                                                             headers=OURS)
     assert again.status_code == 429 and int(again.headers["Retry-After"]) <= 60
     assert "less than a minute ago" in again.get_data(as_text=True)
     assert hub.space_visits["acme/sleepy"] == 1  # throttled before any call
@@ -73,7 +75,7 @@ def test_the_page_shows_the_stage_change_live(hub, make_config, redis_client):
     host = hub.serve_space_host("acme/sleepy")
     client = hub_app(hub, make_config, f"acme-sleepy={host}").test_client()
     hub.start_polls = 4
-    fragment = client.post("/s/acme/sleepy/wake", headers={"HX-Request": "true", "HX-Target": "space-status"})
+    fragment = client.post("/s/acme/sleepy/wake", headers={"HX-Request": "true", "HX-Target": "space-status", **OURS})
     assert "was asked to wake up" in fragment.get_data(as_text=True)
     assert "<html" not in fragment.get_data(as_text=True)
     seen = []
@@ -93,7 +95,7 @@ def test_a_broken_space_asks_for_sign_in_to_restart(hub, make_config, redis_clie
     client = hub_app(hub, make_config).test_client()
     page = client.get("/s/alice/broken-env").get_data(as_text=True)
     assert "Crashed" in page and "Sign in with Hugging Face to restart it" in page
-    answer = client.post("/s/alice/broken-env/restart")
+    answer = client.post("/s/alice/broken-env/restart", headers=OURS)
     assert answer.status_code == 401 and "Sign in with Hugging Face" in answer.get_data(as_text=True)
     assert hub.restarts == []
 
@@ -110,7 +112,7 @@ def test_a_restart_uses_the_visitors_own_token_and_only_writers_may(hub, hub_sou
     # The page's route passes the visitor's token per call: with Bob's, the Hub's refusal is the answer.
     monkeypatch.setattr("rlx.web.spaces.visitor_token", lambda: BOB)
     client = hub_app(hub, make_config).test_client()
-    answer = client.post("/s/alice/broken-env/restart")
+    answer = client.post("/s/alice/broken-env/restart", headers=OURS)
     assert answer.status_code == 403 and "may not write to alice/broken-env" in answer.get_data(as_text=True)
 
 

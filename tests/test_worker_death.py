@@ -89,7 +89,7 @@ def test_a_killed_worker_is_noticed_its_job_retried_twice_then_given_up_and_the_
 
     # Try again, with a worker that lives: the dataset is indexed whole.
     worker_env()
-    assert client.post(f"/d/{SLOW}/reindex").status_code == 303
+    assert client.post(f"/d/{SLOW}/reindex", headers={"Origin": "http://localhost"}).status_code == 303
     assert wait_until(lambda: client.get(f"/api/env/{SLOW}").get_json()["state"] == "ready", timeout=120)
     assert client.get(f"/api/env/{SLOW}").get_json()["tasks"] == 40
 

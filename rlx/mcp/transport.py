@@ -5,27 +5,26 @@ offer no server-to-client stream, as the spec allows) and DELETE (ends the sessi
 `Mcp-Session-Id` kept in Redis (sessions.py); every later request must carry it, and an unknown or expired one
 gets 404 so the client starts over. Notifications and responses get 202 with no body.
 
-Before anything is read: the Host and Origin checks (the spec's defence against DNS rebinding), a per-address
-rate limit, and a cap on the body.
+Before anything is read: the Origin check (Host is checked for every route, against DNS rebinding), a
+per-address rate limit, and a cap on the body.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 from collections.abc import Callable
-from urllib.parse import urlparse
 
-from flask import Response, current_app, g, request
+from flask import Response, g, request
 from redis.exceptions import RedisError
 
 from rlx.mcp import jsonrpc
 from rlx.mcp.jsonrpc import INVALID_REQUEST, SERVER_ERROR, Message, RpcError
-from rlx.mcp.limits import over_limit
 from rlx.mcp.protocol import MODERN_VERSIONS, SUPPORTED_VERSIONS, ToolServer, answer, initialize_result, negotiate
 from rlx.mcp.sessions import Session, end_session, find_session, new_session
 from rlx.queue import get_redis
+from rlx.web.origin import same_origin
+from rlx.web.ratelimit import over_limit
 
 log = logging.getLogger("rlx.mcp")
 MAX_BODY = 512 * 1024
@@ -39,7 +38,7 @@ def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "
     """Answer one HTTP request to the MCP endpoint at path `endpoint`. `server_for()` builds the tool server
     (lazily: a ping or a notification never needs it); `landing` is a page for people who open the URL."""
     try:
-        _check_host_and_origin()
+        _check_origin()
         _check_rate()
         if request.method in ("GET", "HEAD"):
             return _get(landing)
@@ -57,36 +56,15 @@ def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "
 
 # --- refusals before anything is read --------------------------------------------------------------------
 
-def _check_host_and_origin() -> None:
-    """DNS rebinding: a hostile page whose name resolves to this machine sends its own name as Host (and as
-    Origin), so matching Origin to Host is not enough. Host must be RLX_PUBLIC_URL's host, a loopback name or an
-    IP address; Origin, when sent, must be this app's (the same rule as the app's own forms, rlx/web/origin.py)."""
-    from rlx.web.origin import same_origin
-
-    try:
-        host = urlparse("//" + (request.host or "")).hostname or ""
-    except ValueError:  # an unbalanced "[" in Host
-        host = ""
-    public = current_app.config["RLX"].public_url
-    if not (_is_local_or_ip(host) or (public and urlparse(public).hostname == host.lower())):
-        raise RpcError(SERVER_ERROR, f"Host {host[:100]!r} is not this app's address: set RLX_PUBLIC_URL to the "
-                                     "address clients use (a DNS-rebinding guard).", 403)
-    if not same_origin():
+def _check_origin() -> None:
+    """Host was checked before Flask saw the request (rlx/web/hosts.py: the spec's defence against DNS rebinding).
+    Origin, when a browser sends one, must be this app's; MCP clients that are not browsers send none."""
+    if not same_origin(allow_absent=True):
         raise RpcError(SERVER_ERROR, "Cross-origin requests may not use this MCP endpoint.", 403)
 
 
-def _is_local_or_ip(host: str) -> bool:
-    if host.lower() in ("localhost", "localhost.") or host.lower().endswith(".localhost"):
-        return True
-    try:
-        ipaddress.ip_address(host)
-        return True
-    except ValueError:
-        return False
-
-
 def _check_rate() -> None:
-    wait = over_limit(get_redis(), request.remote_addr or "unknown")
+    wait = over_limit("mcp")
     if wait is not None:
         raise RpcError(SERVER_ERROR, f"Too many requests from your address; try again in {wait} s.", 429,
                        {"retryAfter": wait})

@@ -18,6 +18,7 @@ from rlx.snapshot.schema import SORT_COLUMNS
 
 MAX_WORDS = words.MAX_WORDS
 MAX_WORD_CHARS = words.MAX_WORD_CHARS
+MAX_PAGE = 10_000  # deeper than any listing goes; beyond it SQLite's OFFSET would overflow
 MAX_PAGE_SIZE = 100
 RANK_LIMIT = 5000  # task matches beyond which results are listed in catalog order instead of by relevance
 FACET_SIZE = 30
@@ -269,8 +270,8 @@ def _paging(page, size) -> tuple[int, int]:
         page, size = int(page), int(size)
     except (TypeError, ValueError):
         raise QueryError("page and size must be whole numbers.") from None
-    if page < 1 or not 1 <= size <= MAX_PAGE_SIZE:
-        raise QueryError(f"page must be 1 or more and size between 1 and {MAX_PAGE_SIZE}.")
+    if not 1 <= page <= MAX_PAGE or not 1 <= size <= MAX_PAGE_SIZE:
+        raise QueryError(f"page must be between 1 and {MAX_PAGE:,} and size between 1 and {MAX_PAGE_SIZE}.")
     return page, size
 
 

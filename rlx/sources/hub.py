@@ -19,7 +19,7 @@ import re
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx2
 from huggingface_hub import constants, hf_hub_url
@@ -236,6 +236,14 @@ class HubSource:
             raise RepoNotFound(f"{repo_id!r} is not a repository id (expected org/name).")
         return f"{self.endpoint}/api/{repo_type}s/{repo_id}"
 
+    def _is_ours(self, url: str) -> bool:
+        """Whether `url` is on the configured Hub: same scheme, host and port."""
+        try:
+            theirs, ours = urlsplit(url), urlsplit(self.endpoint)
+            return (theirs.scheme, theirs.hostname, theirs.port) == (ours.scheme, ours.hostname, ours.port)
+        except ValueError:
+            return False
+
     def _pages(self, url: str, what: str, token, params, repo=None) -> Iterator:
         """The items of a paginated listing, following the Link header's next URL (which carries every param)."""
         next_url: str | None = url
@@ -246,6 +254,9 @@ class HubSource:
             with self._send("GET", next_url, what, token, params=params, repo=repo) as response:
                 items = _json(response, what)
                 following = response.links.get("next", {}).get("url")
+            if following is not None and not self._is_ours(following):
+                # Our headers (a visitor's token, once they sign in) go only to the Hub we were configured with.
+                raise SourceError(f"The Hub's next-page link for {what} points to another host; not followed.")
             if not isinstance(items, list):
                 raise SourceError(f"The Hub's answer for {what} is not a list.")
             yield from items

@@ -4,20 +4,23 @@ from flask import Flask
 
 
 def register_web(app: Flask) -> None:
-    from rlx.web import (admission, api_search, catalog_db, envs, errors, explore, health, mcp_routes, runs, spaces,
-                         tasks)
+    from rlx.web import (admission, api_docs, api_search, catalog_db, envs, errors, explore, headers, health,
+                         mcp_routes, origin, runs, spaces, tasks)
     from rlx.web.context import init_context
 
     from rlx import auth
 
+    headers.init_app(app)  # first: its nonce exists before any other hook can answer with a page
     init_context(app)
     auth.init_app(app)
     admission.init_app(app)
+    origin.init_app(app)
     catalog_db.init_app(app)
     errors.init_app(app)
     app.register_blueprint(health.bp)
     app.register_blueprint(explore.bp)
     app.register_blueprint(api_search.bp)
+    app.register_blueprint(api_docs.bp)
     app.register_blueprint(envs.bp)
     app.register_blueprint(tasks.bp)
     app.register_blueprint(mcp_routes.bp)

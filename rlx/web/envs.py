@@ -8,6 +8,7 @@ from rlx.adapters import public
 from rlx.jobs.index import ensure_index_job
 from rlx.web.loaders import load_env
 from rlx.web.origin import same_origin_only
+from rlx.web.ratelimit import rate_limited
 from rlx.web.render import render
 from rlx.web.tasklist import TaskQuery, page_of, search_index
 
@@ -116,6 +117,7 @@ def env_progress(org: str, name: str):
 
 @bp.post("/d/<org>/<name>/reindex")
 @same_origin_only
+@rate_limited("writes")
 def env_retry(org: str, name: str):
     """Try a failed indexing again (the page's button)."""
     state = load_env(org, name, start_indexing=False)

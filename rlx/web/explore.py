@@ -12,6 +12,8 @@ from rlx.auth.mine import my_repos
 from rlx.auth.visitor import current_visitor
 from rlx.web.catalog_db import settings
 from rlx.web.origin import same_origin_only
+from rlx.web.ratelimit import rate_limited
+from rlx.web.redirects import own_path
 from rlx.web.render import render
 from rlx.web.search import SORTS, TRENDING_MAX, SearchQuery, run_search
 
@@ -50,13 +52,11 @@ def home():
 
 @bp.post("/banner/dismiss")
 @same_origin_only
+@rate_limited("writes")
 def dismiss_banner():
     """Close the banner for a week (a cookie on this browser only)."""
     banner = settings().banner
-    target = request.form.get("next", "/")
-    if not target.startswith("/") or target.startswith("//") or "\\" in target:
-        target = "/"
-    response = redirect(target, code=303)
+    response = redirect(own_path(request.form.get("next")), code=303)
     if banner:
         response.set_cookie(BANNER_COOKIE, banner["id"], max_age=WEEK_S, httponly=True, samesite="Lax")
     if request.headers.get("HX-Request") == "true":

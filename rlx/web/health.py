@@ -2,10 +2,14 @@
 
 The source is reported but does not make the app unready: while the Hub is down, pages are served from the
 indexes on disk, so a load balancer following /readyz must keep sending visitors here.
+
+/readyz is public (load balancers call it), so it names parts and states, never the server's folders or
+addresses: every absolute path in it is replaced by a placeholder.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import datetime, timezone
 
@@ -31,7 +35,7 @@ def readyz():
     ok = all(check["ok"] for check in checks.values())
     checks["source"] = _check_source()
     degraded = [] if checks["source"]["ok"] else ["source"]
-    response = jsonify({"ok": ok, "checks": checks, "degraded": degraded})
+    response = jsonify({"ok": ok, "checks": _without_paths(checks), "degraded": degraded})
     response.status_code = 200 if ok else 503
     if not ok:
         response.headers["Retry-After"] = "10"
@@ -76,6 +80,20 @@ def _check_source():
 
     def probe():
         source.check()
-        return {"kind": source.kind, "describe": source.describe()}
+        return {"kind": source.kind}
 
     return _timed(probe)
+
+
+# An absolute path (/a/b, unix:///a/b.sock, C:\\a): what a server's folders look like inside an error message.
+_PATH = re.compile(r"unix://(?:/[\w.@~+-]+)+|(?<![\w.:/])(?:/[\w.@~+-]+){2,}/?|(?<!\w)[A-Za-z]:\\[^\s'\"]+")
+
+
+def _without_paths(value):
+    if isinstance(value, str):
+        return _PATH.sub("<path>", value)
+    if isinstance(value, dict):
+        return {k: _without_paths(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_paths(v) for v in value]
+    return value

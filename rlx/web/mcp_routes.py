@@ -12,11 +12,13 @@ from rlx.mcp.jsonrpc import SERVER_ERROR
 from rlx.mcp.snippets import app_base_url, client_snippets
 from rlx.sources.errors import SourceError, Unavailable
 from rlx.web.loaders import load_env
+from rlx.web.origin import checks_origin_itself
 
 bp = Blueprint("mcp", __name__)
 
 
 @bp.route("/mcp/d/<org>/<name>", methods=["GET", "POST", "DELETE"])
+@checks_origin_itself
 def dataset_endpoint(org: str, name: str):
     @functools.cache
     def server_for() -> DatasetTools:

@@ -25,6 +25,7 @@ from rlx.web.errors import error_response
 from rlx.web.format import relative_date
 from rlx.web.loaders import _NAME
 from rlx.web.origin import same_origin_only
+from rlx.web.ratelimit import rate_limited
 from rlx.web.render import render, wants_fragment
 
 bp = Blueprint("spaces", __name__)
@@ -160,6 +161,7 @@ def space_live(org: str, name: str):
 
 @bp.post("/s/<org>/<name>/wake")
 @same_origin_only
+@rate_limited("wake")
 def space_wake(org: str, name: str):
     record = _record(org, name)
     try:
@@ -173,6 +175,7 @@ def space_wake(org: str, name: str):
 
 @bp.post("/s/<org>/<name>/restart")
 @same_origin_only
+@rate_limited("wake")
 def space_restart(org: str, name: str):
     record = _record(org, name)
     try:

@@ -334,6 +334,7 @@ class HubStandIn:
         self.tree_page_size = tree_page_size
         self.tree_expand_page_size = 50
         self.latency = 0.0
+        self.link_base: str | None = None  # where next-page Links point (default: this server), to test a hostile one
         self.requests: list[tuple[str, str]] = []  # (method, path with query)
         self.request_tokens: list[str | None] = []  # the bearer token of each logged request, None when anonymous
         self.scheduled_jobs: list[dict] = []  # the body of each scheduled Job created, with its namespace
@@ -600,7 +601,7 @@ class HubStandIn:
         if start + len(page) < len(items):
             query = [(k, v) for k, v in req.query if k != "cursor"]
             query.append(("cursor", _cursor(start + len(page))))
-            headers["Link"] = f'<{self.url}{req.path}?{urlencode(query)}>; rel="next"'
+            headers["Link"] = f'<{self.link_base or self.url}{req.path}?{urlencode(query)}>; rel="next"'
         return _json(200, [render(item) for item in page], headers)
 
     def _info(self, req: _Request, repo_type: str, repo_id: str, revision: str) -> tuple[int, dict, bytes]:

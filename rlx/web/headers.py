@@ -1,0 +1,46 @@
+"""Security headers on every answer, set by flask-talisman: a Content-Security-Policy that runs only our own
+script files (no inline script anywhere; the one inline stylesheet carries a per-response nonce), no framing, no
+MIME sniffing, a strict Referrer-Policy, no powerful browser features, and HSTS when the request came over https.
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask_talisman import Talisman
+
+CSP = {
+    "default-src": "'self'",
+    "script-src": "'self'",
+    "style-src": "'self'",  # plus the nonce of the inline stylesheet
+    # Style attributes carry only CSS variables (bar widths, tree depth) and cannot run code.
+    "style-src-attr": "'unsafe-inline'",
+    "img-src": "'self' data:",
+    "connect-src": "'self'",
+    "font-src": "'self'",
+    "object-src": "'none'",
+    "base-uri": "'none'",
+    "form-action": "'self'",
+    "frame-ancestors": "'none'",
+    "frame-src": "https://*.hf.space",  # a running Space's own app, embedded on its page
+}
+PERMISSIONS = {feature: "()" for feature in (
+    "accelerometer", "camera", "geolocation", "gyroscope", "magnetometer", "microphone", "payment", "usb",
+    "interest-cohort", "browsing-topics")}
+
+
+def init_app(app: Flask) -> None:
+    public_url = app.config["RLX"].public_url or ""
+    Talisman(
+        app,
+        force_https=False,  # TLS ends at the proxy in front of us; HSTS below tells browsers to stay on https
+        strict_transport_security=True,  # sent only on requests that arrived over https
+        strict_transport_security_include_subdomains=False,
+        content_security_policy=CSP,
+        content_security_policy_nonce_in=["style-src"],
+        frame_options="DENY",
+        referrer_policy="same-origin",
+        permissions_policy=PERMISSIONS,
+        session_cookie_secure=public_url.startswith("https://"),
+        session_cookie_samesite="Lax",
+        x_content_type_options=True,
+    )
