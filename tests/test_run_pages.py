@@ -11,13 +11,15 @@ from rlx.runs import index, record
 from tests.runs_helpers import SCIENCE, wait_for
 
 TASK = f"/t/{SCIENCE}/chemistry/molar-mass-table"
+OURS = {"Origin": "http://localhost"}  # our own pages send it with every form post
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
 
 
 def post_run(client, path=TASK, **fields):
     form = {"option": "local", "agent": "oracle", "visibility": "private", "model": "", "endpoint": "",
             "api_key": "", **fields}
-    return client.post(f"{path}/run", data={k: v for k, v in form.items() if v is not None})
+    return client.post(f"{path}/run", data={k: v for k, v in form.items() if v is not None},
+                       headers=OURS)
 
 
 def run_id_of(response) -> str:
@@ -123,8 +125,9 @@ def test_stopping_a_queued_run(indexed_app):
     run_id = run_id_of(post_run(client))
     queued = client.get(f"/r/{run_id}").get_data(as_text=True)
     assert '<noscript><meta http-equiv="refresh"' in queued and "Queued" in queued  # JS off: it refreshes itself
-    assert indexed_app.test_client().post(f"/r/{run_id}/stop").status_code == 404  # not yours, not even visible
-    response = client.post(f"/r/{run_id}/stop")
+    stranger = indexed_app.test_client().post(f"/r/{run_id}/stop", headers=OURS)
+    assert stranger.status_code == 404  # not yours, not even visible
+    response = client.post(f"/r/{run_id}/stop", headers=OURS)
     assert response.status_code == 303
     run = wait_for(indexed_app, run_id)
     assert run.status == "stopped" and run.reward is None
