@@ -92,3 +92,15 @@ def test_a_down_redis_is_a_503_not_a_500(make_config):
     response = app.test_client().post("/banner/dismiss", headers=OURS)
     assert response.status_code == 503 and response.headers["Retry-After"]
 
+
+
+def test_pasted_tokens_and_run_requests_are_limited_across_processes(make_config, redis_client):
+    """A wrong token pasted again and again, or a flood of run requests: the second process refuses the next one."""
+    first, second = two_processes(make_config, {"token": "1/minute", "runs": "1/minute"})
+    assert first.post("/signin/token", data={"token": "hf_wrong"}, headers=OURS).status_code != 429
+    limited = second.post("/signin/token", data={"token": "hf_wrong"}, headers=OURS)
+    assert limited.status_code == 429 and int(limited.headers["Retry-After"]) >= 1
+
+    run_url = "/t/rlx-examples/terminal-basics/csv-sales-rollup/run"
+    assert first.post(run_url, data={"agent": "forged"}, headers=OURS).status_code != 429
+    assert second.post(run_url, data={"agent": "forged"}, headers=OURS).status_code == 429

@@ -18,6 +18,7 @@ from rlx.auth.oauth import provider
 from rlx.auth.redirects import own_path
 from rlx.auth.visitor import current_visitor, signed_out_for_now
 from rlx.web.origin import same_origin_only
+from rlx.web.ratelimit import rate_limited
 from rlx.web.render import render
 
 bp = Blueprint("auth", __name__)
@@ -44,6 +45,7 @@ def signin():
 
 
 @bp.get("/signin/hf")
+@rate_limited("sign_in")
 def signin_hf():
     client = provider()
     if client is None:
@@ -86,6 +88,7 @@ def callback():
 
 @bp.post("/signin/token")
 @same_origin_only
+@rate_limited("token")
 def signin_token():
     token = request.form.get("token", "").strip()
     if not token:

@@ -24,6 +24,7 @@ from rlx.runs.view import run_view
 from rlx.web.errors import error_response
 from rlx.web.loaders import load_env
 from rlx.web.origin import same_origin_only
+from rlx.web.ratelimit import rate_limited
 from rlx.web.render import render
 from rlx.web.visitor import visitor_id
 
@@ -35,6 +36,7 @@ BLOCK_MS = 5000
 
 @bp.post("/t/<org>/<name>/<path:ref>/run")
 @same_origin_only
+@rate_limited("runs")
 def start(org: str, name: str, ref: str):
     state = load_env(org, name, start_indexing=False)
     if not state.ready:
