@@ -11,7 +11,7 @@ time is learned from the waits themselves (each admitted request's wait for its 
 were ahead of it: a moving average), so it counts everything the worker spends, refusals, gzip, the server's own
 work, and other processes on the same cores included. When the expected wait passes MAX_WAIT_S, a new request gets
 503 with Retry-After at once, instead of an answer many seconds later; MAX_IN_FLIGHT caps the queue whatever the
-estimate. Health probes are never turned away.
+estimate. Health probes and WebSockets (the playground caps its own) are never turned away.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def init_app(app: Flask) -> None:
 
     @app.before_request
     def _admit():
-        if request.path.startswith(EXEMPT):
+        if request.path.startswith(EXEMPT) or _is_websocket():
             return None
         admission: Admission = current_app.extensions["rlx.admission"]
         ahead = admission.enter()
@@ -88,6 +88,12 @@ def init_app(app: Flask) -> None:
     def _release(exc):
         if g.pop("rlx_admitted", False):
             current_app.extensions["rlx.admission"].leave()
+
+
+def _is_websocket() -> bool:
+    """A playground's WebSocket lives for minutes: counted as a request in flight it would look like saturation
+    to everyone else. The playground caps its sessions itself (rlx.live.slots)."""
+    return request.headers.get("Upgrade", "").lower() == "websocket"
 
 
 def _busy(admission: Admission):

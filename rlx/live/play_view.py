@@ -1,0 +1,207 @@
+"""What the playground draws and reads, as plain data (no Flask): the action form from a server's action schema,
+a visitor's form values turned back into an action, an observation split into drawable parts, and an episode's
+rewards as the points of a small plot."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from rlx.adapters.withhold.keys import strip_answers
+
+BASE_FIELDS = {"metadata"}  # every OpenEnv action has it; nobody types it in a form
+MAX_TEXT = 20_000  # characters of one form value
+MAX_INT = 2**31 - 1
+_IMAGE = ("data:image/png;", "data:image/jpeg;", "data:image/gif;", "data:image/webp;")
+_AUDIO = ("data:audio/wav;", "data:audio/mpeg;", "data:audio/ogg;", "data:audio/webm;", "data:audio/x-wav;")
+
+
+class BadAction(ValueError):
+    """The form's values do not make an action; the message says which field and why."""
+
+
+def action_fields(schema: dict | None) -> list[dict]:
+    """One form field per property of the action schema: name, label, help, kind (text, textarea, integer,
+    number, boolean, choice, json), required, choices. No usable schema: one JSON field for the whole action."""
+    props = (schema or {}).get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict) or not props:
+        return [{"name": "__action__", "label": "Action (JSON)", "help": "The server published no action schema: "
+                 "type the action as a JSON object.", "kind": "json", "required": True, "choices": []}]
+    required = set(schema.get("required") or [])
+    fields = []
+    for name, prop in list(props.items())[:60]:
+        if name in BASE_FIELDS or not isinstance(prop, dict):
+            continue
+        kind, choices = _kind(_without_null(prop))
+        fields.append({"name": name, "label": str(prop.get("title") or name), "kind": kind, "choices": choices,
+                       "help": str(prop.get("description") or "")[:300], "required": name in required,
+                       "default": prop.get("default")})
+    return fields
+
+
+def _without_null(prop: dict) -> dict:
+    options = prop.get("anyOf") or prop.get("oneOf")
+    if isinstance(options, list):
+        real = [o for o in options if isinstance(o, dict) and o.get("type") != "null"]
+        if len(real) == 1:
+            return {**prop, **real[0]}
+    return prop
+
+
+def _kind(prop: dict) -> tuple[str, list]:
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        return "choice", [v for v in prop["enum"][:100] if isinstance(v, (str, int, float))]
+    kind = prop.get("type")
+    if kind == "string":
+        return ("textarea" if (prop.get("maxLength") or 10_000) > 200 else "text"), []
+    if kind in ("integer", "number", "boolean"):
+        return kind, []
+    return "json", []
+
+
+def action_from_form(fields: list[dict], values: dict) -> dict:
+    """The action the form describes; BadAction names the first field that is wrong."""
+    if fields and fields[0]["name"] == "__action__":
+        value = _json_value("Action", values.get("__action__"))
+        if not isinstance(value, dict):
+            raise BadAction("The action must be a JSON object.")
+        return value
+    action = {}
+    for field in fields:
+        raw = values.get(field["name"])
+        if field["kind"] == "boolean":
+            action[field["name"]] = raw in ("on", "true", True)
+            continue
+        if raw is None or (isinstance(raw, str) and raw.strip() == ""):
+            if field["required"]:
+                raise BadAction(f"{field['label']} is required.")
+            continue
+        action[field["name"]] = _typed(field, raw)
+    return action
+
+
+def _typed(field: dict, raw):
+    label, kind = field["label"], field["kind"]
+    text = str(raw)
+    if len(text) > MAX_TEXT:
+        raise BadAction(f"{label} is longer than {MAX_TEXT:,} characters.")
+    if kind == "integer":
+        try:
+            number = int(text.strip())
+        except ValueError:
+            raise BadAction(f"{label} must be a whole number.") from None
+        if abs(number) > MAX_INT:
+            raise BadAction(f"{label} must be between {-MAX_INT:,} and {MAX_INT:,}.")
+        return number
+    if kind == "number":
+        try:
+            number = float(text.strip())
+        except ValueError:
+            raise BadAction(f"{label} must be a number.") from None
+        if not math.isfinite(number) or abs(number) > 1e15:
+            raise BadAction(f"{label} must be a finite number below 10¹⁵.")
+        return number
+    if kind == "json":
+        return _json_value(label, text)
+    if kind == "choice":
+        matches = [c for c in field["choices"] if str(c) == text]
+        if not matches:
+            raise BadAction(f"{label} must be one of the offered choices.")
+        return matches[0]
+    return text
+
+
+def _json_value(label: str, raw):
+    text = str(raw or "")
+    if len(text) > MAX_TEXT:
+        raise BadAction(f"{label} is longer than {MAX_TEXT:,} characters.")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise BadAction(f"{label} is not valid JSON ({exc.msg} at character {exc.pos}).") from None
+
+
+def bounded_int(raw, label: str, low: int = 0, high: int = MAX_INT) -> int | None:
+    """A number a visitor typed, checked; None when left empty."""
+    if raw is None or str(raw).strip() == "":
+        return None
+    try:
+        number = int(str(raw).strip())
+    except ValueError:
+        raise BadAction(f"{label} must be a whole number.") from None
+    if not low <= number <= high:
+        raise BadAction(f"{label} must be between {low:,} and {high:,}.")
+    return number
+
+
+def observation_parts(observation) -> tuple[list[dict], int]:
+    """The observation's fields as parts to draw ({label, kind, value}: text, json, image, audio, chat, value),
+    answer-like fields taken out; and how many were taken out."""
+    clean, withheld = strip_answers(observation if isinstance(observation, dict) else {"observation": observation})
+    parts = []
+    for key, value in clean.items():
+        if key == "metadata" and not value:
+            continue
+        parts.append({"label": key, **_part(value)})
+    return parts, len(withheld)
+
+
+def _part(value) -> dict:
+    if isinstance(value, str):
+        if value.startswith(_IMAGE) and ";base64," in value[:40]:
+            return {"kind": "image", "value": value}
+        if value.startswith(_AUDIO) and ";base64," in value[:40]:
+            return {"kind": "audio", "value": value}
+        return {"kind": "text", "value": value}
+    if _is_chat(value):
+        return {"kind": "chat", "value": [{"role": str(m.get("role")), "content": _chat_text(m.get("content"))}
+                                          for m in value]}
+    if isinstance(value, (dict, list)):
+        return {"kind": "json", "value": json.dumps(value, indent=2, ensure_ascii=False)[:MAX_TEXT * 5]}
+    return {"kind": "value", "value": "null" if value is None else json.dumps(value)}
+
+
+def _is_chat(value) -> bool:
+    return (isinstance(value, list) and bool(value) and
+            all(isinstance(m, dict) and isinstance(m.get("role"), str) and "content" in m for m in value))
+
+
+def _chat_text(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # OpenAI-style parts
+        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def reward_points(rewards: list[float | None], width: int = 320, height: int = 80) -> dict:
+    """The polyline of an episode's rewards (steps without a reward skipped), scaled into width × height."""
+    known = [(i, r) for i, r in enumerate(rewards) if isinstance(r, (int, float)) and math.isfinite(r)]
+    if not known:
+        return {"points": "", "low": None, "high": None, "dots": []}
+    low, high = min(r for _, r in known), max(r for _, r in known)
+    span, steps = (high - low) or 1.0, max(len(rewards) - 1, 1)
+    pad = 6
+    dots = [(round(pad + (width - 2 * pad) * i / steps, 1), round(height - pad - (height - 2 * pad) * (r - low) / span,
+                                                                    1)) for i, r in known]
+    return {"points": " ".join(f"{x},{y}" for x, y in dots), "low": low, "high": high, "dots": dots}
+
+
+def tool_result_parts(result: dict) -> tuple[list[dict], bool]:
+    """An MCP tools/call result (OpenEnv's snake_case or MCP's camelCase) as parts, and whether it is an error."""
+    clean, _ = strip_answers(result)
+    parts = []
+    for block in clean.get("content") or []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            parts.append({"label": "text", "kind": "text", "value": str(block.get("text", ""))})
+        elif block.get("type") in ("image", "audio") and isinstance(block.get("data"), str):
+            mime = str(block.get("mimeType") or block.get("mime_type") or "")
+            prefix = f"data:{mime};base64,"
+            part = _part(prefix + block["data"])
+            parts.append({"label": block["type"], **part})
+    structured = clean.get("structuredContent", clean.get("structured_content"))
+    if structured is not None:
+        parts.append({"label": "structured", **_part(structured)})
+    return parts, bool(clean.get("isError", clean.get("is_error")))

@@ -1,0 +1,172 @@
+"""The playground, driven over a real WebSocket against gunicorn (gevent, the production path) relaying to a
+real openenv server: reset, step, reward, an MCP call on the same episode, the state; and every way a server or a
+visitor can misbehave gets a sentence, with nothing left open."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from websockets.sync.client import connect
+
+from rlx.live.localenv import free_port
+from rlx.live.slots import open_count
+from tests.conftest import EXAMPLES
+from tests.stand_ins.bad_ws import BadWs
+
+ECHO = "rlx-examples/echo-env"
+BAD = "acme/bad-ws"
+
+
+@pytest.fixture(scope="module")
+def bad_ws():
+    with BadWs() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, redis_url, openenv_server, bad_ws):
+    root = tmp_path_factory.mktemp("play")
+    source = root / "source"
+    shutil.copytree(EXAMPLES / "spaces" / ECHO, source / "spaces" / ECHO)
+    bad = source / "spaces" / BAD
+    bad.mkdir(parents=True)
+    (bad / "README.md").write_text("---\ntitle: Bad\nsdk: docker\ntags: [openenv]\n---\n# Bad\n")
+    (bad / ".hub.json").write_text(json.dumps({"host": "https://acme-bad-ws.hf.space", "sdk": "docker",
+                                               "runtime": {"stage": "RUNNING"}}))
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(root / "data"), "RLX_SOURCE": str(source),
+           "SESSION_SECRET": "test-secret", "RLX_TEST_STEP_TIMEOUT_S": "1.5", "RLX_TEST_IDLE_S": "2",
+           "RLX_SPACE_HOSTS": f"rlx-examples-echo-env={openenv_server},acme-bad-ws={bad_ws.url}"}
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1", "-b",
+                                f"127.0.0.1:{port}", "--log-level", "warning", "tests.play_app:app"], env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url + "/healthz", timeout=1)
+            break
+        except OSError:
+            assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
+            time.sleep(0.1)
+    yield url
+    process.terminate()
+    process.wait(10)
+
+
+class Player:
+    """What htmx's ws extension does: open the socket, send each form as JSON, take each answer's fragments."""
+
+    def __init__(self, site: str, space: str, cookie: str | None = None):
+        headers = {"Origin": site, **({"Cookie": cookie} if cookie else {})}
+        self.ws = connect(site.replace("http", "ws", 1) + f"/s/{space}/play/ws", additional_headers=headers,
+                          open_timeout=10, legacy=True)
+        self.first = self.receive()
+
+    def send(self, **form) -> str:
+        self.ws.send(json.dumps({**form, "HEADERS": {"HX-Request": "true"}}))
+        return self.receive()
+
+    def receive(self) -> str:
+        return self.ws.recv(timeout=20)
+
+    def close(self):
+        self.ws.close()
+
+
+def status(html: str) -> str:
+    found = re.search(r'id="play-status"[^>]*>(.*?)</p>', html, re.S)
+    return found.group(1) if found else ""
+
+
+def cookie_of(site: str, space: str) -> str:
+    with urllib.request.urlopen(f"{site}/s/{space}/play", timeout=30) as response:
+        page = response.read().decode()
+        return page, response.headers["Set-Cookie"].split(";", 1)[0]
+
+
+def until(predicate, what: str, seconds: float = 10):
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_reset_step_reward_tool_call_and_state_on_one_episode(site, redis_client):
+    page, cookie = cookie_of(site, ECHO)
+    assert 'ws-connect="/s/rlx-examples/echo-env/play/ws"' in page, re.findall(r'class="note[^>]*>(.*?)</p>', page, re.S)
+    assert 'ws-connect="/s/rlx-examples/echo-env/play/ws"' in page and 'name="message"' in page  # action schema
+    assert "needs JavaScript and WebSockets" in page  # in <noscript>: what JS-off visitors read
+    assert '<option value="echo_message">' in page
+    player = Player(site, ECHO, cookie)
+    assert "Connected to the server" in status(player.first)
+    first = player.send(op="reset")
+    assert "Echo environment ready!" in first and "reward <strong" in first
+    stepped = player.send(op="step", message="hello there")
+    assert "hello there" in stepped and "reward 1.1" in status(stepped)  # the echo env's: 0.1 per character
+    assert "<polyline" in stepped and 'points="' in stepped  # the rewards plotted so far
+    called = player.send(op="mcp", tool="echo_message", arguments='{"message": "via mcp"}')
+    assert "tool echo_message" in called and "via mcp" in called and "error" not in status(called)
+    state = html.unescape(player.send(op="state"))
+    assert '"step_count": 1' in state  # the tool call ran on the same episode without counting as a step
+    bad = player.send(op="step", message="")
+    assert "Message is required." in status(bad)
+    still = player.send(op="step", message="again")  # a refused form leaves the episode usable
+    assert "again" in still and "step 2" in still
+    player.close()
+    until(lambda: open_count(redis_client) == 0, "the session's slot was not given back")
+
+
+@pytest.mark.parametrize("mode, sentence", [
+    ("close", "closed the connection during step"),
+    ("hang", "did not answer step within 1.5 s"),
+    ("notjson", "something that is not JSON"),
+    ("huge", "more than 4 MB in one message"),
+])
+def test_a_misbehaving_server_gets_a_sentence_and_nothing_stays_open(site, bad_ws, redis_client, mode, sentence):
+    bad_ws.mode = mode
+    player = Player(site, BAD)
+    assert "ready" in player.send(op="reset")
+    answer = player.send(op="step", __action__='{"x": 1}')
+    assert sentence in status(answer) and "Reload the page" in status(answer)
+    with pytest.raises(Exception):  # we closed our side too
+        player.receive()
+    until(lambda: bad_ws.open == 0, "the server's socket was left open")
+    until(lambda: open_count(redis_client) == 0, "the session's slot was not given back")
+
+
+def test_fifty_playgrounds_from_one_visitor_get_three_and_a_sentence(site, bad_ws, redis_client):
+    bad_ws.mode = "ok"
+    _, cookie = cookie_of(site, BAD)
+    players, refused = [], []
+    for _ in range(50):
+        player = Player(site, BAD, cookie)
+        (players if "Connected" in status(player.first) else refused).append(player)
+    assert len(players) == 3 and len(refused) == 47
+    assert "already have 3 playgrounds open" in status(refused[0].first)
+    other = Player(site, BAD)  # another visitor is unaffected
+    assert "Connected" in status(other.first) and "ready" in other.send(op="reset")
+    for player in players + refused + [other]:
+        player.close()
+    until(lambda: open_count(redis_client) == 0 and bad_ws.open == 0, "sessions were left open")
+
+
+def test_an_idle_session_ends_by_itself(site, bad_ws, redis_client):
+    bad_ws.mode = "ok"
+    player = Player(site, BAD)
+    assert "minutes without a step" in status(player.receive())
+    until(lambda: open_count(redis_client) == 0 and bad_ws.open == 0, "the idle session was left open")
+
+
+def test_a_cross_site_page_cannot_open_a_playground(site):
+    ws = connect(site.replace("http", "ws", 1) + f"/s/{ECHO}/play/ws",
+                 additional_headers={"Origin": "https://evil.example"}, open_timeout=10, legacy=True)
+    assert "Cross-site pages may not open a playground" in ws.recv(timeout=10)
