@@ -6,23 +6,17 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 import time
 import urllib.request
 
 import pytest
 from websockets.sync.client import connect
 
-from rlx.live.localenv import free_port
 from rlx.live.slots import open_count
-from tests.conftest import EXAMPLES
+from tests.live_site import ECHO, start_site, stop
 from tests.stand_ins.bad_ws import BadWs
 
-ECHO = "rlx-examples/echo-env"
 BAD = "acme/bad-ws"
 
 
@@ -34,32 +28,11 @@ def bad_ws():
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, redis_url, openenv_server, bad_ws):
-    root = tmp_path_factory.mktemp("play")
-    source = root / "source"
-    shutil.copytree(EXAMPLES / "spaces" / ECHO, source / "spaces" / ECHO)
-    bad = source / "spaces" / BAD
-    bad.mkdir(parents=True)
-    (bad / "README.md").write_text("---\ntitle: Bad\nsdk: docker\ntags: [openenv]\n---\n# Bad\n")
-    (bad / ".hub.json").write_text(json.dumps({"host": "https://acme-bad-ws.hf.space", "sdk": "docker",
-                                               "runtime": {"stage": "RUNNING"}}))
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(root / "data"), "RLX_SOURCE": str(source),
-           "SESSION_SECRET": "test-secret", "RLX_TEST_STEP_TIMEOUT_S": "1.5", "RLX_TEST_IDLE_S": "2",
-           "RLX_SPACE_HOSTS": f"rlx-examples-echo-env={openenv_server},acme-bad-ws={bad_ws.url}"}
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1", "-b",
-                                f"127.0.0.1:{port}", "--log-level", "warning", "tests.play_app:app"], env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/healthz", timeout=1)
-            break
-        except OSError:
-            assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
-            time.sleep(0.1)
+    url, process = start_site(tmp_path_factory.mktemp("play"), redis_url,
+                              {"rlx-examples-echo-env": openenv_server, "acme-bad-ws": bad_ws.url},
+                              {BAD: "acme-bad-ws"})
     yield url
-    process.terminate()
-    process.wait(10)
+    stop(process)
 
 
 class Player:

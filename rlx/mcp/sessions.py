@@ -7,6 +7,7 @@ request, ends it, after which the spec's 404 tells the client to initialize agai
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -15,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 SESSION_IDLE_S = 30 * 60
 KEY_PREFIX = "rlx:mcp:session:"
+ADDRESS_PREFIX = "rlx:mcp:address:"  # the sessions an address holds, where the endpoint caps them
 _ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")  # what `new_session` mints: visible ASCII, as the spec requires
 
 
@@ -27,10 +29,38 @@ class Session:
     created: float = 0.0
 
 
-def new_session(redis, endpoint: str, version: str, client: str = "") -> Session:
+def new_session(redis, endpoint: str, version: str, client: str = "", address: str | None = None) -> Session:
+    """A new session; with `address`, it is also counted among that address's (live_sessions_of)."""
     session = Session(secrets.token_urlsafe(32), endpoint, version, client[:120], time.time())
     redis.set(KEY_PREFIX + session.id, json.dumps(asdict(session)), ex=SESSION_IDLE_S)
+    if address:
+        key = _address_key(address)
+        pipe = redis.pipeline()
+        pipe.sadd(key, session.id)
+        pipe.expire(key, SESSION_IDLE_S)
+        pipe.execute()
     return session
+
+
+def live_sessions_of(redis, address: str) -> int:
+    """How many sessions counted for `address` are still live (ended or expired ones are forgotten here)."""
+    key = _address_key(address)
+    ids = list(redis.smembers(key))
+    if not ids:
+        return 0
+    alive = redis.exists(*[KEY_PREFIX + (i.decode() if isinstance(i, bytes) else i) for i in ids]) if ids else 0
+    if alive < len(ids):
+        pipe = redis.pipeline()
+        for session_id in ids:
+            pipe.exists(KEY_PREFIX + (session_id.decode() if isinstance(session_id, bytes) else session_id))
+        gone = [i for i, live in zip(ids, pipe.execute()) if not live]
+        if gone:
+            redis.srem(key, *gone)
+    return alive
+
+
+def _address_key(address: str) -> str:
+    return ADDRESS_PREFIX + hashlib.sha256(address.encode()).hexdigest()[:24]
 
 
 def find_session(redis, session_id: str) -> Session | None:

@@ -21,7 +21,7 @@ from redis.exceptions import RedisError
 from rlx.mcp import jsonrpc
 from rlx.mcp.jsonrpc import INVALID_REQUEST, SERVER_ERROR, Message, RpcError
 from rlx.mcp.protocol import MODERN_VERSIONS, SUPPORTED_VERSIONS, ToolServer, answer, initialize_result, negotiate
-from rlx.mcp.sessions import Session, end_session, find_session, new_session
+from rlx.mcp.sessions import Session, end_session, find_session, live_sessions_of, new_session
 from rlx.queue import get_redis
 from rlx.web.origin import same_origin
 from rlx.web.ratelimit import over_limit
@@ -34,9 +34,11 @@ BATCH_VERSION = "2025-03-26"  # the one version whose POST body may be a JSON ar
 MAX_BATCH = 32
 
 
-def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "") -> Response:
+def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "",
+           sessions_per_address: int | None = None) -> Response:
     """Answer one HTTP request to the MCP endpoint at path `endpoint`. `server_for()` builds the tool server
-    (lazily: a ping or a notification never needs it); `landing` is a page for people who open the URL."""
+    (lazily: a ping or a notification never needs it); `landing` is a page for people who open the URL;
+    `sessions_per_address` caps the live sessions one address may hold on this kind of endpoint."""
     try:
         _check_origin()
         _check_rate()
@@ -44,7 +46,7 @@ def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "
             return _get(landing)
         if request.method == "DELETE":
             return _delete(endpoint)
-        return _post(endpoint, server_for)
+        return _post(endpoint, server_for, sessions_per_address)
     except RpcError as exc:
         return _json(jsonrpc.error(None, exc.code, exc.message, exc.data), exc.status,
                      retry_after=(exc.data or {}).get("retryAfter") if isinstance(exc.data, dict) else None)
@@ -94,7 +96,7 @@ def _delete(endpoint: str) -> Response:
 
 # --- POST --------------------------------------------------------------------------------------------------
 
-def _post(endpoint: str, server_for) -> Response:
+def _post(endpoint: str, server_for, sessions_per_address: int | None = None) -> Response:
     _check_content_negotiation()
     value = jsonrpc.parse_body(_read_body())
     session_id = request.headers.get(SESSION_HEADER)
@@ -104,7 +106,7 @@ def _post(endpoint: str, server_for) -> Response:
         # A 2026-era client probing first: an empty 400 is its signal to fall back to initialize.
         return _no_store(Response(status=400))
     if isinstance(value, dict) and value.get("method") == "initialize":
-        return _initialize(endpoint, value, server_for)
+        return _initialize(endpoint, value, server_for, sessions_per_address)
     if not session_id:
         raise RpcError(INVALID_REQUEST, f"Send the {SESSION_HEADER} header that initialize answered with (or "
                                         "initialize first).", 400)
@@ -140,7 +142,7 @@ def _read_body() -> bytes:
     return body
 
 
-def _initialize(endpoint: str, value: dict, server_for) -> Response:
+def _initialize(endpoint: str, value: dict, server_for, sessions_per_address: int | None = None) -> Response:
     message = jsonrpc.read_message(value)
     if message.kind != "request":
         raise RpcError(INVALID_REQUEST, "initialize is a request: give it an id.", 400)
@@ -153,7 +155,12 @@ def _initialize(endpoint: str, value: dict, server_for) -> Response:
     server = server_for()  # an environment that does not exist answers 404 here, before a session is made
     client = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
     label = f"{str(client.get('name', ''))[:60]} {str(client.get('version', ''))[:30]}".strip()
-    session = new_session(get_redis(), endpoint, version, label)
+    address = (request.remote_addr or "unknown") if sessions_per_address else None
+    if address and live_sessions_of(get_redis(), address) >= sessions_per_address:
+        raise RpcError(SERVER_ERROR, f"Your address already holds {sessions_per_address} live sessions here: end "
+                                     "one (DELETE) or let one go idle before starting another.", 429,
+                       {"retryAfter": 60})
+    session = new_session(get_redis(), endpoint, version, label, address=address)
     response = _json(jsonrpc.result(message.id, initialize_result(server, version)))
     response.headers[SESSION_HEADER] = session.id
     return response

@@ -15,6 +15,7 @@ from rlx.web.loaders import load_env
 from rlx.web.origin import checks_origin_itself
 
 bp = Blueprint("mcp", __name__)
+SPACE_SESSIONS_PER_ADDRESS = 10  # each bridged session may hold a Space's server busy
 
 
 @bp.route("/mcp/d/<org>/<name>", methods=["GET", "POST", "DELETE"])
@@ -34,6 +35,40 @@ def dataset_endpoint(org: str, name: str):
 
     landing = app_base_url() + url_for("envs.env_page", org=org, name=name) + "#mcp"
     return handle(f"/mcp/d/{org}/{name}", server_for, landing=landing)
+
+
+@bp.route("/mcp/<org>/<name>", methods=["GET", "POST", "DELETE"])
+def space_endpoint(org: str, name: str):
+    """A Space's server over MCP (rlx.live.bridge), through the same transport as the datasets'."""
+    from rlx.live import LiveError, SpaceRefused, cached_check, check_space, space_base_url
+    from rlx.live.bridge import SpaceTools
+    from rlx.queue import get_redis
+    from rlx.web.spaces import _local_hosts, _record
+
+    @functools.cache
+    def server_for() -> SpaceTools:
+        try:
+            record = _record(org, name)
+            base_url = space_base_url(record, _local_hosts())
+            report = cached_check(get_redis(), record.id)
+            if not report or not report.get("ok") or report.get("checking"):
+                report = check_space(get_redis(), record, _local_hosts(), max_age=600)
+        except HTTPException as exc:
+            raise RpcError(SERVER_ERROR, exc.description or "Not found.", exc.code or 500) from None
+        except SpaceRefused as exc:
+            raise RpcError(SERVER_ERROR, str(exc), 403) from None
+        except SourceError as exc:
+            wait = exc.retry_after if isinstance(exc, Unavailable) else None
+            raise RpcError(SERVER_ERROR, str(exc), exc.status, {"retryAfter": wait} if wait else None) from None
+        except LiveError as exc:
+            raise RpcError(SERVER_ERROR, str(exc), 503, {"retryAfter": 30}) from None
+        if not report or not report.get("ok"):
+            sentence = (report or {}).get("error") or "Its server did not answer."
+            raise RpcError(SERVER_ERROR, f"{sentence} Is the Space running?", 503, {"retryAfter": 30})
+        return SpaceTools(record, base_url, report)
+
+    landing = app_base_url() + url_for("spaces.space_page", org=org, name=name) + "#offers"
+    return handle(f"/mcp/{org}/{name}", server_for, landing=landing, sessions_per_address=SPACE_SESSIONS_PER_ADDRESS)
 
 
 @bp.app_context_processor

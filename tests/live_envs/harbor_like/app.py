@@ -14,7 +14,7 @@ SPLITS = [{"name": "harbor-org/terminal-tasks", "num_tasks": 3},
           {"name": "terminal-bench@2.0", "num_tasks": 80},
           {"name": "broken-org/missing", "num_tasks": 0, "error": "dataset not found"}]
 TASKS = [{"index": i, "task_id": f"t{i}", "task_name": f"task {i}", "dataset": SPLITS[0]["name"],
-          "instruction": f"Do thing {i}."} for i in range(3)]
+          "instruction": f"Do thing {i}.", "solution": f"the secret answer {i}"} for i in range(3)]
 CAPABILITIES = {
     "harnesses": [{"name": "opencode", "dialect": "openai", "kind": "installed", "status": "validated",
                    "needs_subclass": False, "notes": ""},

@@ -1,0 +1,215 @@
+"""A Space's server as an MCP tool server (rlx.mcp's ToolServer), served at /mcp/<org>/<name> by rlx.mcp's one
+Streamable HTTP transport.
+
+Its tools are, from its last check (rlx.live.checks):
+- the server's own MCP tools, called over its plain JSON-RPC POST /mcp, answers renamed to MCP's fields
+  (structured_content -> structuredContent, is_error -> isError, images kept as image content);
+- reset, step and state over HTTP, for an OpenEnv server in simulation mode without tools of its own (OpenEnv's
+  HTTP routes make a fresh environment per call: a real episode needs the playground's WebSocket);
+- list_splits, list_tasks and get_task for its Task API, answer-like fields dropped;
+- for a server that is not OpenEnv, one tool per published plain GET/POST route.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from rlx.adapters.withhold.keys import strip_answers
+from rlx.live import task_api
+from rlx.live.client import SpaceClient
+from rlx.live.errors import LiveError
+from rlx.mcp.protocol import ToolError, ToolResult
+
+MAX_ROUTE_TOOLS = 40
+_IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+_TOOL_NAME = re.compile(r"[^A-Za-z0-9_]+")
+_PATH_PARAM = re.compile(r"\{([A-Za-z0-9_]+)\}")
+_PARAM_VALUE = re.compile(r"^[A-Za-z0-9._~@:+-]{1,200}$")  # one path segment, nothing that climbs or leaves
+_OBJECT = {"type": "object"}
+
+
+class SpaceTools:
+    """The tools of one Space, built from its check report; every call goes to `base_url` through SpaceClient."""
+
+    def __init__(self, record, base_url: str, report: dict):
+        self.record, self.base_url, self.report = record, base_url, report
+        self.name = f"hf-rl-explorer-space-{record.id.replace('/', '-')}"[:100]
+        self.title = f"{record.id} (a Space's server, bridged)"
+        self.instructions = (f"The tools of the Hugging Face Space {record.id}, called on its own server. "
+                             "Answer-like fields (solutions, gold, expected values) are withheld.")
+        self._tools: dict[str, tuple[dict, object]] = {}
+        self._build()
+
+    # --- the tool list ------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        report = self.report
+        for tool in report.get("tools") or []:
+            self._add({"name": tool["name"], "description": tool.get("description") or "",
+                       "inputSchema": tool.get("inputSchema") or _OBJECT}, self._space_tool(tool["name"]))
+        if not report.get("tools") and report.get("openenv") and report.get("mode") == "simulation":
+            self._add_episode_tools()
+        if self._task_envs():
+            self._add_task_tools()
+        if not report.get("openenv"):
+            for route in (report.get("custom_routes") or [])[:MAX_ROUTE_TOOLS]:
+                self._add_route_tool(route)
+
+    def _add(self, spec: dict, call) -> None:
+        if spec["name"] not in self._tools:  # the server's own tools win over ours of the same name
+            self._tools[spec["name"]] = (spec, call)
+
+    def _add_episode_tools(self) -> None:
+        action = ((self.report.get("schema") or {}).get("action")) or _OBJECT
+        self._add({"name": "reset", "description": "Start an episode (OpenEnv POST /reset); the first observation.",
+                   "inputSchema": {"type": "object", "properties": {"seed": {"type": "integer", "minimum": 0}}}},
+                  lambda args: self._post("/reset", {k: v for k, v in args.items() if k == "seed"}))
+        self._add({"name": "step", "description": "Take one action (OpenEnv POST /step): the observation, reward "
+                   "and done. Over HTTP each call gets a fresh environment.",
+                   "inputSchema": {"type": "object", "properties": {"action": action}, "required": ["action"]}},
+                  lambda args: self._post("/step", {"action": args.get("action")}))
+        self._add({"name": "state", "description": "The environment's state (OpenEnv GET /state).",
+                   "inputSchema": _OBJECT}, lambda args: self._get("/state"))
+
+    def _task_envs(self) -> list[str]:
+        """Task API environments whose splits answered (older servers list ones that say "not supported")."""
+        answers = self.report.get("task_api") or {}
+        return [env for env in self.report.get("environments") or [] if not (answers.get(env) or {}).get("error")]
+
+    def _add_task_tools(self) -> None:
+        envs = self._task_envs()
+        env_prop = {"type": "string", "enum": envs, "description": "The Task API environment."}
+        env_default = envs[0]
+        self._add({"name": "list_splits", "description": "The Task API's splits (names and sizes).",
+                   "inputSchema": {"type": "object", "properties": {"env": env_prop}}},
+                  lambda args: self._task(lambda c, env: task_api.list_splits(c, env), args, env_default))
+        self._add({"name": "list_tasks", "description": "A page of a split's tasks (answers withheld).",
+                   "inputSchema": {"type": "object", "required": ["split"], "properties": {
+                       "env": env_prop, "split": {"type": "string"},
+                       "start": {"type": "integer", "minimum": 0, "default": 0},
+                       "count": {"type": "integer", "minimum": 1, "maximum": task_api.MAX_PAGE, "default": 20}}}},
+                  lambda args: self._task(lambda c, env: task_api.list_tasks(
+                      c, env, str(args.get("split") or ""), _int(args, "start", 0), _int(args, "count", 20)),
+                      args, env_default))
+        self._add({"name": "get_task", "description": "One task of a split, by index (answers withheld).",
+                   "inputSchema": {"type": "object", "required": ["split", "index"], "properties": {
+                       "env": env_prop, "split": {"type": "string"}, "index": {"type": "integer", "minimum": 0}}}},
+                  lambda args: self._task(lambda c, env: task_api.get_task(
+                      c, env, str(args.get("split") or ""), _int(args, "index", 0)), args, env_default))
+
+    def _add_route_tool(self, route: dict) -> None:
+        method = "GET" if "GET" in route["methods"] else "POST" if "POST" in route["methods"] else None
+        if method is None:
+            return
+        name = _TOOL_NAME.sub("_", f"{method.lower()}_{route['path'].strip('/')}").strip("_")[:64] or "get_root"
+        params = {p["name"]: {**p["schema"], "description": f"{p['in']} parameter"}
+                  for p in route.get("parameters") or [] if p["in"] in ("path", "query")}
+        required = [p["name"] for p in route.get("parameters") or [] if p["required"] and p["in"] in ("path", "query")]
+        properties = dict(params)
+        if method == "POST":
+            properties["body"] = route.get("request_schema") or _OBJECT
+        self._add({"name": name, "description": f"{method} {route['path']}" + (f": {route['summary']}"
+                                                                               if route.get("summary") else ""),
+                   "inputSchema": {"type": "object", "properties": properties, "required": required}},
+                  lambda args: self._route(method, route, args))
+
+    # --- ToolServer ------------------------------------------------------------------------------------
+
+    def list_tools(self) -> list[dict]:
+        return [spec for spec, _ in self._tools.values()]
+
+    def call_tool(self, name: str, arguments: dict) -> ToolResult:
+        try:
+            return self._tools[name][1](arguments)
+        except LiveError as exc:
+            raise ToolError(str(exc)) from None
+
+    # --- calls -------------------------------------------------------------------------------------------
+
+    def _client(self) -> SpaceClient:
+        return SpaceClient(self.base_url)
+
+    def _space_tool(self, tool_name: str):
+        def call(arguments: dict) -> ToolResult:
+            with self._client() as client:
+                answer = client.post_json("/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                                   "params": {"name": tool_name, "arguments": arguments}},
+                                          f"The tool {tool_name}")
+            if not isinstance(answer, dict):
+                raise LiveError(f"The tool {tool_name} answered something that is not JSON-RPC.", "not_json")
+            if isinstance(answer.get("error"), dict):
+                return ToolResult(str(answer["error"].get("message") or "The tool failed.")[:2000], is_error=True)
+            return normalised_result(answer.get("result"))
+        return call
+
+    def _post(self, path: str, body) -> ToolResult:
+        with self._client() as client:
+            return _data_result(client.post_json(path, body, f"POST {path}"))
+
+    def _get(self, path: str) -> ToolResult:
+        with self._client() as client:
+            return _data_result(client.get_json(path, f"GET {path}"))
+
+    def _task(self, call, args: dict, env_default: str) -> ToolResult:
+        env = task_api.known_environment(self.report, str(args.get("env") or env_default))
+        with self._client() as client:
+            return _data_result(call(client, env))
+
+    def _route(self, method: str, route: dict, args: dict) -> ToolResult:
+        def value(match):
+            raw = str(args.get(match.group(1), ""))
+            if not _PARAM_VALUE.match(raw) or raw in (".", ".."):
+                raise ToolError(f"The path parameter {match.group(1)} must be one plain segment (letters, digits, "
+                                "._~@:+-), at most 200 characters.")
+            return raw
+        path = _PATH_PARAM.sub(value, route["path"])
+        names = {p["name"] for p in route.get("parameters") or [] if p["in"] == "query"}
+        query = {k: str(v)[:500] for k, v in args.items() if k in names}
+        if query:
+            from urllib.parse import urlencode
+            path += "?" + urlencode(query)
+        with self._client() as client:
+            answer = client.request(method, path, args.get("body") if method == "POST" else None,
+                                    f"{method} {route['path']}")
+        text = answer.body.decode("utf-8", errors="replace")
+        try:
+            data, _ = strip_answers(json.loads(text))
+            text = json.dumps(data, ensure_ascii=False, indent=2)
+        except ValueError:
+            data = None
+        return ToolResult(f"HTTP {answer.status}\n{text}", is_error=answer.status >= 400,
+                          structured=data if isinstance(data, dict) else None)
+
+
+def normalised_result(result) -> ToolResult:
+    """OpenEnv's tools/call result (snake_case, `meta`, `data`) as an MCP result; images as image content."""
+    if not isinstance(result, dict):
+        return ToolResult(json.dumps(result, ensure_ascii=False))
+    result, _ = strip_answers(result)
+    texts, others = [], []
+    for block in result.get("content") or []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            texts.append(str(block.get("text", "")))
+        elif block.get("type") == "image" and isinstance(block.get("data"), str):
+            mime = str(block.get("mimeType") or block.get("mime_type") or "image/png")
+            if mime in _IMAGE_TYPES:
+                others.append({"type": "image", "data": block["data"], "mimeType": mime})
+    structured = result.get("structuredContent", result.get("structured_content"))
+    return ToolResult("\n".join(texts), is_error=bool(result.get("isError", result.get("is_error"))),
+                      structured=structured if isinstance(structured, dict) else None, content=others or None)
+
+
+def _data_result(data) -> ToolResult:
+    clean, _ = strip_answers(data)
+    return ToolResult(json.dumps(clean, ensure_ascii=False, indent=2),
+                      structured=clean if isinstance(clean, dict) else {"items": clean})
+
+
+def _int(args: dict, key: str, default: int) -> int:
+    value = args.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ToolError(f"{key} must be a whole number.")
+    return value
