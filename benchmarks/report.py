@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks import concurrency, first_paint, indexing, rows, search, suite_indexing
+from benchmarks import concurrency, first_paint, indexing, playground, rows, search, suite_indexing
 
 TODO_ROUTE = ("TODO: this measurement did not complete in this run (see Errors below); rerun `make bench` once the "
               "route answers.")
@@ -29,6 +29,7 @@ def render(r: dict) -> str:
         _rows(r),
         concurrency.render(r),
         suite_indexing.render(r),
+        playground.render(r),
         _profiles(r),
         _what_moves(r),
         _errors(r),
@@ -101,7 +102,7 @@ def _targets(r: dict) -> str:
     if big:
         rows.append(["5,000-task repository: task list published (50 ms a request)", "≤ 10 s",
                      f"{_n(big['list_s'], 1)} s", _met(r["indexing"]["met"]["list"])])
-    rows += concurrency.targets(r) + suite_indexing.targets(r)
+    rows += concurrency.targets(r) + suite_indexing.targets(r) + playground.targets(r)
     if not rows:
         return "## Targets\n\nNo measurement completed (see Errors).\n"
     return "## Targets\n\n" + _table(["what", "target", "measured", ""], rows, "llll")
