@@ -29,6 +29,7 @@ class Answer:
     content_type: str
     body: bytes
     location: str | None = None  # a redirect's target, as sent (never followed)
+    cookies: dict | None = None  # what its Set-Cookie headers set (for a caller that keeps a jar)
 
     def json(self, what: str):
         try:
@@ -81,7 +82,7 @@ class SpaceClient:
         return full
 
     def request(self, method: str, path: str, body=None, what: str | None = None,
-                same_host_redirects: bool = False) -> Answer:
+                same_host_redirects: bool = False, cookies: dict | None = None) -> Answer:
         """One call. Any answer with a status comes back (the caller judges it), except redirects: those raise,
         naming where they pointed (with `same_host_redirects`, one to a path on this host comes back as an
         Answer carrying `location`, still not followed). No answer in time, too big, or no connection:
@@ -90,6 +91,8 @@ class SpaceClient:
         url = self.url(path)
         started = time.monotonic()
         kwargs = {"json": body} if body is not None else {}
+        if cookies:  # a session's own jar, kept by the caller (never this client's: it is shared by nobody)
+            kwargs["headers"] = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())}
         try:
             with self._http.stream(method, url, **kwargs) as response:
                 if 300 <= response.status_code < 400:
@@ -109,7 +112,8 @@ class SpaceClient:
                     if time.monotonic() - started > self.deadline:
                         raise LiveError(f"{what} took longer than {self.deadline:g} s to answer.", "timeout")
                     chunks.append(chunk)
-                return Answer(response.status_code, response.headers.get("content-type", ""), b"".join(chunks))
+                return Answer(response.status_code, response.headers.get("content-type", ""), b"".join(chunks),
+                              cookies=dict(response.cookies) or None)
         except httpx2.TimeoutException:
             raise LiveError(f"{what} did not answer within {self.deadline:g} s.", "timeout") from None
         except (httpx2.ConnectError, httpx2.NetworkError, httpx2.RemoteProtocolError) as exc:

@@ -5,7 +5,7 @@ from flask import Flask
 
 def register_web(app: Flask) -> None:
     from rlx.web import (admission, api_docs, api_search, catalog_db, envs, errors, explore, headers, health,
-                         mcp_routes, origin, playground, runs, space_tasks, spaces, tasks)
+                         mcp_routes, origin, playground, runs, space_routes, space_tasks, spaces, tasks)
     from rlx.web.context import init_context
 
     from rlx import auth
@@ -27,4 +27,5 @@ def register_web(app: Flask) -> None:
     app.register_blueprint(spaces.bp)
     app.register_blueprint(runs.bp)
     app.register_blueprint(space_tasks.bp)
+    app.register_blueprint(space_routes.bp)
     playground.init_app(app)
