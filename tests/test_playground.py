@@ -132,6 +132,19 @@ def test_fifty_playgrounds_from_one_visitor_get_three_and_a_sentence(site, bad_w
     until(lambda: open_count(redis_client) == 0 and bad_ws.open == 0, "sessions were left open")
 
 
+def test_a_task_by_split_and_index_and_every_kind_of_observation(site, bad_ws, redis_client):
+    bad_ws.mode = "ok"
+    player = Player(site, BAD)
+    started = html.unescape(player.send(op="reset", split="train", index="2"))
+    assert "reset · train #2" in started and '"split": "train"' in started and '"index": 2' in started
+    assert "must be between 0" in status(player.send(op="reset", split="train", index="-1"))
+    drawn = player.send(op="step", __action__='{"x": 1}')
+    assert '<img src="data:image/png;base64,' in drawn  # the image drawn
+    assert 'class="chat-assistant"' in drawn and "hello, human" in drawn  # the chat, message by message
+    assert "ZX-SECRET-7" not in drawn and "1 answer-like field withheld" in drawn
+    player.close()
+
+
 def test_an_idle_session_ends_by_itself(site, bad_ws, redis_client):
     bad_ws.mode = "ok"
     player = Player(site, BAD)

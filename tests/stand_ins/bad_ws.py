@@ -4,7 +4,8 @@
   hang      never answers a step
   notjson   answers a step with text that is not JSON
   huge      answers a step with one 8 MB frame
-  ok        answers like a real server (reset and step: a text observation, reward 1.0)
+  ok        answers like a real server: reset says what it was asked (its data); a step answers an image, a
+            chat, a text and an answer-like field (`gold_answer`, which must never be shown), reward 1.0
 
 `.open` counts the sockets connected right now, so a test can see that nothing was left open.
 """
@@ -16,6 +17,12 @@ import threading
 
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.server import serve
+
+
+PIXEL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+RICH = {"text": "a frame", "frame": PIXEL, "messages": [{"role": "user", "content": "hi"},
+                                                       {"role": "assistant", "content": "hello, human"}],
+        "gold_answer": "ZX-SECRET-7"}
 
 
 class BadWs:
@@ -39,10 +46,15 @@ class BadWs:
             self.open += 1
         try:
             for raw in ws:
-                kind = json.loads(raw).get("type")
-                if kind == "reset" or self.mode == "ok":
+                frame = json.loads(raw)
+                kind = frame.get("type")
+                if kind == "reset":
                     ws.send(json.dumps({"type": "observation", "data": {
-                        "observation": {"text": "ready"}, "reward": 1.0, "done": False}}))
+                        "observation": {"text": "ready", "reset_with": frame.get("data")}, "reward": 0.0,
+                        "done": False}}))
+                elif self.mode == "ok":
+                    ws.send(json.dumps({"type": "observation", "data": {"observation": RICH, "reward": 1.0,
+                                                                        "done": False}}))
                 elif self.mode == "close":
                     ws.close()
                 elif self.mode == "hang":
