@@ -8,6 +8,10 @@ What other packages may use (the foundation's stable surface):
   introspect(client, base_path)            the report (see its docstring)
   check_space(redis, record, ...)          the report, cached in Redis; cached_check, verified_openenv
   LiveError, SpaceRefused                  failures, each a sentence for the page
+
+Built on it (import from their modules): episode.Episode (one episode over a server's /ws), slots (playground
+session caps in Redis), play_view (action forms from schemas, observations drawn), task_api (the Task API read,
+answers withheld), route_forms (forms for a server's own routes), bridge.SpaceTools (a Space as an MCP tool server).
 """
 
 from rlx.live.checks import FRESH_S, cached_check, check_space, is_fresh, verified_openenv
