@@ -83,7 +83,7 @@ class _Player:
     def __init__(self, app_url: str, cookie: str):
         from websockets.sync.client import connect
 
-        self.ws = connect(app_url.replace("http", "ws", 1) + f"/s/{ECHO}/play/ws", open_timeout=30, legacy=True,
+        self.ws = connect(app_url.replace("http", "ws", 1) + f"/s/{ECHO}/play/ws", open_timeout=30,
                           additional_headers={"Origin": app_url, "Cookie": cookie}, compression=None)
         self.first = self.ws.recv(timeout=60)
 

@@ -41,7 +41,7 @@ class Player:
     def __init__(self, site: str, space: str, cookie: str | None = None):
         headers = {"Origin": site, **({"Cookie": cookie} if cookie else {})}
         self.ws = connect(site.replace("http", "ws", 1) + f"/s/{space}/play/ws", additional_headers=headers,
-                          open_timeout=10, legacy=True)
+                          open_timeout=10)
         self.first = self.receive()
 
     def send(self, **form) -> str:
@@ -153,5 +153,26 @@ def test_an_idle_session_ends_by_itself(site, bad_ws, redis_client):
 
 def test_a_cross_site_page_cannot_open_a_playground(site):
     ws = connect(site.replace("http", "ws", 1) + f"/s/{ECHO}/play/ws",
-                 additional_headers={"Origin": "https://evil.example"}, open_timeout=10, legacy=True)
+                 additional_headers={"Origin": "https://evil.example"}, open_timeout=10)
     assert "Cross-site pages may not open a playground" in ws.recv(timeout=10)
+
+
+def test_a_redirect_on_ws_is_not_followed():
+    import threading
+
+    from websockets.sync.server import serve
+
+    from rlx.live.episode import Episode
+    from rlx.live.errors import LiveError
+
+    def redirect(connection, request):
+        response = connection.respond(302, "moved\n")
+        response.headers["Location"] = "https://evil.example/ws"
+        return response
+
+    with serve(lambda ws: None, "127.0.0.1", 0, process_request=redirect) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        with pytest.raises(LiveError) as refused:
+            Episode(f"http://127.0.0.1:{server.socket.getsockname()[1]}")
+        server.shutdown()
+    assert refused.value.reason == "redirect" and "evil.example" in str(refused.value)

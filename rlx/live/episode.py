@@ -39,18 +39,19 @@ class Episode:
         self.closed = False
         self._mcp_id = 0
         try:
-            connecter = connect(f"{scheme}://{parsed.netloc}/ws", open_timeout=open_timeout or OPEN_TIMEOUT_S,
-                                max_size=self.max_frame, close_timeout=2, proxy=None, compression=None,
-                                user_agent_header="hf-rl-explorer (+playground)", legacy=False)
-            connecter.process_redirect = _refuse_redirect  # websockets would follow it; a Space stays on its host
-            self._ws = connecter.connect()
-            self._ws.pending_legacy_warning = False  # we close it ourselves (close())
-        except LiveError:
-            raise
+            # websockets 15's sync client follows no redirect: a 3xx comes back as InvalidStatus (below).
+            self._ws = connect(f"{scheme}://{parsed.netloc}/ws", open_timeout=open_timeout or OPEN_TIMEOUT_S,
+                               max_size=self.max_frame, close_timeout=2, proxy=None, compression=None,
+                               user_agent_header="hf-rl-explorer (+playground)")
         except TimeoutError:
             raise LiveError("The server's /ws did not accept a connection in time.", "timeout") from None
         except InvalidHandshake as exc:
-            status = getattr(getattr(exc, "response", None), "status_code", None)
+            response = getattr(exc, "response", None)
+            status = getattr(response, "status_code", None)
+            if status and 300 <= status < 400:
+                target = str(response.headers.get("Location", ""))[:160] or "nowhere"
+                raise LiveError(f"The server's /ws redirected to {target}; redirects are not followed.", "redirect",
+                                status) from None
             raise LiveError("The server refused a WebSocket on /ws" + (f" (HTTP {status})" if status else "")
                             + ": it may not be an OpenEnv server, or an older one without /ws.", "status",
                             status) from None
@@ -145,15 +146,6 @@ class Episode:
         except Exception:  # best effort; the relay reports the first failure, not this one
             pass
         self.closed = True
-
-
-def _refuse_redirect(exc: Exception) -> Exception:
-    response = getattr(exc, "response", None)
-    status = getattr(response, "status_code", 0)
-    if 300 <= status < 400:
-        target = str(response.headers.get("Location", ""))[:160] or "nowhere"
-        return LiveError(f"The server's /ws redirected to {target}; redirects are not followed.", "redirect", status)
-    return exc
 
 
 def _too_big(what: str, limit: int) -> LiveError:
