@@ -26,7 +26,9 @@ def plain_server():
 
 def make_client(tmp_path, make_config, hosts, space, subdomain):
     space_folder(tmp_path / "src", space, subdomain)
-    return create_app(make_config(RLX_SOURCE=str(tmp_path / "src"), RLX_SPACE_HOSTS=hosts)).test_client()
+    client = create_app(make_config(RLX_SOURCE=str(tmp_path / "src"), RLX_SPACE_HOSTS=hosts)).test_client()
+    client.environ_base["HTTP_ORIGIN"] = "http://localhost"  # the app's own pages post the forms
+    return client
 
 
 def text(response) -> str:
@@ -55,6 +57,7 @@ def test_the_sessions_cookies_stay_on_our_side(tmp_path, make_config, redis_clie
     assert "who=" not in (login.headers.get("Set-Cookie") or "")  # the server's cookie never reaches the browser
     assert '"who": "ada"' in text(client.post(f"/s/{PLAIN}/routes", data={"route": "GET /whoami"}))
     stranger = create_app(client.application.config["RLX"]).test_client()  # another visitor: their own jar
+    stranger.environ_base["HTTP_ORIGIN"] = "http://localhost"
     stranger.get(f"/s/{PLAIN}/routes")
     assert '"who": "nobody"' in text(stranger.post(f"/s/{PLAIN}/routes", data={"route": "GET /whoami"}))
 

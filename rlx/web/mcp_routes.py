@@ -38,6 +38,7 @@ def dataset_endpoint(org: str, name: str):
 
 
 @bp.route("/mcp/<org>/<name>", methods=["GET", "POST", "DELETE"])
+@checks_origin_itself
 def space_endpoint(org: str, name: str):
     """A Space's server over MCP (rlx.live.bridge), through the same transport as the datasets'."""
     from rlx.live import LiveError, SpaceRefused, cached_check, check_space, space_base_url
