@@ -15,6 +15,7 @@ CSP = {
     # Style attributes carry only CSS variables (bar widths, tree depth) and cannot run code.
     "style-src-attr": "'unsafe-inline'",
     "img-src": "'self' data:",
+    "media-src": "'self' data:",  # the playground plays audio an observation carries as a data: URL
     "connect-src": "'self'",
     "font-src": "'self'",
     "object-src": "'none'",
