@@ -66,6 +66,17 @@ def _gunicorn_args(host: str, port: int, workers: int, app: str = "rlx:create_ap
     ]
 
 
+def _fresh_metrics_dir(config: Config):
+    """Where gunicorn's workers write their request figures for /metrics to add up: local to this host, and emptied
+    at start so a restart does not count the previous run's requests twice."""
+    import shutil
+
+    folder = config.cache_dir / "prometheus"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
+
+
 def _queue_snapshot_build(config: Config, redis_url: str) -> None:
     """Start with a fresh catalog: the worker builds and publishes the snapshot of the source right away."""
     import dataclasses
@@ -90,6 +101,7 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
         env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
                "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
                "SESSION_SECRET": config.session_secret}
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(_fresh_metrics_dir(config))
         group = Supervisor(env)
         worker_names = set(DEMO_WORKERS) if with_worker else set()
 

@@ -55,6 +55,10 @@ SETTINGS = [
     Setting("RLX_TRUSTED_HOSTS", None, "Comma-separated host names this app answers to (a request naming any "
             "other Host gets 400, a guard against DNS rebinding and forged links). Loopback names, IP addresses "
             "and RLX_PUBLIC_URL's host are always trusted; `.example.org` trusts every subdomain too."),
+    Setting("METRICS_TOKEN", None, "The bearer token a Prometheus scrape of /metrics must send "
+            "(`Authorization: Bearer ...`). When absent, /metrics answers loopback addresses only."),
+    Setting("RLX_SNAPSHOT_CHECK_S", "60", "Seconds between a web process's looks at the snapshot pointer "
+            "(1 to 3600): how soon a newly published snapshot is served."),
 ]
 
 _DEFAULT_SOURCE = Path(__file__).resolve().parent.parent / "examples"
@@ -77,6 +81,8 @@ class Config:
     oauth_scopes: str = DEFAULT_SCOPES
     admin_org: str | None = None
     trusted_hosts: tuple[str, ...] = ()  # besides loopback names, IP addresses and public_url's host
+    metrics_token: str | None = None
+    snapshot_check_s: float = 60.0
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -103,6 +109,8 @@ class Config:
             oauth_scopes=_check_scopes(env.get("OAUTH_SCOPES") or DEFAULT_SCOPES),
             admin_org=env.get("ADMIN_ORG") or None,
             trusted_hosts=_check_hosts(env.get("RLX_TRUSTED_HOSTS") or ""),
+            metrics_token=env.get("METRICS_TOKEN") or None,
+            snapshot_check_s=_check_seconds(env.get("RLX_SNAPSHOT_CHECK_S") or "60", "RLX_SNAPSHOT_CHECK_S"),
         )
 
     @property
@@ -174,6 +182,14 @@ def _check_hosts(value: str) -> tuple[str, ...]:
             raise ConfigError(f"RLX_TRUSTED_HOSTS holds host names separated by commas (no scheme or port), "
                               f"not {host!r}.")
     return hosts
+def _check_seconds(value: str, name: str, low: float = 1, high: float = 3600) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not low <= seconds <= high:  # NaN fails both comparisons
+        raise ConfigError(f"{name} must be a number of seconds from {low:g} to {high:g}, not {value!r}.")
+    return seconds
 
 
 def _check_redis_url(value: str | None) -> str | None:

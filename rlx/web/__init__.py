@@ -6,6 +6,7 @@ from flask import Flask
 def register_web(app: Flask) -> None:
     from rlx.web import (admission, api_docs, api_search, catalog_db, envs, errors, explore, headers, health,
                          mcp_routes, origin, playground, runs, space_routes, space_tasks, spaces, tasks)
+    from rlx.web import metrics
     from rlx.web.context import init_context
 
     from rlx import auth
@@ -17,6 +18,7 @@ def register_web(app: Flask) -> None:
     origin.init_app(app)
     catalog_db.init_app(app)
     errors.init_app(app)
+    metrics.init_app(app)
     app.register_blueprint(health.bp)
     app.register_blueprint(explore.bp)
     app.register_blueprint(api_search.bp)

@@ -1,7 +1,7 @@
 """The catalog snapshot and the admin settings, as a request sees them.
 
 Each process keeps one SnapshotReader: it looks at the pointer on its first use and again whenever a request
-arrives 60 s or more after the last look (a stat and a small read; a copy only when the pointer moved). With
+arrives RLX_SNAPSHOT_CHECK_S (60 s by default) or more after the last look (a stat and a small read; a copy only when the pointer moved). With
 no snapshot published at all, the reader builds the same database from the source in process.
 """
 
@@ -17,7 +17,6 @@ from rlx.snapshot.build import in_process_builder
 from rlx.snapshot.reader import SnapshotReader
 from rlx.store.settings import AdminSettings, SettingsFile
 
-CHECK_EVERY_S = 60.0
 _lock = threading.Lock()
 
 
@@ -40,7 +39,7 @@ def reader() -> SnapshotReader:
                                           fallback=in_process_builder(app.extensions["rlx.source"], store))
                 app.extensions["rlx.snapshot"] = snapshot
     now = time.monotonic()
-    if now - app.extensions["rlx.snapshot.checked"] >= CHECK_EVERY_S:
+    if now - app.extensions["rlx.snapshot.checked"] >= app.config["RLX"].snapshot_check_s:
         app.extensions["rlx.snapshot.checked"] = now
         snapshot.check()
     return snapshot
