@@ -107,23 +107,40 @@ def test_two_hosts_and_two_workers_share_one_redis_and_one_store(cluster):
 
 
 def test_killing_a_worker_or_a_host_loses_nothing(cluster):
+    from rlx import Config, create_app
+    from rlx.queue.jobs import enqueue_once
+    from tests.jobs_for_tests import hold_first_step
+
     db = redis.Redis.from_url(cluster.redis_url)
     a, b = cluster.ports["a"], cluster.ports["b"]
     wait_for("both workers to register", lambda: len(worker_names(db)) == 2)
     first = "rlx-examples/trivia-table"
     wait_for("the first index through A", lambda: env_state(a, first)["state"] == "ready")
 
-    cluster.kill("worker-1")
+    # A worker killed in the middle of a job: the job runs again on the other worker and finishes.
+    with create_app(Config.from_env(cluster.env("cache-test"))).app_context():
+        job = enqueue_once("index", hold_first_step, job_id="held-job", description="held", attempts=2)
+    holder = wait_for("a worker to start the held job", lambda: Job.fetch(job.id, connection=db).worker_name)
+    pids = {worker.name: worker.pid for worker in Worker.all(connection=db)}
+    victim = next(name for name, process in cluster.processes.items() if process.pid == pids[holder])
+    cluster.kill(victim)
+    survivor = next(name for name in pids if name != holder)
+    wait_for("the held job to start again on the other worker", lambda: Job.fetch(job.id, connection=db).worker_name
+             == survivor and Job.fetch(job.id, connection=db).get_status() == "started", timeout=90, every=0.5)
+    db.rpush("tests:release", "go")
+    wait_for("the held job to finish", lambda: Job.fetch(job.id, connection=db).get_status() == "finished")
+
+    # The surviving worker takes the next job asked for through B; A shows it done.
     second = "rlx-examples/countdown-verl"
     assert env_state(b, second)["state"] == "indexing"
     wait_for("the surviving worker to index through B", lambda: env_state(a, second)["state"] == "ready")
-    assert index_job_of(db, a, second).worker_name in worker_names(db)
+    assert index_job_of(db, a, second).worker_name == survivor
 
+    # A web host killed: the other one serves everything, including what the dead one asked for.
     cluster.kill("a")
     wait_for("host A to stop answering", lambda: call(a, "GET", "/healthz", timeout=2).status == 0)
-    for repo in (first, second):  # what A asked for is on the shared store: B serves it
+    for repo in (first, second):
         assert env_state(b, repo)["state"] == "ready"
         assert call(b, "GET", f"/d/{repo}").status == 200
-    third = "rlx-examples/science-puzzles"
-    assert env_state(b, third)["state"] == "indexing"
-    wait_for("host B to index on its own", lambda: env_state(b, third)["state"] == "ready")
+    third = "rlx-examples/tool-calls-nemo-gym"
+    wait_for("host B to have a new dataset indexed", lambda: env_state(b, third)["state"] == "ready")
