@@ -93,7 +93,7 @@ def _queue_snapshot_build(config: Config, redis_url: str) -> None:
 DEMO_WORKERS = {"index worker": "index", "bulk worker": "snapshot,index,rollouts"}
 
 
-def _run_group(config: Config, host: str, port: int, workers: int, with_worker: bool) -> None:
+def _run_group(config: Config, host: str, port: int, workers: int, with_worker: bool, demo: bool = False) -> None:
     from rlx.supervisor import Supervisor
 
     _check_port_free(host, port)
@@ -108,17 +108,19 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
         def after_new_redis():
             # A new Redis is empty: the workers' registrations and the queued jobs went with the old one.
             group.recycle(worker_names)
-            if with_worker:
+            if demo:
                 _queue_snapshot_build(config, redis_url)
 
         if embedded is not None:
             group.adopt("embedded Redis", lambda: _started(embedded), restart=True, after_restart=after_new_redis)
-        if with_worker:  # the demo: the bundled OpenEnv example runs live (the web and workers inherit its address)
+        if demo:  # the bundled OpenEnv example runs live (the web and workers inherit its address)
             from rlx.live.demo import add_openenv_example
 
             add_openenv_example(group, env, redis_url, config.source)
+        if with_worker:
             for name, queues in DEMO_WORKERS.items():
                 group.start(name, [sys.executable, "-m", "workers.rq_worker", "--queues", queues], restart=True)
+        if demo:
             _queue_snapshot_build(config, redis_url)
         group.start("web server", _gunicorn_args(host, port, workers))
         shown = f"[{host}]" if ":" in host else host
@@ -146,16 +148,17 @@ def main() -> None:
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64), help="gunicorn workers")
 def demo(host: str, port: int, workers: int) -> None:
     """Run everything together: Redis (embedded unless REDIS_URL is set), two RQ workers and the web app."""
-    _run_group(load_config(), host, port, workers, with_worker=True)
+    _run_group(load_config(), host, port, workers, with_worker=True, demo=True)
 
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64), help="gunicorn workers")
-def serve(host: str, port: int, workers: int) -> None:
-    """Run the web app alone (gunicorn, gevent workers); start workers with `rlx worker`."""
-    _run_group(load_config(), host, port, workers, with_worker=False)
+@click.option("--with-workers", is_flag=True, help="Also run the two RQ workers `rlx demo` runs (one box: the Space).")
+def serve(host: str, port: int, workers: int, with_workers: bool) -> None:
+    """Run the web app (gunicorn, gevent workers); start workers with `rlx worker`, or here with --with-workers."""
+    _run_group(load_config(), host, port, workers, with_worker=with_workers)
 
 
 @main.command()
