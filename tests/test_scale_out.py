@@ -105,6 +105,24 @@ def test_two_hosts_and_two_workers_share_one_redis_and_one_store(cluster):
     assert call(b, "DELETE", mcp, headers=session).status == 204
     assert call(a, "POST", mcp, ping, headers=session).status == 404
 
+    # Each host's /metrics adds up its gunicorn workers' requests, and reports the jobs every host shares.
+    before = healthz_count(a)
+    for _ in range(20):
+        assert call(a, "GET", "/healthz").status == 200
+    assert healthz_count(a) - before == 20
+    assert metric(b, 'rlx_rq_jobs{queue="index",state="finished"}') >= 1
+
+
+def metric(port: int, series: str) -> float:
+    for line in call(port, "GET", "/metrics").body.decode().splitlines():
+        if line.startswith(series + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def healthz_count(port: int) -> float:
+    return metric(port, 'rlx_http_requests_total{method="GET",route="/healthz",status="200"}')
+
 
 def test_killing_a_worker_or_a_host_loses_nothing(cluster):
     from rlx import Config, create_app
