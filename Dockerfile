@@ -35,6 +35,6 @@ ENV HOME=/home/user \
 EXPOSE 7860
 # Liveness, not readiness: /readyz also fails while the Hub is down or no worker runs, and a restart helps neither.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
-    CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '7860'), timeout=4)"
+    CMD python -c "import os,urllib.request as u;u.urlopen('http://127.0.0.1:%s/healthz'%os.environ['PORT'],timeout=4)"
 
 CMD ["/app/deploy/space-entry.sh"]
