@@ -18,7 +18,7 @@ COPY rlx rlx
 COPY workers workers
 COPY scripts scripts
 COPY examples examples
-COPY wsgi.py ./
+COPY wsgi.py admin_wsgi.py ./
 COPY deploy/space-entry.sh deploy/space-entry.sh
 RUN uv sync --frozen --no-dev
 

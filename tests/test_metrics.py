@@ -75,6 +75,20 @@ def test_snapshot_age_size_and_mcp_sessions_are_reported(app, client, redis_clie
     assert value(samples, "rlx_scrape_ok", part="snapshot") == 1
 
 
+def test_active_rollouts_are_the_slots_held(app, client):
+    from rlx.runs.limits import take_slot
+
+    assert value(scrape(client), "rlx_rollouts_active") == 0
+    with app.app_context():
+        from rlx.queue import get_redis
+
+        take_slot(get_redis(), "visitor-1", "run-a", 600)
+        take_slot(get_redis(), "visitor-2", "run-b", 600)
+    samples = scrape(client)
+    assert value(samples, "rlx_rollouts_active") == 2
+    assert value(samples, "rlx_scrape_ok", part="rollouts") == 1
+
+
 def test_without_a_token_only_loopback_may_scrape(client):
     assert client.get("/metrics").status_code == 200
     assert client.get("/metrics", environ_base={"REMOTE_ADDR": "::1"}).status_code == 200
