@@ -47,7 +47,9 @@ def start_run(run: RunRecord) -> RunRecord:
     run.job_timeout = run.job_timeout or job_timeout_for(store, run.env_id, run.ref)
     run.job_id = f"run-{run.id}"
     redis = get_redis()
-    limits.take_slot(redis, run.visitor, run.id, run.job_timeout)  # raises LimitReached: nothing written
+    # A batch's runs are paced by its own cap, so they count against the overall cap only.
+    slot_owner = None if run.batch else run.visitor
+    limits.take_slot(redis, slot_owner, run.id, run.job_timeout)  # raises LimitReached: nothing written
     record.save(store, run)
     index.upsert(store, run)
     events.publish(redis, run.id, "status", status=QUEUED)
@@ -116,7 +118,20 @@ def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -
     events.publish(redis, current.id, "status", status=status, outcome=outcome, reward=None, scored=False)
     events.publish(redis, current.id, "end", status=status)
     events.archive(redis, store, current.id)
+    next_batch_runs(store, redis, current)
     return current
+
+
+def next_batch_runs(store, redis, run: RunRecord) -> None:
+    """A batch's run has ended: let its batch start the next ones. A failure here must not undo the run's end."""
+    if not run.batch:
+        return
+    from rlx.runs import batch
+
+    try:
+        batch.advance(store, redis, run.batch)
+    except Exception:
+        log.warning("batch %s could not start its next runs", run.batch, exc_info=True)
 
 
 def _why(exc_type, job) -> str:

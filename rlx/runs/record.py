@@ -58,6 +58,7 @@ class RunRecord:
     provenance: dict = field(default_factory=dict)  # task digest, package versions, sandbox details
     job_id: str | None = None
     job_timeout: int | None = None
+    batch: str | None = None  # the batch evaluation that started it (rlx/runs/batch.py)
 
     @property
     def reward(self) -> float | None:

@@ -20,6 +20,7 @@ from flask import current_app
 
 from rlx.queue import get_redis
 from rlx.runs import events, index, limits, record
+from rlx.runs.launch import next_batch_runs
 from rlx.runs.local_env import IMPORT_PATH
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
 from rlx.runs.models import ModelError, check_endpoint_address, check_endpoint_live, loopback_allowed, take_secret
@@ -72,6 +73,7 @@ def run_rollout(run_id: str) -> dict:
         limits.release_slot(redis, run.visitor or "-", run.id)
         events.publish(redis, run.id, "end", status=run.status)
         events.archive(redis, store, run.id)
+        next_batch_runs(store, redis, run)
     return {"status": run.status, "reward": run.reward}
 
 

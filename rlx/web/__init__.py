@@ -6,7 +6,7 @@ from flask import Flask
 def register_web(app: Flask) -> None:
     from rlx.web import (admission, api_docs, api_search, catalog_db, envs, errors, explore, headers, health,
                          mcp_routes, origin, playground, runs, space_routes, space_tasks, spaces, tasks)
-    from rlx.web import metrics
+    from rlx.web import batches, metrics
     from rlx.web.context import init_context
 
     from rlx import auth
@@ -30,4 +30,5 @@ def register_web(app: Flask) -> None:
     app.register_blueprint(runs.bp)
     app.register_blueprint(space_tasks.bp)
     app.register_blueprint(space_routes.bp)
+    app.register_blueprint(batches.bp)
     playground.init_app(app)

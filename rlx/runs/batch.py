@@ -1,0 +1,100 @@
+"""Batch evaluations: one agent over many tasks of a dataset, at most `cap` of its runs active at once.
+
+A batch is a record in the store (runs/batches/<id>.json, written whole, atomically) listing the tasks it covers
+and the runs it has started so far. Nothing waits in a thread: `advance` starts runs until `cap` are active, and
+it is called when the batch is created and again whenever one of its runs ends (by the rollout job's `finally`,
+or by `settle` for a job that died), under a Redis lock so two runs ending together cannot start too many.
+Batch runs count against the server's overall cap (rlx/runs/limits.py); when that is full, `advance` leaves the
+rest for the next call (the next run ending, or the next look at the batch page).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from rlx.queue.defaults import KEY_PREFIX
+from rlx.runs import record
+from rlx.runs.limits import LimitReached
+from rlx.runs.record import RunRecord
+from rlx.store import Store, read_json, write_json
+
+MAX_TASKS = 500  # one batch covers at most this many tasks
+MAX_CAP = 4  # runs of one batch active at once, at most
+RUNNING, FINISHED = "running", "finished"
+LOCK_SEC = 60
+
+
+@dataclass
+class BatchRecord:
+    id: str
+    env_id: str
+    agent: str
+    refs: list[str]
+    cap: int
+    revision: str | None = None
+    visitor: str | None = None
+    visibility: str = "private"
+    filters: dict = field(default_factory=dict)  # the task filters that chose `refs` (q, f), to say so on the page
+    run_ids: list[str] = field(default_factory=list)  # runs started, in the order of `refs`
+    status: str = RUNNING
+    created_at: str = field(default_factory=record.now_iso)
+    finished_at: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "BatchRecord":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def batch_path(store: Store, batch_id: str) -> Path:
+    return store.runs_dir / "batches" / f"{batch_id}.json"
+
+
+def save(store: Store, batch: BatchRecord) -> None:
+    write_json(batch_path(store, batch.id), batch.to_json())
+
+
+def load(store: Store, batch_id: str) -> BatchRecord | None:
+    if not record.valid_run_id(batch_id):
+        return None
+    data = read_json(batch_path(store, batch_id))
+    return BatchRecord.from_json(data) if isinstance(data, dict) else None
+
+
+def runs_of(store: Store, batch: BatchRecord) -> list[RunRecord | None]:
+    return [record.load(store, run_id) for run_id in batch.run_ids]
+
+
+def create(store: Store, redis, batch: BatchRecord) -> BatchRecord:
+    save(store, batch)
+    return advance(store, redis, batch.id)
+
+
+def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
+    """Start this batch's next runs while fewer than its cap are active; mark it finished when all have ended."""
+    from rlx.runs.launch import start_run
+
+    with redis.lock(f"{KEY_PREFIX}batch:{batch_id}:lock", timeout=LOCK_SEC, blocking_timeout=LOCK_SEC):
+        batch = load(store, batch_id)
+        if batch is None or batch.status != RUNNING:
+            return batch
+        active = sum(1 for run in runs_of(store, batch) if run is None or run.active)
+        while len(batch.run_ids) < len(batch.refs) and active < batch.cap:
+            run = RunRecord(id=record.new_run_id(), env_id=batch.env_id, ref=batch.refs[len(batch.run_ids)],
+                            agent=batch.agent, revision=batch.revision, visitor=batch.visitor,
+                            visibility=batch.visibility, batch=batch.id)
+            try:
+                start_run(run)
+            except LimitReached:
+                break  # the server is full: the next run ending (anyone's) or the next page view tries again
+            batch.run_ids.append(run.id)
+            active += 1
+            save(store, batch)  # at once: a crash after this still knows the run is the batch's
+        if len(batch.run_ids) == len(batch.refs) and active == 0:
+            batch.status, batch.finished_at = FINISHED, record.now_iso()
+            save(store, batch)
+        return batch

@@ -1,0 +1,108 @@
+"""A batch's results: one row per task, the reward histogram, and the exports (CSV, JSONL, parquet).
+
+A run that was not scored has no reward, never 0: an empty CSV cell, null in JSONL and parquet, and it stays out
+of the histogram (which says how many it left out). Answers never appear: only the run's reward and outcome.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from rlx.runs.batch import BatchRecord
+from rlx.runs.record import RunRecord
+
+WAITING = "waiting"
+COLUMNS = ("task", "run_id", "status", "scored", "reward", "seconds", "outcome")
+BINS = 10
+
+
+@dataclass
+class ResultRow:
+    task: str
+    run_id: str | None
+    status: str
+    scored: bool
+    reward: float | None
+    seconds: float | None
+    outcome: str | None
+
+    def as_dict(self) -> dict:
+        return {c: getattr(self, c) for c in COLUMNS}
+
+
+def result_rows(batch: BatchRecord, runs: list[RunRecord | None]) -> list[ResultRow]:
+    rows = []
+    for i, ref in enumerate(batch.refs):
+        run = runs[i] if i < len(runs) else None
+        if run is None:
+            rows.append(ResultRow(ref, None, WAITING, False, None, None, None))
+            continue
+        rows.append(ResultRow(ref, run.id, run.status, run.scored, run.reward, _seconds(run), run.outcome))
+    return rows
+
+
+def _seconds(run: RunRecord) -> float | None:
+    if not run.started_at or not run.finished_at:
+        return None
+    start, end = (datetime.fromisoformat(t.replace("Z", "+00:00")) for t in (run.started_at, run.finished_at))
+    return round((end - start).total_seconds(), 2)
+
+
+def counts(rows: list[ResultRow]) -> dict[str, int]:
+    out = {WAITING: 0, "queued": 0, "running": 0, "finished": 0, "failed": 0, "stopped": 0}
+    for row in rows:
+        out[row.status] = out.get(row.status, 0) + 1
+    out["scored"] = sum(1 for r in rows if r.scored)
+    out["not_scored"] = sum(1 for r in rows if r.status in ("finished", "failed", "stopped") and not r.scored)
+    out["done"] = out["finished"] + out["failed"] + out["stopped"]
+    out["total"] = len(rows)
+    return out
+
+
+def histogram(rows: list[ResultRow], width: int = 400, height: int = 120) -> dict:
+    """Bars for an SVG: the scored rewards in BINS equal bins over [min(0, lowest), max(1, highest)]."""
+    rewards = [r.reward for r in rows if r.scored and r.reward is not None]
+    low = min([0.0, *rewards])
+    high = max([1.0, *rewards])
+    span = (high - low) or 1.0
+    tally = [0] * BINS
+    for value in rewards:
+        tally[min(BINS - 1, int((value - low) / span * BINS))] += 1
+    tallest = max(tally) or 1
+    bar = width / BINS
+    bars = [{"x": round(i * bar, 1), "w": round(bar - 2, 1), "h": round(n / tallest * height, 1),
+             "y": round(height - n / tallest * height, 1), "n": n,
+             "low": round(low + i * span / BINS, 3), "high": round(low + (i + 1) * span / BINS, 3)}
+            for i, n in enumerate(tally)]
+    return {"bars": bars, "width": width, "height": height, "low": low, "high": high, "n": len(rewards),
+            "left_out": sum(1 for r in rows if r.status in ("finished", "failed", "stopped") and not r.scored)}
+
+
+def to_csv(rows: list[ResultRow]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS)
+    for row in rows:
+        writer.writerow(["" if v is None else v for v in (row.as_dict()[c] for c in COLUMNS)])
+    return out.getvalue()
+
+
+def to_jsonl(rows: list[ResultRow]) -> str:
+    return "".join(json.dumps(row.as_dict(), ensure_ascii=False) + "\n" for row in rows)
+
+
+def to_parquet(rows: list[ResultRow]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("task", pa.string()), ("run_id", pa.string()), ("status", pa.string()),
+                        ("scored", pa.bool_()), ("reward", pa.float64()), ("seconds", pa.float64()),
+                        ("outcome", pa.string())])
+    table = pa.Table.from_pylist([row.as_dict() for row in rows], schema=schema)
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()

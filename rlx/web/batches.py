@@ -1,0 +1,121 @@
+"""Batch evaluations on the web: the batch form's POST on an environment page, the batch page /b/<id> with its
+progress partial (polled by htmx; the page refreshes itself with JS off), and the exports.
+
+The web process only writes the batch record and starts its first runs (rlx/runs/batch.py); the runs' own jobs
+start the rest as they end.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, current_app, redirect, request, url_for
+from werkzeug.datastructures import MultiDict
+
+from rlx.queue import get_redis
+from rlx.runs import batch as batches
+from rlx.runs import record
+from rlx.runs.batch import BatchRecord
+from rlx.runs.batch_results import counts, histogram, result_rows, to_csv, to_jsonl, to_parquet
+from rlx.runs.launch import settle
+from rlx.web.errors import error_response
+from rlx.web.loaders import load_env
+from rlx.web.origin import same_origin_only
+from rlx.web.render import render
+from rlx.web.tasklist import TaskQuery, search_index
+from rlx.web.visitor import visitor_id
+
+bp = Blueprint("batches", __name__)
+AGENTS = ("oracle", "nop")  # terminus-2 needs a model key kept for the whole batch: not offered yet
+VISIBILITIES = ("private", "public")
+FIELDS = {"agent", "visibility", "cap", "q", "f"}
+EXPORTS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson", "parquet": "application/vnd.apache.parquet"}
+
+
+class BatchFormError(ValueError):
+    pass
+
+
+def read_batch_form(form) -> tuple[str, str, int, TaskQuery]:
+    unknown = sorted(set(form.keys()) - FIELDS)
+    if unknown:
+        raise BatchFormError(f"The form has a field a batch does not take: {unknown[0][:40]!r}.")
+    for name in ("agent", "visibility", "cap", "q"):
+        if len(form.getlist(name)) > 1:
+            raise BatchFormError(f"The field {name!r} was sent more than once.")
+    agent = form.get("agent", "")
+    if agent not in AGENTS:
+        raise BatchFormError(f"A batch runs one of {', '.join(AGENTS)}, not {agent[:40]!r}.")
+    visibility = form.get("visibility", "private")
+    if visibility not in VISIBILITIES:
+        raise BatchFormError(f"Visibility must be private or public, not {visibility[:40]!r}.")
+    raw_cap = form.get("cap", "2").strip()
+    if not raw_cap.isdigit() or not 1 <= int(raw_cap) <= batches.MAX_CAP:
+        raise BatchFormError(f"Runs at once must be a whole number from 1 to {batches.MAX_CAP}, not {raw_cap[:20]!r}.")
+    if len(form.get("q", "")) > 200 or len(form.getlist("f")) > 24 or any(len(v) > 240 for v in form.getlist("f")):
+        raise BatchFormError("The task filters are too long (at most 200 characters of words and 24 filters).")
+    query = TaskQuery.from_args(MultiDict([("q", form.get("q", "")), *[("f", v) for v in form.getlist("f")]]))
+    return agent, visibility, int(raw_cap), query
+
+
+@bp.post("/d/<org>/<name>/batch")
+@same_origin_only
+def start(org: str, name: str):
+    try:
+        agent, visibility, cap, query = read_batch_form(request.form)
+    except BatchFormError as exc:
+        abort(400, str(exc))
+    state = load_env(org, name, start_indexing=False)
+    if not state.ready:
+        return error_response(503, "This dataset is still being indexed; try again in a moment.", retry_after=5)
+    rows, _ = search_index(state.index, query)
+    refs = [row.ref for row in rows]
+    if not refs:
+        abort(400, "No task matches these filters: a batch needs at least one.")
+    if len(refs) > batches.MAX_TASKS:
+        abort(400, f"These filters match {len(refs)} tasks; a batch covers at most {batches.MAX_TASKS}. "
+                   "Narrow them and start again.")
+    batch = BatchRecord(id=record.new_run_id(), env_id=state.env.id, agent=agent, refs=refs, cap=cap,
+                        revision=state.env.revision, visitor=visitor_id(create=True), visibility=visibility,
+                        filters={"q": query.q, "f": query.args().get("f", [])})
+    batches.create(current_app.extensions["rlx.store"], get_redis(), batch)
+    return redirect(url_for("batches.batch_page", batch_id=batch.id), 303)
+
+
+def _visible_batch(batch_id: str) -> BatchRecord:
+    batch = batches.load(current_app.extensions["rlx.store"], batch_id)
+    if batch is None or (batch.visibility != "public" and (batch.visitor is None or batch.visitor != visitor_id())):
+        abort(404, "There is no batch with that id (or it is private to whoever started it).")
+    return batch
+
+
+def _context(batch_id: str) -> dict:
+    store, redis = current_app.extensions["rlx.store"], get_redis()
+    batch = _visible_batch(batch_id)
+    runs = [settle(run) if run is not None else None for run in batches.runs_of(store, batch)]
+    if batch.status == batches.RUNNING:  # a batch stalled by the server's cap resumes when someone looks
+        batch = batches.advance(store, redis, batch.id) or batch
+        runs = batches.runs_of(store, batch)
+    rows = result_rows(batch, runs)
+    return {"batch": batch, "rows": rows, "counts": counts(rows), "hist": histogram(rows),
+            "active": batch.status == batches.RUNNING}
+
+
+@bp.get("/b/<batch_id>")
+def batch_page(batch_id: str):
+    return render("pages/batch.html", **_context(batch_id))
+
+
+@bp.get("/b/<batch_id>/progress")
+def batch_progress(batch_id: str):
+    return render("partials/batch_progress.html", **_context(batch_id))
+
+
+@bp.get("/b/<batch_id>/results.<fmt>")
+def batch_export(batch_id: str, fmt: str):
+    if fmt not in EXPORTS:
+        abort(404, "Results export as csv, jsonl or parquet.")
+    rows = _context(batch_id)["rows"]
+    body = {"csv": to_csv, "jsonl": to_jsonl, "parquet": to_parquet}[fmt](rows)
+    response = Response(body, mimetype=EXPORTS[fmt].split(";")[0], content_type=EXPORTS[fmt])
+    response.headers["Content-Disposition"] = f'attachment; filename="batch-{batch_id}.{fmt}"'
+    response.headers["Cache-Control"] = "no-store"
+    return response

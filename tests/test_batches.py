@@ -1,0 +1,189 @@
+"""Batch evaluations: one agent over a dataset's tasks through real workers, at most `cap` runs at once, with
+the results table, reward histogram and exports a visitor sees; forged batch forms refused."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from rq import Worker
+
+from rlx import create_app
+from rlx.runs import batch as batches
+from rlx.runs import record
+from tests.runs_fixtures import start_worker
+
+DATASET = "rlx-tests/twenty"
+TASKS = 20
+UNSCORED = {18, 19}  # their verifier writes no reward: "not scored", never 0
+
+
+def reward_of(i: int) -> float:
+    return (i % 5) / 4  # 0, 0.25, 0.5, 0.75, 1 (four tasks each, before the unscored ones)
+
+
+def write_tasks(folder: Path) -> None:
+    """20 tiny tasks: the oracle writes a file, the verifier writes the task's fixed reward (or none)."""
+    for i in range(TASKS):
+        task = folder / "datasets" / DATASET / "tasks" / f"{'even' if i % 2 == 0 else 'odd'}-{i:02d}"
+        (task / "environment").mkdir(parents=True)
+        (task / "solution").mkdir()
+        (task / "tests").mkdir()
+        (task / "task.toml").write_text(
+            f'schema_version = "1.1"\n[task]\nname = "rlx-tests/t{i:02d}"\n[verifier]\ntimeout_sec = 20.0\n'
+            '[agent]\ntimeout_sec = 60.0\n[environment]\nnetwork_mode = "no-network"\n')
+        (task / "instruction.md").write_text(f"Write done to /app/out.txt (task {i}).\n")
+        (task / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nWORKDIR /app\n")
+        (task / "solution" / "solve.sh").write_text("#!/usr/bin/env bash\necho done > /app/out.txt\n")
+        verify = "mkdir -p /logs/verifier\n" + ("" if i in UNSCORED else
+                                               f"echo {reward_of(i)} > /logs/verifier/reward.txt\n")
+        (task / "tests" / "test.sh").write_text("#!/usr/bin/env bash\n" + verify)
+        for script in (task / "solution" / "solve.sh", task / "tests" / "test.sh"):
+            script.chmod(0o755)
+
+
+@pytest.fixture
+def twenty_app(make_config, redis_client, tmp_path):
+    folder = tmp_path / "source"
+    write_tasks(folder)
+    app = create_app(make_config(RLX_SOURCE=str(folder)))
+    from rlx.adapters import Env, pick
+
+    with app.app_context():
+        source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
+        env = Env(source.repo_info("dataset", DATASET), source, store)
+        pick(env).build_index(env)
+    return app
+
+
+@pytest.fixture
+def three_workers(twenty_app, redis_client):
+    """Three workers, so a cap of 2 is the batch's doing and not a shortage of workers."""
+    processes = [start_worker(twenty_app, redis_client) for _ in range(3)]
+    deadline = time.monotonic() + 30
+    while len(Worker.all(connection=redis_client)) < 3:
+        assert time.monotonic() < deadline, "three workers did not register within 30 s"
+        time.sleep(0.05)
+    yield processes
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.wait(15)
+
+
+def start_batch(client, **form):
+    return client.post(f"/d/{DATASET}/batch", data={"agent": "oracle", "visibility": "private", "cap": "2", **form})
+
+
+def batch_id_of(response) -> str:
+    assert response.status_code == 303, response.get_data(as_text=True)[:500]
+    return re.search(r"/b/([a-z0-9]{12})$", response.headers["Location"]).group(1)
+
+
+def parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def most_at_once(intervals) -> int:
+    """The most intervals open at one instant; an interval ending when another begins does not overlap it."""
+    points = sorted([(start, 1) for start, _ in intervals] + [(end, -1) for _, end in intervals],
+                    key=lambda p: (p[0], p[1]))
+    open_now = most = 0
+    for _, step in points:
+        open_now += step
+        most = max(most, open_now)
+    return most
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
+def test_a_batch_of_twenty_oracle_runs_completes_two_at_a_time_with_table_plot_and_exports(twenty_app, three_workers):
+    client = twenty_app.test_client()
+    batch_id = batch_id_of(start_batch(client))
+    page = client.get(f"/b/{batch_id}").get_data(as_text=True)
+    assert 'hx-trigger="every 2s"' in page and 'http-equiv="refresh"' in page  # live, with JS on or off
+
+    deadline = time.monotonic() + 600
+    while True:
+        progress = client.get(f"/b/{batch_id}/progress").get_data(as_text=True)
+        if "hx-trigger" not in progress:
+            break
+        assert time.monotonic() < deadline, "the batch did not finish within 10 minutes"
+        time.sleep(0.5)
+    assert f"<strong>{TASKS} of {TASKS} done</strong>" in progress
+
+    with twenty_app.app_context():
+        store = twenty_app.extensions["rlx.store"]
+        batch = batches.load(store, batch_id)
+        runs = [record.load(store, run_id) for run_id in batch.run_ids]
+    assert batch.status == "finished" and len(runs) == TASKS
+    assert all(run.status == "finished" for run in runs), [run.outcome for run in runs if run.status != "finished"]
+    # The cap, from the records: from being queued to ending, never more than 2 of the batch's runs at once.
+    assert most_at_once([(parse_time(r.created_at), parse_time(r.finished_at)) for r in runs]) <= 2
+    assert most_at_once([(parse_time(r.started_at), parse_time(r.finished_at)) for r in runs]) == 2  # and it used both
+
+    expected = {f"{'even' if i % 2 == 0 else 'odd'}-{i:02d}": (None if i in UNSCORED else reward_of(i))
+                for i in range(TASKS)}
+    page = client.get(f"/b/{batch_id}").get_data(as_text=True)
+    assert 'http-equiv="refresh"' not in page  # done: the page stops refreshing
+    table = dict(re.findall(r'<a href="/r/[a-z0-9]{12}">([a-z]+-\d\d)</a></td>\s*<td>finished</td>\s*'
+                            r'<td class="batch-reward">(.*?)</td>', page))
+    assert {ref: (None if "not scored" in cell else float(cell)) for ref, cell in table.items()} == expected
+    bars = [int(n) for n in re.findall(r'data-count="(\d+)"', page)]
+    assert len(bars) == 10 and sum(bars) == TASKS - len(UNSCORED)
+    assert bars[0] == 4 and bars[-1] == 3  # rewards 0 (tasks 0, 5, 10, 15) and 1 (4, 9, 14; 19 is unscored)
+    assert "2 runs not scored, left out of the plot" in page
+
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/b/{batch_id}/results.csv").get_data(as_text=True))))
+    assert {r["task"]: (float(r["reward"]) if r["reward"] else None) for r in rows} == expected
+    lines = [json.loads(line) for line in client.get(f"/b/{batch_id}/results.jsonl").get_data(as_text=True).splitlines()]
+    assert {r["task"]: r["reward"] for r in lines} == expected
+    table = pq.read_table(io.BytesIO(client.get(f"/b/{batch_id}/results.parquet").get_data()))
+    assert dict(zip(table.column("task").to_pylist(), table.column("reward").to_pylist())) == expected
+    assert table.column("scored").to_pylist().count(False) == len(UNSCORED)
+
+    assert twenty_app.test_client().get(f"/b/{batch_id}").status_code == 404  # private to whoever started it
+
+
+def test_a_filtered_batch_covers_only_the_matching_tasks_and_starts_no_more_than_its_cap(twenty_app):
+    client = twenty_app.test_client()
+    batch_id = batch_id_of(start_batch(client, q="odd", cap="1"))
+    with twenty_app.app_context():
+        batch = batches.load(twenty_app.extensions["rlx.store"], batch_id)
+    assert batch.refs == [f"odd-{i:02d}" for i in range(1, TASKS, 2)]
+    assert len(batch.run_ids) == 1  # no worker here: the one allowed run waits, the rest are not started
+    page = client.get(f"/b/{batch_id}").get_data(as_text=True)
+    assert "0 of 10 done" in page and "9 waiting" in page
+
+
+@pytest.mark.parametrize("form, sentence", [
+    ({"agent": "terminus-2"}, "A batch runs one of oracle, nop"),
+    ({"cap": "5"}, "from 1 to 4"),
+    ({"cap": "-1"}, "from 1 to 4"),
+    ({"cap": "99999999999999999999"}, "from 1 to 4"),
+    ({"visibility": "everyone"}, "Visibility must be"),
+    ({"visitor": "s:someone-else"}, "does not take: &#39;visitor&#39;"),
+    ({"refs": "even-00"}, "does not take: &#39;refs&#39;"),
+    ({"q": "nothing-matches-this"}, "No task matches"),
+    ({"q": "x" * 201}, "too long"),
+])
+def test_a_forged_batch_form_is_refused_and_starts_nothing(twenty_app, form, sentence):
+    response = start_batch(twenty_app.test_client(), **form)
+    assert response.status_code == 400 and sentence in response.get_data(as_text=True)
+    with twenty_app.app_context():
+        folder = twenty_app.extensions["rlx.store"].runs_dir
+    assert not (folder / "batches").exists() or not any((folder / "batches").iterdir())
+    assert not any(p.is_dir() and record.valid_run_id(p.name) for p in folder.glob("*")) if folder.exists() else True
+
+
+def test_a_batch_form_from_another_site_is_refused(twenty_app):
+    response = twenty_app.test_client().post(f"/d/{DATASET}/batch", data={"agent": "oracle", "cap": "1"},
+                                              headers={"Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 403
