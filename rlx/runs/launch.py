@@ -47,9 +47,7 @@ def start_run(run: RunRecord) -> RunRecord:
     run.job_timeout = run.job_timeout or job_timeout_for(store, run.env_id, run.ref)
     run.job_id = f"run-{run.id}"
     redis = get_redis()
-    # A batch's runs are paced by its own cap, so they count against the overall cap only.
-    slot_owner = None if run.batch else run.visitor
-    limits.take_slot(redis, slot_owner, run.id, run.job_timeout)  # raises LimitReached: nothing written
+    limits.take_slot(redis, limits.slot_owner(run), run.id, run.job_timeout)  # raises LimitReached: nothing written
     record.save(store, run)
     index.upsert(store, run)
     events.publish(redis, run.id, "status", status=QUEUED)
@@ -112,7 +110,7 @@ def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -
     current.status, current.outcome, current.error_type = status, outcome, error_type
     current.finished_at = record.now_iso()
     _remove_scratch(current.id)
-    limits.release_slot(redis, current.visitor or "-", current.id)
+    limits.release_slot(redis, limits.slot_owner(current) or "-", current.id)
     record.save(store, current)
     index.upsert(store, current)
     events.publish(redis, current.id, "status", status=status, outcome=outcome, reward=None, scored=False)

@@ -44,6 +44,11 @@ def caps() -> tuple[int, int]:
             int(config.get("RLX_MAX_RUNS_PER_VISITOR", DEFAULT_MAX_PER_VISITOR)))
 
 
+def slot_owner(run) -> str | None:
+    """Whose slot a run holds: a batch's runs are paced by the batch's own cap, so they count overall only."""
+    return None if run.batch else run.visitor
+
+
 def visitor_key(visitor: str) -> str:
     return f"{KEY_PREFIX}runs:active:{visitor}"
 

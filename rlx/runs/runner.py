@@ -70,7 +70,7 @@ def run_rollout(run_id: str) -> dict:
         shutil.rmtree(scratch, ignore_errors=True)
         run.finished_at = record.now_iso()
         _save(store, redis, run)
-        limits.release_slot(redis, run.visitor or "-", run.id)
+        limits.release_slot(redis, limits.slot_owner(run) or "-", run.id)
         events.publish(redis, run.id, "end", status=run.status)
         events.archive(redis, store, run.id)
         next_batch_runs(store, redis, run)
