@@ -30,6 +30,12 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_by_task ON runs (env_id, ref, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_visitor ON runs (visitor, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
+-- The community's rows only (public, finished, scored), covering what its pages read, so a leaderboard or a
+-- heatmap reads this small index and never the table.
+CREATE INDEX IF NOT EXISTS runs_community ON runs (env_id, agent, model, ref, reward)
+    WHERE visibility='public' AND status='finished' AND scored=1;
+CREATE INDEX IF NOT EXISTS runs_community_recent ON runs (finished_at)
+    WHERE visibility='public' AND status='finished' AND scored=1;
 """
 COLUMNS = ("id", "env_id", "ref", "agent", "model", "sandbox", "visitor", "visibility", "status", "scored",
            "reward", "created_at", "finished_at")
@@ -51,12 +57,28 @@ def _connect(store: Store) -> sqlite3.Connection:
 
 
 def upsert(store: Store, record: RunRecord) -> None:
-    row = {**{c: getattr(record, c, None) for c in COLUMNS}, "scored": int(record.scored), "reward": record.reward}
+    upsert_many(store, [record])
+
+
+def upsert_many(store: Store, records: list[RunRecord]) -> None:
+    """Write records' rows in one transaction (the job writes one; a benchmark or a rebuild writes many)."""
     marks = ", ".join("?" for _ in COLUMNS)
     updates = ", ".join(f"{c}=excluded.{c}" for c in COLUMNS if c != "id")
+    sql = f"INSERT INTO runs ({', '.join(COLUMNS)}) VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET {updates}"
     with closing(_connect(store)) as db:
-        db.execute(f"INSERT INTO runs ({', '.join(COLUMNS)}) VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET {updates}",
-                   [row[c] for c in COLUMNS])
+        db.execute("BEGIN")
+        db.executemany(sql, [_row(r) for r in records])
+        db.execute("COMMIT")
+
+
+def _row(record: RunRecord) -> list:
+    row = {**{c: getattr(record, c, None) for c in COLUMNS}, "scored": int(record.scored), "reward": record.reward}
+    return [row[c] for c in COLUMNS]
+
+
+def connect(store: Store) -> sqlite3.Connection:
+    """A connection for modules that query the index (community pages); the caller closes it."""
+    return _connect(store)
 
 
 def for_task(store: Store, env_id: str, ref: str, visitor: str | None, limit: int = 50) -> list[dict]:

@@ -4,8 +4,8 @@ from flask import Flask
 
 
 def register_web(app: Flask) -> None:
-    from rlx.web import (admission, api_docs, api_search, catalog_db, envs, errors, explore, headers, health,
-                         mcp_routes, origin, playground, runs, space_routes, space_tasks, spaces, tasks)
+    from rlx.web import (admission, api_docs, api_search, catalog_db, community, envs, errors, explore, headers,
+                         health, mcp_routes, origin, playground, runs, space_routes, space_tasks, spaces, tasks)
     from rlx.web import batches, metrics
     from rlx.web.context import init_context
 
@@ -28,6 +28,7 @@ def register_web(app: Flask) -> None:
     app.register_blueprint(mcp_routes.bp)
     app.register_blueprint(spaces.bp)
     app.register_blueprint(runs.bp)
+    app.register_blueprint(community.bp)
     app.register_blueprint(space_tasks.bp)
     app.register_blueprint(space_routes.bp)
     app.register_blueprint(batches.bp)

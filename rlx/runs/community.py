@@ -1,0 +1,88 @@
+"""The community's view of rollouts: public, finished, scored runs, never who ran them.
+
+Every answer comes from the index of runs (runs/index.sqlite) through its partial index on exactly these rows;
+no run file is read. Queries name their columns, and `visitor` is never one of them.
+"""
+
+from __future__ import annotations
+
+from contextlib import closing
+
+from rlx.runs.index import connect
+from rlx.store import Store
+
+COMMUNITY = "visibility='public' AND status='finished' AND scored=1"
+MAX_ENVS = 100
+MAX_RECENT = 30
+MAX_BOARD = 50
+HEATMAP_TASKS = 60  # rows of the heatmap: the most-run tasks
+HEATMAP_MODELS = 12  # its columns: the most-run agent/model pairs
+
+
+def model_label(agent: str, model: str | None) -> str:
+    return f"{agent} · {model}" if model else agent
+
+
+def environments(store: Store) -> list[dict]:
+    """Environments with community rollouts, the busiest first."""
+    with closing(connect(store)) as db:
+        rows = db.execute(f"SELECT env_id, COUNT(*) AS runs, COUNT(DISTINCT ref) AS tasks, AVG(reward) AS mean "
+                          f"FROM runs WHERE {COMMUNITY} GROUP BY env_id ORDER BY runs DESC, env_id LIMIT ?",
+                          (MAX_ENVS,)).fetchall()
+    return [dict(r) for r in rows]
+
+
+def recent(store: Store, env_id: str | None = None) -> list[dict]:
+    where, args = (f"{COMMUNITY} AND env_id=?", (env_id,)) if env_id else (COMMUNITY, ())
+    with closing(connect(store)) as db:
+        rows = db.execute(f"SELECT id, env_id, ref, agent, model, reward, finished_at FROM runs "
+                          f"WHERE {where} ORDER BY finished_at DESC LIMIT ?", (*args, MAX_RECENT)).fetchall()
+    return [{**dict(r), "label": model_label(r["agent"], r["model"])} for r in rows]
+
+
+def leaderboard(store: Store, env_id: str) -> list[dict]:
+    """Per agent and model on one environment: runs, tasks tried, mean reward and how many runs reached 1."""
+    with closing(connect(store)) as db:
+        rows = db.execute(f"SELECT agent, model, COUNT(*) AS runs, COUNT(DISTINCT ref) AS tasks, "
+                          f"AVG(reward) AS mean, SUM(reward >= 1) AS full FROM runs WHERE {COMMUNITY} AND env_id=? "
+                          f"GROUP BY agent, model ORDER BY mean DESC, runs DESC LIMIT ?",
+                          (env_id, MAX_BOARD)).fetchall()
+    return [{**dict(r), "label": model_label(r["agent"], r["model"])} for r in rows]
+
+
+def heatmap(store: Store, env_id: str) -> dict:
+    """Mean reward per task (rows) and agent/model (columns), bounded to the most-run tasks and models."""
+    with closing(connect(store)) as db:
+        cells = db.execute(f"SELECT ref, agent, model, AVG(reward) AS mean, COUNT(*) AS runs FROM runs "
+                           f"WHERE {COMMUNITY} AND env_id=? GROUP BY ref, agent, model", (env_id,)).fetchall()
+    task_runs: dict[str, int] = {}
+    model_runs: dict[str, int] = {}
+    grid: dict[tuple[str, str], tuple[float, int]] = {}
+    for c in cells:
+        label = model_label(c["agent"], c["model"])
+        task_runs[c["ref"]] = task_runs.get(c["ref"], 0) + c["runs"]
+        model_runs[label] = model_runs.get(label, 0) + c["runs"]
+        grid[(c["ref"], label)] = (c["mean"], c["runs"])
+    tasks = sorted(task_runs, key=lambda t: (-task_runs[t], t))[:HEATMAP_TASKS]
+    models = sorted(model_runs, key=lambda m: (-model_runs[m], m))[:HEATMAP_MODELS]
+    rows = [{"ref": t, "cells": [_cell(grid.get((t, m))) for m in models]} for t in sorted(tasks)]
+    return {"models": models, "rows": rows, "tasks_total": len(task_runs), "models_total": len(model_runs)}
+
+
+def _cell(found: tuple[float, int] | None) -> dict | None:
+    if found is None:
+        return None
+    mean, runs = found
+    return {"mean": mean, "runs": runs, "fill": reward_colour(mean)}
+
+
+def reward_colour(mean: float) -> str:
+    """From red (0) through amber to green (1), as an HSL fill the SVG can carry."""
+    share = min(1.0, max(0.0, mean))
+    return f"hsl({round(share * 120)}, 65%, {round(48 - share * 8)}%)"
+
+
+def tried_refs(store: Store, env_id: str) -> set[str]:
+    with closing(connect(store)) as db:
+        rows = db.execute(f"SELECT DISTINCT ref FROM runs WHERE {COMMUNITY} AND env_id=?", (env_id,)).fetchall()
+    return {r["ref"] for r in rows}

@@ -1,0 +1,74 @@
+"""Community pages and Compare.
+
+/community                  environments with public, finished, scored rollouts, and the latest of them
+/community/<org>/<name>     one environment: a leaderboard per agent and model, a heatmap (tasks × models) drawn
+                            as SVG on the server, and the tasks nobody has a community rollout of yet
+/compare?runs=a,b           up to four rollouts of one task (or its aliases) side by side, step by step
+
+Community answers come from the index of runs only and never say who ran what.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, current_app, request
+
+from rlx.queue import get_redis
+from rlx.runs import community, record
+from rlx.runs.compare import CompareError, check_same_task, compare_view, parse_ids, steps_of
+from rlx.web.loaders import load_env
+from rlx.web.render import render
+from rlx.web.visitor import visitor_id
+
+bp = Blueprint("community", __name__)
+MAX_UNTRIED = 200
+
+
+@bp.get("/community")
+def community_home():
+    store = current_app.extensions["rlx.store"]
+    return render("pages/community.html", envs=community.environments(store), recent=community.recent(store))
+
+
+@bp.get("/community/<org>/<name>")
+def community_env(org: str, name: str):
+    state = load_env(org, name, start_indexing=False)
+    store, env_id = current_app.extensions["rlx.store"], state.env.id
+    untried = None
+    if state.ready:
+        tried = community.tried_refs(store, env_id)
+        untried = [row.ref for row in state.index.rows if row.ref not in tried]
+    return render("pages/community_env.html", env_id=env_id, org=org, name=name,
+                  board=community.leaderboard(store, env_id), heat=community.heatmap(store, env_id),
+                  recent=community.recent(store, env_id), untried=(untried or [])[:MAX_UNTRIED],
+                  untried_total=None if untried is None else len(untried))
+
+
+@bp.get("/compare")
+def compare():
+    try:
+        ids = parse_ids(request.args.getlist("runs"))
+    except CompareError as exc:
+        abort(400, str(exc))
+    store, me = current_app.extensions["rlx.store"], visitor_id()
+    runs = []
+    for run_id in ids:
+        run = record.load(store, run_id)
+        if run is None or (run.visibility != "public" and (run.visitor is None or run.visitor != me)):
+            abort(404, f"There is no run {run_id} (or it is private to whoever started it).")
+        runs.append(run)
+    try:
+        check_same_task(runs, _aliases(runs))
+    except CompareError as exc:
+        abort(400, str(exc))
+    view = compare_view(runs, [steps_of(store, get_redis(), r) for r in runs])
+    return render("pages/compare.html", view=view, first=runs[0])
+
+
+def _aliases(runs) -> list[tuple[str, str]]:
+    """The first run's task's aliases, asked of its adapter only when the runs are not all on that very task."""
+    first = runs[0]
+    if all((r.env_id, r.ref) == (first.env_id, first.ref) for r in runs):
+        return []
+    org, name = first.env_id.split("/", 1)
+    state = load_env(org, name, start_indexing=False)
+    return state.adapter.aliases(state.env, state.index, first.ref) if state.ready else []

@@ -1,0 +1,137 @@
+"""Community pages (public, finished, scored rollouts; never who ran them) and Compare (up to four runs of a task).
+
+Records are written the way the job writes them (record.save + index.upsert, step events through the Redis
+stream and archived to the store), or made by the real runner where that is cheap (oracle on a bundled task).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from rlx.queue import get_redis
+from rlx.runs import events, index, record
+from rlx.runs.record import RunRecord
+from tests.runs_helpers import SCIENCE, wait_for
+from tests.test_run_pages import TASK, post_run, run_id_of
+
+REF = "chemistry/molar-mass-table"
+OTHER_REF = "statistics/sensor-summary"
+OWNER = "s:" + "a" * 32  # an owner hash as records keep it
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
+
+
+def write_run(app, ref=REF, agent="terminus-2", model="gpt-test", visibility="public", status="finished",
+              reward=1.0, steps=(), env_id=SCIENCE, visitor=OWNER) -> RunRecord:
+    run = RunRecord(id=record.new_run_id(), env_id=env_id, ref=ref, agent=agent, model=model, visitor=visitor,
+                    visibility=visibility, status=status, scored=reward is not None,
+                    rewards=None if reward is None else {"reward": reward}, finished_at=record.now_iso(),
+                    timings={"total": 3.5}, outcome="The verifier wrote a reward.")
+    with app.app_context():
+        store = app.extensions["rlx.store"]
+        record.save(store, run)
+        index.upsert(store, run)
+        for n, text in enumerate(steps, start=1):
+            events.publish(get_redis(), run.id, "step", n=n, message=text,
+                           calls=[{"name": "keystrokes", "text": f"echo {text}\n"}], observation=f"saw {text}")
+        events.archive(get_redis(), store, run.id)
+    return run
+
+
+def test_community_lists_public_finished_scored_runs_and_never_their_owner(indexed_app):
+    shown = [write_run(indexed_app, reward=1.0), write_run(indexed_app, reward=0.0, model="other-model")]
+    hidden = [write_run(indexed_app, visibility="private", visitor="s:" + "b" * 32),
+              write_run(indexed_app, status="failed", reward=None),
+              write_run(indexed_app, status="finished", reward=None),
+              write_run(indexed_app, status="running", reward=None)]
+    client = indexed_app.test_client()
+    home = client.get("/community").get_data(as_text=True)
+    row = re.search(rf"{SCIENCE}</a></td><td>(\d+)</td><td>(\d+)</td><td>([\d.]+)</td>", home)
+    assert row and row.groups() == ("2", "1", "0.500")
+    for run in shown:
+        assert f'href="/r/{run.id}"' in home
+    for run in hidden:
+        assert run.id not in home
+    page = client.get(f"/community/{SCIENCE}").get_data(as_text=True)
+    for html in (home, page):
+        assert OWNER not in html and "b" * 32 not in html and "s:" + "a" * 8 not in html
+    for run in hidden:
+        assert run.id not in page
+
+
+def test_leaderboard_heatmap_and_the_tasks_nobody_tried(indexed_app):
+    for reward in (1.0, 0.0):
+        write_run(indexed_app, reward=reward)  # terminus-2 · gpt-test: mean 0.5 over 2
+    write_run(indexed_app, agent="oracle", model=None, reward=1.0)
+    write_run(indexed_app, ref=OTHER_REF, agent="nop", model=None, reward=0.0, visibility="private")  # not counted
+    page = indexed_app.test_client().get(f"/community/{SCIENCE}").get_data(as_text=True)
+    board = re.findall(r"<tr><td>(\d+)</td><td>([^<]+)</td><td>([\d.]+)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>",
+                       page)
+    assert board == [("1", "oracle", "1.000", "1", "1", "1"), ("2", "terminus-2 · gpt-test", "0.500", "2", "1", "1")]
+    svg = page[page.index("<svg"):page.index("</svg>")]
+    assert "<script" not in svg and " on" not in re.sub(r'"[^"]*"', '""', svg)  # plain SVG, no handlers
+    assert f"<title>{REF} · terminus-2 · gpt-test: mean 0.50 over 2 rollouts</title>" in svg
+    assert f"<title>{REF} · oracle: mean 1.00 over 1 rollout</title>" in svg
+    untried = page[page.index("Tasks nobody has tried"):]
+    assert f"/t/{SCIENCE}/{OTHER_REF}" in untried  # only a private rollout: nobody in the community tried it
+    assert f"/t/{SCIENCE}/{REF}\"" not in untried
+
+
+def test_compare_lines_up_the_steps_of_runs_of_one_task(indexed_app):
+    a = write_run(indexed_app, steps=("look around", "write the file"), reward=1.0)
+    b = write_run(indexed_app, steps=("give up",), reward=0.0, model="other-model")
+    response = indexed_app.test_client().get(f"/compare?runs={a.id},{b.id}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    steps = re.findall(r'<tr class="compare-step"><th scope="row">Step (\d)</th>(.*?)</tr>', html, re.S)
+    assert [n for n, _ in steps] == ["1", "2"]
+    first, second = (re.findall(r"<td>(.*?)</td>", cells, re.S) for _, cells in steps)
+    assert "look around" in first[0] and "give up" in first[1]
+    assert "write the file" in second[0] and "—" in second[1]  # b had stopped after one step
+    rewards = re.findall(r'<td class="compare-reward">([^<]*)</td>', html)
+    assert rewards == ["1", "0"]
+    assert OWNER not in html
+
+
+@pytest.mark.parametrize("query, status, sentence", [
+    ("", 400, "Give the runs to compare"),
+    ("?runs=abc", 400, "is not a run id"),
+    ("?runs=../../etc/passwd", 400, "is not a run id"),
+    ("?runs=" + ",".join(f"{c}" * 12 for c in "abcde"), 400, "At most 4 runs"),
+    ("?runs=zzzzzzzzzzzz", 404, "There is no run zzzzzzzzzzzz"),
+])
+def test_compare_refuses_bad_lists_with_a_sentence(indexed_app, query, status, sentence):
+    response = indexed_app.test_client().get(f"/compare{query}")
+    assert response.status_code == status and sentence in response.get_data(as_text=True)
+
+
+def test_compare_refuses_runs_of_different_tasks(indexed_app):
+    a, b = write_run(indexed_app), write_run(indexed_app, ref=OTHER_REF)
+    response = indexed_app.test_client().get(f"/compare?runs={a.id}&runs={b.id}")
+    assert response.status_code == 400 and "only rollouts of the same task" in response.get_data(as_text=True)
+
+
+def test_a_private_run_is_compared_only_by_its_owner(indexed_app):
+    owner = indexed_app.test_client()
+    mine = run_id_of(post_run(owner))  # private, from the real form: owned by this browser's session
+    public = write_run(indexed_app)
+    assert owner.get(f"/compare?runs={mine},{public.id}").status_code == 200
+    stranger = indexed_app.test_client()
+    response = stranger.get(f"/compare?runs={public.id},{mine}")
+    assert response.status_code == 404 and f"There is no run {mine}" in response.get_data(as_text=True)
+    assert mine not in stranger.get("/community").get_data(as_text=True)
+
+
+@needs_bwrap
+def test_a_public_oracle_run_reaches_the_community_pages(indexed_app, running_worker):
+    client = indexed_app.test_client()
+    run_id = run_id_of(post_run(client, visibility="public"))
+    run = wait_for(indexed_app, run_id)
+    assert run.status == "finished" and run.reward == 1
+    home = indexed_app.test_client().get("/community").get_data(as_text=True)
+    assert f'href="/r/{run_id}"' in home
+    page = indexed_app.test_client().get(f"/community/{SCIENCE}").get_data(as_text=True)
+    assert "<tr><td>1</td><td>oracle</td><td>1.000</td><td>1</td><td>1</td><td>1</td>" in page
+    assert f"/t/{SCIENCE}/{REF}\"" not in page[page.index("Tasks nobody has tried"):]
