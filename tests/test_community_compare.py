@@ -135,3 +135,28 @@ def test_a_public_oracle_run_reaches_the_community_pages(indexed_app, running_wo
     page = indexed_app.test_client().get(f"/community/{SCIENCE}").get_data(as_text=True)
     assert "<tr><td>1</td><td>oracle</td><td>1.000</td><td>1</td><td>1</td><td>1</td>" in page
     assert f"/t/{SCIENCE}/{REF}\"" not in page[page.index("Tasks nobody has tried"):]
+
+
+def test_compare_accepts_runs_of_a_task_the_adapter_names_as_an_alias(indexed_app, monkeypatch):
+    from rlx.adapters.contract import Adapter
+
+    a, b = write_run(indexed_app), write_run(indexed_app, ref=OTHER_REF)
+    monkeypatch.setattr(Adapter, "aliases", lambda self, env, index, ref: [(SCIENCE, OTHER_REF)] if ref == REF else [])
+    response = indexed_app.test_client().get(f"/compare?runs={a.id},{b.id}")
+    assert response.status_code == 200 and f"{SCIENCE} · {OTHER_REF}" in response.get_data(as_text=True)
+
+
+def test_rewriting_a_run_counts_it_once_and_where_it_now_stands(indexed_app):
+    run = write_run(indexed_app, status="running", reward=None)
+    with indexed_app.app_context():
+        store = indexed_app.extensions["rlx.store"]
+        run.status, run.scored, run.rewards = "finished", True, {"reward": 1.0}
+        for _ in range(3):  # the job rewrites a record several times; each is one upsert
+            index.upsert(store, run)
+    home = indexed_app.test_client().get("/community").get_data(as_text=True)
+    assert f"{SCIENCE}</a></td><td>1</td><td>1</td><td>1.000</td>" in home
+    with indexed_app.app_context():
+        run.visibility = "private"
+        index.upsert(indexed_app.extensions["rlx.store"], run)
+    assert SCIENCE not in indexed_app.test_client().get("/community").get_data(as_text=True).split("Latest")[0] \
+        .split("<h2>Environments</h2>")[1]

@@ -26,8 +26,8 @@ def model_label(agent: str, model: str | None) -> str:
 def environments(store: Store) -> list[dict]:
     """Environments with community rollouts, the busiest first."""
     with closing(connect(store)) as db:
-        rows = db.execute(f"SELECT env_id, COUNT(*) AS runs, COUNT(DISTINCT ref) AS tasks, AVG(reward) AS mean "
-                          f"FROM runs WHERE {COMMUNITY} GROUP BY env_id ORDER BY runs DESC, env_id LIMIT ?",
+        rows = db.execute("SELECT env_id, SUM(runs) AS runs, COUNT(*) AS tasks, SUM(reward_sum) / SUM(runs) AS mean "
+                          "FROM community_tasks GROUP BY env_id ORDER BY runs DESC, env_id LIMIT ?",
                           (MAX_ENVS,)).fetchall()
     return [dict(r) for r in rows]
 
@@ -35,7 +35,9 @@ def environments(store: Store) -> list[dict]:
 def recent(store: Store, env_id: str | None = None) -> list[dict]:
     where, args = (f"{COMMUNITY} AND env_id=?", (env_id,)) if env_id else (COMMUNITY, ())
     with closing(connect(store)) as db:
+        # named: the planner would otherwise pick the status index and sort every finished run
         rows = db.execute(f"SELECT id, env_id, ref, agent, model, reward, finished_at FROM runs "
+                          f"INDEXED BY runs_community_recent "
                           f"WHERE {where} ORDER BY finished_at DESC LIMIT ?", (*args, MAX_RECENT)).fetchall()
     return [{**dict(r), "label": model_label(r["agent"], r["model"])} for r in rows]
 
@@ -84,5 +86,5 @@ def reward_colour(mean: float) -> str:
 
 def tried_refs(store: Store, env_id: str) -> set[str]:
     with closing(connect(store)) as db:
-        rows = db.execute(f"SELECT DISTINCT ref FROM runs WHERE {COMMUNITY} AND env_id=?", (env_id,)).fetchall()
+        rows = db.execute("SELECT ref FROM community_tasks WHERE env_id=?", (env_id,)).fetchall()
     return {r["ref"] for r in rows}

@@ -37,6 +37,24 @@ CREATE INDEX IF NOT EXISTS runs_community ON runs (env_id, agent, model, ref, re
 CREATE INDEX IF NOT EXISTS runs_community_recent ON runs (finished_at)
     WHERE visibility='public' AND status='finished' AND scored=1;
 """
+_COMMUNITY_ROW = "{r}.visibility='public' AND {r}.status='finished' AND {r}.scored=1"
+# Per environment and task, the community's run count and reward sum, kept by triggers on every write, so the
+# list of environments sums a few thousand rows instead of every run. Created (and filled from `runs`) once.
+COMMUNITY_TASKS = [
+    "CREATE TABLE community_tasks (env_id TEXT NOT NULL, ref TEXT NOT NULL, runs INTEGER NOT NULL, "
+    "reward_sum REAL NOT NULL, PRIMARY KEY (env_id, ref)) WITHOUT ROWID",
+    "INSERT INTO community_tasks SELECT env_id, ref, COUNT(*), SUM(reward) FROM runs WHERE "
+    + _COMMUNITY_ROW.format(r="runs") + " GROUP BY env_id, ref",
+    *[f"CREATE TRIGGER community_{name} AFTER {event} ON runs WHEN {_COMMUNITY_ROW.format(r='new')} BEGIN "
+      "INSERT INTO community_tasks VALUES (new.env_id, new.ref, 1, new.reward) ON CONFLICT (env_id, ref) "
+      "DO UPDATE SET runs=runs+1, reward_sum=reward_sum+excluded.reward_sum; END"
+      for name, event in (("insert", "INSERT"), ("update_new", "UPDATE"))],
+    *[f"CREATE TRIGGER community_{name} AFTER {event} ON runs WHEN {_COMMUNITY_ROW.format(r='old')} BEGIN "
+      "UPDATE community_tasks SET runs=runs-1, reward_sum=reward_sum-old.reward "
+      "WHERE env_id=old.env_id AND ref=old.ref; "
+      "DELETE FROM community_tasks WHERE env_id=old.env_id AND ref=old.ref AND runs<=0; END"
+      for name, event in (("update_old", "UPDATE"), ("delete", "DELETE"))],
+]
 COLUMNS = ("id", "env_id", "ref", "agent", "model", "sandbox", "visitor", "visibility", "status", "scored",
            "reward", "created_at", "finished_at")
 
@@ -53,7 +71,17 @@ def _connect(store: Store) -> sqlite3.Connection:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA busy_timeout=10000")
     db.executescript(SCHEMA)
+    if not _has_table(db, "community_tasks"):
+        db.execute("BEGIN IMMEDIATE")  # one process creates and fills it; the others find it made
+        if not _has_table(db, "community_tasks"):
+            for statement in COMMUNITY_TASKS:
+                db.execute(statement)
+        db.execute("COMMIT")
     return db
+
+
+def _has_table(db: sqlite3.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None
 
 
 def upsert(store: Store, record: RunRecord) -> None:

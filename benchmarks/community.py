@@ -1,0 +1,107 @@
+"""Community pages with 100,000 run records: the /community page and one environment's leaderboard (p50).
+
+Synthetic records (20 environments, 300 tasks each, 12 agent/model pairs; a third private, failed or not scored)
+are written through the index's own write path (index.upsert_many) into a fresh store; nothing else is in it.
+Then the app built in this process answers GET /community (the whole page: query and template) and the
+environment's leaderboard, heatmap and tried-task queries (what /community/<org>/<name> reads from the index),
+each SAMPLES times after one warm-up.
+
+`python -m benchmarks.community [--runs N]` runs it alone and prints the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import time
+
+from benchmarks.stats import percentile
+from benchmarks.workspace import create
+
+TARGETS = {"community_page_p50_ms": 50.0, "leaderboard_p50_ms": 50.0}
+SAMPLES = 50
+ENVS, TASKS = 20, 300
+MODELS = [("oracle", None), ("nop", None)] + [("terminus-2", f"model-{i}") for i in range(10)]
+
+
+def synthetic_records(count: int, seed: int = 7):
+    from rlx.runs.record import RunRecord, new_run_id
+
+    rng = random.Random(seed)
+    for n in range(count):
+        agent, model = rng.choice(MODELS)
+        public, scored = rng.random() < 0.8, rng.random() < 0.85
+        status = "finished" if rng.random() < 0.9 else "failed"
+        reward = round(rng.random(), 2) if scored and status == "finished" else None
+        yield RunRecord(id=new_run_id(), env_id=f"bench-org/env-{n % ENVS}", ref=f"task-{rng.randrange(TASKS)}",
+                        agent=agent, model=model, visitor=f"s:{rng.randrange(5000):032x}",
+                        visibility="public" if public else "private", status=status, scored=reward is not None,
+                        rewards=None if reward is None else {"reward": reward},
+                        created_at=f"2026-11-{1 + n % 28:02d}T10:00:{n % 60:02d}.000Z",
+                        finished_at=f"2026-11-{1 + n % 28:02d}T10:05:{n % 60:02d}.{n % 1000:03d}Z")
+
+
+def _timed(fn, samples: int) -> float:
+    fn()  # warm: the first read pages the index in
+    times = []
+    for _ in range(samples):
+        started = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - started) * 1000)
+    return round(percentile(times, 50), 2)
+
+
+def measure(runs: int = 100_000) -> dict:
+    from rlx import create_app
+    from rlx.config import Config
+    from rlx.runs import community, index
+
+    ws = create()
+    ws.source.mkdir(parents=True, exist_ok=True)
+    try:
+        app = create_app(Config.from_env({**ws.env(), "REDIS_URL": "redis://127.0.0.1:1/0"}))  # never dialled
+        store = app.extensions["rlx.store"]
+        started = time.perf_counter()
+        batch = []
+        for run in synthetic_records(runs):
+            batch.append(run)
+            if len(batch) == 10_000:
+                index.upsert_many(store, batch)
+                batch = []
+        index.upsert_many(store, batch)
+        written = time.perf_counter() - started
+        client = app.test_client()
+
+        def community_page():
+            response = client.get("/community")
+            assert response.status_code == 200, response.status_code
+
+        env_id = "bench-org/env-3"
+
+        def env_queries():
+            community.leaderboard(store, env_id)
+            community.heatmap(store, env_id)
+            community.tried_refs(store, env_id)
+
+        return {
+            "runs": runs,
+            "write_s": round(written, 1),
+            "community_page_p50_ms": _timed(community_page, SAMPLES),
+            "leaderboard_p50_ms": _timed(lambda: community.leaderboard(store, env_id), SAMPLES),
+            "env_page_queries_p50_ms": _timed(env_queries, SAMPLES),
+            "targets": TARGETS,
+        }
+    finally:
+        shutil.rmtree(ws.root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100_000)
+    print(json.dumps(measure(parser.parse_args().runs), indent=2))
+
+
+if __name__ == "__main__":
+    main()
