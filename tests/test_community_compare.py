@@ -138,7 +138,7 @@ def test_a_public_oracle_run_reaches_the_community_pages(indexed_app, running_wo
 
 
 def test_compare_accepts_runs_of_a_task_the_adapter_names_as_an_alias(indexed_app, monkeypatch):
-    from rlx.adapters.contract import Adapter
+    from rlx.adapters.harbor.adapter import HarborAdapter as Adapter
 
     a, b = write_run(indexed_app), write_run(indexed_app, ref=OTHER_REF)
     monkeypatch.setattr(Adapter, "aliases", lambda self, env, index, ref: [(SCIENCE, OTHER_REF)] if ref == REF else [])
