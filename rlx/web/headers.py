@@ -1,5 +1,6 @@
 """Security headers on every answer, set by flask-talisman: a Content-Security-Policy that runs only our own
-script files (no inline script anywhere; the one inline stylesheet carries a per-response nonce), no framing, no
+script files plus one inline snippet carrying a per-response nonce (the remembered theme, applied before the first
+paint without a second request), the inline stylesheet likewise, no framing, no
 MIME sniffing, a strict Referrer-Policy, no powerful browser features, and HSTS when the request came over https.
 """
 
@@ -10,7 +11,7 @@ from flask_talisman import Talisman
 
 CSP = {
     "default-src": "'self'",
-    "script-src": "'self'",
+    "script-src": "'self'",  # plus the nonce of the inline theme snippet
     "style-src": "'self'",  # plus the nonce of the inline stylesheet
     # Style attributes carry only CSS variables (bar widths, tree depth) and cannot run code.
     "style-src-attr": "'unsafe-inline'",
@@ -37,7 +38,7 @@ def init_app(app: Flask) -> None:
         strict_transport_security=True,  # sent only on requests that arrived over https
         strict_transport_security_include_subdomains=False,
         content_security_policy=CSP,
-        content_security_policy_nonce_in=["style-src"],
+        content_security_policy_nonce_in=["script-src", "style-src"],
         frame_options="DENY",
         referrer_policy="same-origin",
         permissions_policy=PERMISSIONS,
