@@ -79,7 +79,7 @@ def test_a_killed_worker_is_noticed_its_job_retried_twice_then_given_up_and_the_
         assert wait_until(lambda: live_workers(client) == 0, timeout=30)
         if attempt < 3:
             notice = f"The worker indexing this stopped unexpectedly; retrying ({attempt + 1} of 3)."
-            assert wait_until(lambda: notice in client.get(f"/d/{SLOW}").get_data(as_text=True), timeout=30)
+            assert wait_until(lambda: notice in client.get(f"/d/{SLOW}").get_data(as_text=True), timeout=60)
 
     failed = ("<strong>Indexing failed:</strong> the worker indexing this stopped unexpectedly, 3 times in a row, "
               "so it was given up.")
