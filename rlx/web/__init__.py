@@ -5,7 +5,8 @@ from flask import Flask
 
 def register_web(app: Flask) -> None:
     from rlx.web import (admission, api_docs, api_search, catalog_db, community, envs, errors, explore, headers,
-                         health, mcp_routes, origin, playground, runs, space_routes, space_tasks, spaces, tasks)
+                         health, mcp_routes, origin, playground, render, runs, space_routes, space_tasks, spaces,
+                         tasks)
     from rlx.web import batches, metrics
     from rlx.web.context import init_context
 
@@ -13,6 +14,7 @@ def register_web(app: Flask) -> None:
 
     headers.init_app(app)  # first: its nonce exists before any other hook can answer with a page
     init_context(app)
+    render.init_app(app)
     auth.init_app(app)
     admission.init_app(app)
     origin.init_app(app)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, make_response, redirect, request, url_for
+from flask import Blueprint, abort, redirect, request, url_for
+from flask_htmx import make_response as htmx_response
 
 from rlx.adapters import public
 from rlx.jobs.index import ensure_index_job
@@ -107,9 +108,7 @@ def env_progress(org: str, name: str):
     """The indexing timeline alone, polled by htmx; once the index is complete the page reloads itself."""
     state = load_env(org, name)
     if state.ready or (state.index is not None and request.args.get("had_rows") != "1"):
-        response = make_response("", 200)
-        response.headers["HX-Refresh"] = "true"
-        return response
+        return htmx_response("", 200, refresh=True)
     response = render("partials/progress.html", state=state, org=org, name=name)
     response.headers["Cache-Control"] = "no-store"
     return response

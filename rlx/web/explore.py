@@ -14,7 +14,7 @@ from rlx.web.catalog_db import settings
 from rlx.web.origin import same_origin_only
 from rlx.web.ratelimit import rate_limited
 from rlx.web.redirects import own_path
-from rlx.web.render import render
+from rlx.web.render import VARY, htmx, render
 from rlx.web.search import SORTS, TRENDING_MAX, SearchQuery, run_search
 
 bp = Blueprint("explore", __name__)
@@ -59,7 +59,8 @@ def dismiss_banner():
     response = redirect(own_path(request.form.get("next")), code=303)
     if banner:
         response.set_cookie(BANNER_COOKIE, banner["id"], max_age=WEEK_S, httponly=True, samesite="Lax")
-    if request.headers.get("HX-Request") == "true":
+    if htmx:  # the banner is removed in place: nothing to redirect to
         response.status_code, response.data = 200, b""
         response.headers.pop("Location", None)
+    response.vary.update(VARY)
     return response

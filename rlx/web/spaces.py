@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import time
 
-from flask import Blueprint, abort, current_app, make_response, redirect, request, url_for
+from flask import Blueprint, abort, current_app, redirect, request, url_for
+from flask_htmx import make_response as htmx_response
 
 from rlx.adapters import Env, public
 from rlx.adapters.openenv import SpaceAdapter
@@ -26,7 +27,7 @@ from rlx.web.format import relative_date
 from rlx.web.loaders import _NAME
 from rlx.web.origin import same_origin_only
 from rlx.web.ratelimit import rate_limited
-from rlx.web.render import render, wants_fragment
+from rlx.web.render import VARY, render, wants_fragment
 
 bp = Blueprint("spaces", __name__)
 ADAPTER = SpaceAdapter()
@@ -138,9 +139,7 @@ def space_status(org: str, name: str):
     record = _record(org, name)
     context = _status_context(record)
     if request.args.get("was") and request.args["was"] != context["runtime"].stage and context["runtime"].running:
-        response = make_response("", 200)
-        response.headers["HX-Refresh"] = "true"
-        return response
+        return htmx_response("", 200, refresh=True)
     response = render("partials/space_status.html", record=record, org=org, name=name, **context)
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -190,7 +189,9 @@ def _after_action(record, org, name, message):
         context = _status_context(record)
         return render("partials/space_status.html", record=record, org=org, name=name, message=message, **context)
     done = "woken" if "wake" in message else "restarted"  # a code, not the sentence: pages never echo free text
-    return redirect(url_for("spaces.space_page", org=org, name=name, done=done), code=303)
+    response = redirect(url_for("spaces.space_page", org=org, name=name, done=done), code=303)
+    response.vary.update(VARY)
+    return response
 
 
 @bp.get("/api/space/<org>/<name>")

@@ -11,7 +11,7 @@ from rlx.adapters import public
 from rlx.adapters.paths import safe_relpath
 from rlx.sources.errors import Unavailable
 from rlx.web.loaders import load_env
-from rlx.web.render import render
+from rlx.web.render import render, render_partial_or_page
 
 bp = Blueprint("tasks", __name__)
 
@@ -116,7 +116,8 @@ def task_folder(org: str, name: str, ref: str):
     if entries is None:
         abort(404, f"This task has no folder {folder!r}.")
     file_url = lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer"  # noqa
-    return render("partials/folder.html", entries=entries, file_url=file_url, org=org, name=name, ref=ref)
+    return render_partial_or_page("partials/folder.html", "pages/task_folder.html", entries=entries,
+                                  file_url=file_url, org=org, name=name, ref=ref, folder=folder, state=state)
 
 
 @bp.get("/api/task/<org>/<name>/<path:ref>")
