@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+from itertools import islice
 
 from rlx.adapters import aliases as alias_rules
 from rlx.adapters.contract import Adapter, FileView, Index
@@ -18,6 +19,7 @@ FILE_SHOWN_MAX = 1024 * 1024  # a file larger than this is shown cut, with a not
 FILE_FETCH_MAX = 4 * 1024 * 1024  # a file larger than this is not fetched at all
 _LAZY_LISTINGS: dict[tuple, list | None] = {}  # (env, revision, folder) -> entries, for walked tasks
 _LAZY_VALUES: dict[tuple, list[str]] = {}  # (env, revision, task folder) -> its masked values, for walked tasks
+DEEP_CONFIRM_ENTRIES = 3000  # three pages of the Hub's tree listing: the closer look stays cheap
 VALUE_FILES_MAX = 64  # files a walked task reads, once, to learn which values its graders mask
 
 
@@ -34,7 +36,8 @@ class HarborAdapter(Adapter):
 
     def confirm(self, env) -> bool:
         """Untagged datasets: a task file (task.toml, or an older task.yaml) at the root, in a root folder, or in
-        the first folder under tasks/."""
+        the first folder under tasks/; failing those cheap probes, anywhere in the first pages of the recursive
+        listing (real repositories nest tasks deeper: `<project>/recipes/<task>/`, `datasets/<suite>/<task>/`)."""
         source, kw = env.source, {"revision": env.revision, "token": env.token}
         folders = [e.path for e in source.list_tree(env.repo_type, env.id, recursive=False, **kw) if e.is_dir][:200]
         probes = [*TASK_FILES, *(f"{f}/{name}" for f in folders for name in TASK_FILES)]
@@ -43,7 +46,10 @@ class HarborAdapter(Adapter):
                          None)
             if first:
                 probes += [f"{first}/{name}" for name in TASK_FILES]
-        return bool(source.paths_info(env.repo_type, env.id, probes, **kw))
+        if source.paths_info(env.repo_type, env.id, probes, **kw):
+            return True
+        listing = islice(source.list_tree(env.repo_type, env.id, recursive=True, **kw), DEEP_CONFIRM_ENTRIES)
+        return any(not e.is_dir and posixpath.basename(e.path) in TASK_FILES for e in listing)
 
     def build_index(self, env, progress=None) -> Index:
         index = build.build_index(env, self.key, self.index_version, progress)

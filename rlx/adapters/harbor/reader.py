@@ -156,7 +156,10 @@ def grading_of(texts: dict[str, str], entries: list[FileEntry], layout: Layout =
     if layout is TERMINAL_BENCH_1:
         output = {"file": "pass/fail", "scores": [], "parser": (harness or {}).get("parser", "pytest")}
     elif "reward.json" in scripts:
-        names = sorted({n for n in _REWARD_NAMES.findall(scripts) if n not in ("reward",)} - {"ok", "error"})
+        # The names come from the scripts that write the file, not from every test: tests hold dicts of their own.
+        writers = "\n".join(t for p, t in texts.items() if (p.startswith("tests/") or p in layout.graders)
+                             and "reward.json" in t)
+        names = sorted({n for n in _REWARD_NAMES.findall(writers) if n not in ("reward",)} - {"ok", "error"})
         output = {"file": "reward.json", "scores": names[:12]}
     elif "reward.txt" in scripts:
         output = {"file": "reward.txt", "scores": ["reward"]}
@@ -208,7 +211,25 @@ def runtime_of(config, texts: dict[str, str], entries: list[FileEntry], layout: 
         runs, reasons = False, [*reasons, "it is in the older Terminal-Bench format (run-tests.sh), which the local "
                                           "sandbox does not run."]
     return {"kind": kind, "image": image, "compose": compose, "services": services,
-            "compose_error": compose_error, "dockerfile": plan, "runs_here": runs, "why_not": reasons}
+            "compose_error": compose_error, "dockerfile": plan, "runs_here": runs, "why_not": reasons,
+            "caveats": _verifier_caveats(texts, layout) if runs else []}
+
+
+# A verifier that installs system packages when it runs (common in real tasks: `apt-get install curl` in
+# tests/test.sh) needs root; the local sandbox runs unprivileged, so that step fails and the score depends on
+# what the worker already has.
+_SYSTEM_INSTALL = re.compile(r"^\s*(?:sudo\s+)?(apt-get|apt|apk|yum|dnf|microdnf|zypper)\s+(?:-\S+\s+)*(install|add|update)\b",
+                             re.M)
+
+
+def _verifier_caveats(texts: dict[str, str], layout: Layout) -> list[str]:
+    tools = sorted({m.group(1) for p, t in texts.items() if p.startswith("tests/") or p in layout.graders
+                    for m in _SYSTEM_INSTALL.finditer(t)})
+    if not tools:
+        return []
+    return [f"Its verifier installs system packages when it runs ({', '.join(tools)}), which needs root: in the "
+            "local sandbox that step fails, so its score depends on what this machine already has. An HF Sandbox "
+            "runs it as written."]
 
 
 def _only_the_agent(services: list[dict], layout: Layout) -> bool:

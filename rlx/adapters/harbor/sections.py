@@ -109,6 +109,8 @@ def _environment_section(entry, text, config, layout) -> Section:
         parts.append(_services_block(runtime, layout))
     if runtime.get("runs_here"):
         parts.append(b.note("This task can run in this machine's sandbox.", "ok"))
+        for caveat in runtime.get("caveats") or []:
+            parts.append(b.note(caveat, "warn"))
     else:
         parts.append(b.note("It cannot run here: " + _sentences(runtime.get("why_not") or ["unknown reason."]),
                             "warn"))
