@@ -1,12 +1,14 @@
 """A production-sized synthetic catalog, the same bytes on every run: 7,225 environments, 51,498 indexed tasks.
 
-`python scripts/synth_catalog.py --out DIR` writes
+`python scripts/synth_catalog.py --out DIR [--scale N]` writes (N times the size with --scale: 10 gives 72,250
+environments, 514,980 tasks and a largest index of 36,880; the same bytes for a given seed and scale, and scale 1
+is the catalog above byte for byte)
 
 - DIR/source/: a FolderSource tree, one folder per environment (README.md front matter with tags, pretty_name and
   description, and a .hub.json with the Hub's counters and a fixed sha), plus 120 Gradio Spaces that the listing
   leaves out. Only the 1,000-task Harbor dataset (THOUSAND_ID) ships task folders, so its pages can be served;
   every other environment is a card alone.
-- DIR/store/indexes/: the task index of every dataset that holds tasks, written with save_index, shaped like the
+- DIR/store/indexes/: the task index of every dataset that holds tasks, in the bytes save_index writes, shaped like the
   Harbor adapter's rows and carrying the record's sha as revision, so the indexes count as current.
 
 `hub_fixtures(catalog)`, `big_repo_fixture()` and `thousand_task_fixture()` give the same repositories as
@@ -17,6 +19,7 @@ Zipf-drawn text from a 2,000-word vocabulary, Pareto counters and task counts, Z
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import random
@@ -35,7 +38,6 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 
 from rlx.adapters import get  # noqa: E402
 from rlx.adapters.contract import Index, TaskRow  # noqa: E402
-from rlx.adapters.indexes import save_index  # noqa: E402
 from rlx.store import Store  # noqa: E402
 
 SEED = 7225
@@ -199,6 +201,7 @@ class Catalog:
     seed: int
     envs: list[SynthEnv]
     words: ZipfPicker = field(repr=False)
+    scale: float = 1.0
 
     @property
     def listed(self) -> list[SynthEnv]:
@@ -210,11 +213,20 @@ class Catalog:
         return sum(e.task_count for e in self.envs)
 
 
-def plan_catalog(seed: int = SEED) -> Catalog:
-    """Every environment's card and counters, and how many tasks each dataset's index holds."""
+def scaled(n: int, scale: float) -> int:
+    """n at `scale` times the size, never below one (scale 1 gives n itself, so today's catalog keeps its bytes)."""
+    return max(1, round(n * scale))
+
+
+def plan_catalog(seed: int = SEED, scale: float = 1.0) -> Catalog:
+    """Every environment's card and counters, and how many tasks each dataset's index holds; `scale` multiplies
+    the counts of environments, owners and tasks and the largest index (the vocabulary and tags stay: the same
+    language, more of it)."""
+    if not 0 < scale <= 100:
+        raise ValueError(f"scale must be above 0 and at most 100, not {scale}")
     rng = random.Random(seed)
     words = ZipfPicker(build_vocabulary(rng))
-    owners = _owners(rng, 900)
+    owners = _owners(rng, scaled(900, scale))
     owner_picker = ZipfPicker(owners, s=1.05)
     tag_picker = ZipfPicker(ENV_TAGS)
     name_words = ZipfPicker([w for w in dict.fromkeys(HEAD_WORDS + DOMAIN_WORDS[:300]) if len(w) > 3], s=0.9)
@@ -223,7 +235,7 @@ def plan_catalog(seed: int = SEED) -> Catalog:
     kinds = [("space", k, n) for k, n in SPACE_KINDS.items()] + [("dataset", k, n) for k, n in DATASET_KINDS.items()]
     kinds.append(("space", "unlisted-space", UNLISTED_SPACES))
     for repo_type, kind, count in kinds:
-        for _ in range(count):
+        for _ in range(scaled(count, scale)):
             repo_id = _unique_id(rng, owner_picker, name_words, used)
             envs.append(_env(rng, seed, words, tag_picker, repo_type, kind, repo_id))
     # The dataset whose pages and indexing are measured: a Harbor dataset with real task folders.
@@ -231,8 +243,8 @@ def plan_catalog(seed: int = SEED) -> Catalog:
     used.discard(harbor.repo_id)
     harbor.repo_id, harbor.pretty_name = THOUSAND_ID, "Thousand terminal tasks"
     harbor.meta["sha"] = _sha(seed, THOUSAND_ID)
-    _assign_task_counts(rng, envs)
-    return Catalog(seed=seed, envs=envs, words=words)
+    _assign_task_counts(rng, envs, scaled(TASK_TOTAL, scale), scaled(LARGEST_INDEX, scale))
+    return Catalog(seed=seed, envs=envs, words=words, scale=scale)
 
 
 def _owners(rng: random.Random, n: int) -> list[str]:
@@ -287,30 +299,34 @@ def _env(rng, seed: int, words: ZipfPicker, tag_picker: ZipfPicker, repo_type: s
                     description=sentence(rng, words, 20, 60), meta=meta, sdk=sdk)
 
 
-def _assign_task_counts(rng: random.Random, envs: list[SynthEnv]) -> None:
-    """Pareto sizes over most datasets, scaled to exactly TASK_TOTAL, none above LARGEST_INDEX, and exactly 1,000
-    for THOUSAND_ID. Every Harbor dataset has at least one task (an index that found none is not Harbor)."""
+def _assign_task_counts(rng: random.Random, envs: list[SynthEnv], total: int = TASK_TOTAL,
+                        largest: int = LARGEST_INDEX) -> None:
+    """Pareto sizes over most datasets, scaled to exactly `total`, none above `largest`, and exactly 1,000 for
+    THOUSAND_ID. Every Harbor dataset has at least one task (an index that found none is not Harbor)."""
     holders = [e for e in envs if e.repo_type == "dataset" and (e.kind == "harbor" or rng.random() < 0.8)]
     fixed = next(e for e in holders if e.repo_id == THOUSAND_ID)
     others = [e for e in holders if e is not fixed]
     raw = [rng.paretovariate(1.05) for _ in others]
-    budget = TASK_TOTAL - 1_000
+    budget = total - 1_000
     scale = budget / sum(raw)
-    counts = [min(LARGEST_INDEX, max(1, round(r * scale))) for r in raw]
-    counts[max(range(len(counts)), key=counts.__getitem__)] = LARGEST_INDEX  # the original's largest, exactly
-    # Hand the rounding and clamping difference to the mid-sized datasets, one task at a time.
+    counts = [min(largest, max(1, round(r * scale))) for r in raw]
+    counts[max(range(len(counts)), key=counts.__getitem__)] = largest  # the original's largest, exactly
+    # Hand the rounding and clamping difference to the mid-sized datasets, one task at a time (the difference is
+    # kept as a running number: summing every count per step is quadratic at ten times the size).
     order = sorted(range(len(counts)), key=lambda i: -counts[i])
     cursor = 0
-    while (diff := budget - sum(counts)) != 0:
+    diff = budget - sum(counts)
+    while diff != 0:
         i = order[len(order) // 10 + cursor % (len(order) // 2)]
         step = 1 if diff > 0 else -1
-        if 1 <= counts[i] + step <= LARGEST_INDEX:
+        if 1 <= counts[i] + step <= largest:
             counts[i] += step
+            diff -= step
         cursor += 1
     fixed.task_count = 1_000
     for env, n in zip(others, counts):
         env.task_count = n
-    assert sum(e.task_count for e in envs) == TASK_TOTAL
+    assert sum(e.task_count for e in envs) == total
 
 
 def sentence(rng: random.Random, words: ZipfPicker, low: int, high: int) -> str:
@@ -485,14 +501,30 @@ def write_source(catalog: Catalog, root: Path) -> None:
 
 
 def write_indexes(catalog: Catalog, store: Store) -> int:
-    """One stored index per dataset that holds tasks; returns how many tasks were written."""
+    """One stored index per dataset that holds tasks, each written and dropped before the next (memory stays at
+    the largest index); returns how many tasks were written."""
     written = 0
     for env in catalog.envs:
         if env.task_count:
             index = index_of(catalog, env)
-            save_index(store, index)
+            _write_index(store, index)
             written += len(index.rows)
     return written
+
+
+def _write_index(store: Store, index: Index) -> None:
+    """The bytes save_index writes for a complete index (the digest check in tests/test_synth_catalog.py holds
+    them equal), without its fsync and deep copy: a fixture needs no durability, and at ten times the size those
+    two are half the time."""
+    rows = [{"ref": r.ref, "title": r.title, "brief": r.brief, "facets": r.facets, "error": r.error,
+             "extra": r.extra} for r in index.rows]
+    value = {"env_id": index.env_id, "adapter": index.adapter, "revision": index.revision, "version": index.version,
+             "built_at": index.built_at, "complete": index.complete, "rows": rows, "summary": index.summary,
+             "error": index.error}
+    path = store.index_path(index.env_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    path.write_bytes(gzip.compress(data, compresslevel=6, mtime=0))
 
 
 MILLION_ID = "synth-bench/million-rows"
@@ -537,10 +569,10 @@ def _million_schema(pa):
     ])
 
 
-def generate(out: Path, seed: int = SEED) -> dict:
+def generate(out: Path, seed: int = SEED, scale: float = 1.0) -> dict:
     """Write DIR/source and DIR/store/indexes; return counts and how long each part took."""
     started = time.perf_counter()
-    catalog = plan_catalog(seed)
+    catalog = plan_catalog(seed, scale)
     planned = time.perf_counter()
     write_source(catalog, out / "source")
     sourced = time.perf_counter()
@@ -549,7 +581,8 @@ def generate(out: Path, seed: int = SEED) -> dict:
     kinds: dict[str, int] = {}
     for env in catalog.envs:
         kinds[env.kind] = kinds.get(env.kind, 0) + 1
-    return {"envs": len(catalog.listed), "unlisted_spaces": kinds.pop("unlisted-space", 0), "tasks": tasks,
+    return {"scale": scale, "envs": len(catalog.listed), "unlisted_spaces": kinds.pop("unlisted-space", 0),
+            "tasks": tasks,
             "kinds": kinds,
             "indexed_envs": sum(1 for e in catalog.envs if e.task_count),
             "largest_index": max(e.task_count for e in catalog.envs),
@@ -561,13 +594,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="folder to write source/ and store/ into")
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="N times today's size (0.1, 1, 10 …; 10 gives 72,250 environments, 514,980 tasks)")
     parser.add_argument("--million-rows", action="store_true",
                         help=f"write only the {MILLION_ROWS:,}-row parquet dataset ({MILLION_ID}) under DIR/source")
     args = parser.parse_args(argv)
+    if not 0 < args.scale <= 100:
+        parser.error(f"--scale must be above 0 and at most 100, not {args.scale}")
     if args.million_rows:
         print(write_million_rows(args.out / "source", seed=args.seed))
         return
-    print(json.dumps(generate(args.out, args.seed), indent=1))
+    print(json.dumps(generate(args.out, args.seed, args.scale), indent=1))
 
 
 if __name__ == "__main__":
