@@ -15,10 +15,12 @@ def create_app(config: Config | None = None) -> Flask:
     config = config or Config.from_env()
     from rlx.web.hosts import TrustedHosts
     from rlx.web.json_provider import MarkupSafeJSON
+    from rlx.web.proxies import behind_proxies
 
     app = Flask(__name__)
     app.json = MarkupSafeJSON(app)
-    app.wsgi_app = TrustedHosts(app.wsgi_app, config.public_url, config.trusted_hosts)
+    app.wsgi_app = behind_proxies(TrustedHosts(app.wsgi_app, config.public_url, config.trusted_hosts),
+                                  config.proxy_hops)
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         RLX=config,

@@ -55,6 +55,9 @@ SETTINGS = [
     Setting("RLX_TRUSTED_HOSTS", None, "Comma-separated host names this app answers to (a request naming any "
             "other Host gets 400, a guard against DNS rebinding and forged links). Loopback names, IP addresses "
             "and RLX_PUBLIC_URL's host are always trusted; `.example.org` trusts every subdomain too."),
+    Setting("RLX_PROXY_HOPS", "0", "How many proxies in front of the app append to X-Forwarded-For and set "
+            "X-Forwarded-Proto (0 to 5). 0: those headers are ignored, and rate limits count the connecting "
+            "address; set it only when every request passes through that many proxies you run."),
     Setting("METRICS_TOKEN", None, "The bearer token a Prometheus scrape of /metrics must send "
             "(`Authorization: Bearer ...`). When absent, /metrics answers loopback addresses only."),
     Setting("RLX_SNAPSHOT_CHECK_S", "60", "Seconds between a web process's looks at the snapshot pointer "
@@ -82,6 +85,7 @@ class Config:
     admin_org: str | None = None
     trusted_hosts: tuple[str, ...] = ()  # besides loopback names, IP addresses and public_url's host
     metrics_token: str | None = None
+    proxy_hops: int = 0  # trusted proxies in front of us (werkzeug's ProxyFix); 0: X-Forwarded-* ignored
     snapshot_check_s: float = 60.0
 
     @classmethod
@@ -110,6 +114,7 @@ class Config:
             admin_org=env.get("ADMIN_ORG") or None,
             trusted_hosts=_check_hosts(env.get("RLX_TRUSTED_HOSTS") or ""),
             metrics_token=env.get("METRICS_TOKEN") or None,
+            proxy_hops=_check_proxy_hops(env.get("RLX_PROXY_HOPS") or "0"),
             snapshot_check_s=_check_seconds(env.get("RLX_SNAPSHOT_CHECK_S") or "60", "RLX_SNAPSHOT_CHECK_S"),
         )
 
@@ -182,6 +187,14 @@ def _check_hosts(value: str) -> tuple[str, ...]:
             raise ConfigError(f"RLX_TRUSTED_HOSTS holds host names separated by commas (no scheme or port), "
                               f"not {host!r}.")
     return hosts
+
+
+def _check_proxy_hops(value: str) -> int:
+    if not re.fullmatch(r"[0-5]", value.strip()):
+        raise ConfigError(f"RLX_PROXY_HOPS must be the number of proxies in front of the app, 0 to 5, not {value!r}.")
+    return int(value)
+
+
 def _check_seconds(value: str, name: str, low: float = 1, high: float = 3600) -> float:
     try:
         seconds = float(value)

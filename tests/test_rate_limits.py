@@ -104,3 +104,35 @@ def test_pasted_tokens_and_run_requests_are_limited_across_processes(make_config
     run_url = "/t/rlx-examples/terminal-basics/csv-sales-rollup/run"
     assert first.post(run_url, data={"agent": "forged"}, headers=OURS).status_code != 429
     assert second.post(run_url, data={"agent": "forged"}, headers=OURS).status_code == 429
+
+
+def test_a_forged_x_forwarded_for_does_not_escape_a_limit_by_default(make_config, redis_client):
+    """With no proxies configured, X-Forwarded-For is whatever the client wrote: it must not pick who is counted."""
+    client, _ = two_processes(make_config, {"writes": "1/minute"})
+    first = client.post("/banner/dismiss", headers={**OURS, "X-Forwarded-For": "198.51.100.1"})
+    forged = client.post("/banner/dismiss", headers={**OURS, "X-Forwarded-For": "198.51.100.2"})
+    assert (first.status_code, forged.status_code) == (303, 429)
+
+
+def test_behind_configured_proxies_the_client_address_from_x_forwarded_for_is_counted(make_config, redis_client):
+    app = create_app(make_config(RLX_PROXY_HOPS="1"))
+    app.config["RLX_RATE_LIMITS"] = {"writes": "1/minute"}
+    client = app.test_client()
+
+    def dismiss(forwarded_for: str) -> int:  # every request comes through our proxy, 10.0.0.9
+        return client.post("/banner/dismiss", headers={**OURS, "X-Forwarded-For": forwarded_for},
+                           environ_base={"REMOTE_ADDR": "10.0.0.9"}).status_code
+
+    assert dismiss("203.0.113.5") == 303
+    assert dismiss("203.0.113.6") == 303  # another client behind the same proxy has its own count
+    assert dismiss("203.0.113.5") == 429
+    # A client writing its own X-Forwarded-For: the proxy appends the address it saw, and only that one counts.
+    assert dismiss("198.51.100.7, 203.0.113.5") == 429
+
+
+@pytest.mark.parametrize("value", ["-1", "6", "two", "1.5"])
+def test_a_bad_proxy_hops_setting_stops_start_up_with_a_sentence(make_config, value):
+    from rlx.config import ConfigError
+
+    with pytest.raises(ConfigError, match="RLX_PROXY_HOPS"):
+        make_config(RLX_PROXY_HOPS=value)

@@ -45,7 +45,8 @@ def limit_for(name: str) -> str:
 
 
 def client_address() -> str:
-    """Who is counted: the connecting address (behind a proxy, configure it to pass the client's own)."""
+    """Who is counted: the connecting address, or the client's own behind RLX_PROXY_HOPS trusted proxies
+    (rlx/web/proxies.py rewrites remote_addr then; a forged X-Forwarded-For never reaches here otherwise)."""
     return request.remote_addr or "unknown"
 
 
