@@ -9,10 +9,13 @@ import re
 
 from flask import Blueprint, abort, current_app, redirect, request, url_for
 
+from rlx.admin.rollouts import TakedownError, set_withdrawn
 from rlx.admin.store import record, update_settings
 from rlx.auth.visitor import current_visitor
+from rlx.runs.record import valid_run_id
 from rlx.store.settings import COLLECTION_KEY, ENV_ID, MAX_PER_HOUR
 from rlx.web.origin import same_origin_only
+from rlx.web.redirects import own_path
 
 bp = Blueprint("admin_edits", __name__)
 
@@ -128,3 +131,21 @@ def settings():
     rollouts = {"enabled": request.form.get("enabled") == "on", "per_visitor_per_hour": per_hour, "agents": agents}
     update_settings(_settings_path(), lambda data: data.update(rollouts=rollouts))
     return _changed("settings.save", "admin.settings_page", **rollouts)
+
+
+@bp.post("/rollouts")
+@same_origin_only
+def rollouts():
+    """Take a public rollout off community (everyone but its owner stops seeing it), or put it back."""
+    run_id, action = request.form.get("run", "").strip(), request.form.get("action", "")
+    if not valid_run_id(run_id):
+        abort(400, "A run id is twelve lowercase letters and digits.")
+    if action not in ("withdraw", "restore"):
+        abort(400, "The action is withdraw (take the rollout off community) or restore (put it back).")
+    try:
+        run = set_withdrawn(current_app.extensions["rlx.store"], run_id, withdrawn=action == "withdraw")
+    except TakedownError as exc:
+        abort(exc.status, str(exc))
+    record(_settings_path(), current_visitor().name, f"rollout.{action}", run=run.id, env=run.env_id, task=run.ref)
+    back = own_path(request.form.get("next"), url_for("admin.rollouts_page"))
+    return redirect(back if back.startswith("/admin/") else url_for("admin.rollouts_page"), code=303)

@@ -6,8 +6,9 @@ import gzip
 import json
 from pathlib import Path
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, abort, current_app, render_template, request
 
+from rlx.admin import rollouts
 from rlx.admin.store import recent
 from rlx.queue import QUEUES, get_queue
 from rlx.store.layout import repo_id_of_key
@@ -72,7 +73,13 @@ def indexes_page():
 
 @bp.get("/rollouts")
 def rollouts_page():
-    return _page("rollouts.html")
+    try:
+        query = rollouts.read_query(request.args)
+    except rollouts.RolloutQueryError as exc:
+        abort(400, str(exc))
+    rows, older = rollouts.list_rollouts(current_app.extensions["rlx.store"], query)
+    return _page("rollouts.html", rows=rows, older=older, query=query, statuses=rollouts.STATUSES,
+                 visibilities=rollouts.VISIBILITIES, sizes=rollouts.PAGE_SIZES)
 
 
 @bp.get("/audit")

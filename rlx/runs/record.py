@@ -18,6 +18,8 @@ from rlx.store import Store, read_json, write_json
 QUEUED, RUNNING, FINISHED, FAILED, STOPPED = "queued", "running", "finished", "failed", "stopped"
 ACTIVE = (QUEUED, RUNNING)
 DONE = (FINISHED, FAILED, STOPPED)
+# A public run an admin took off community (rlx/admin/rollouts.py): like a private one, only its owner sees it.
+WITHDRAWN = "withdrawn"
 _ID = re.compile(r"^[a-z0-9]{12}$")
 
 
