@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Flask, redirect
+from flask import Flask, abort, redirect, request
 
 from rlx.config import Config
 
@@ -21,24 +21,32 @@ STATIC = Path(__file__).resolve().parent.parent / "static"
 def create_admin_app(config: Config | None = None) -> Flask:
     import rq_dashboard
 
-    from rlx import auth, queue, sources, store
-    from rlx.admin import edits, membership, views
-    from rlx.web import catalog_db, errors
+    from rlx import MAX_BODY_BYTES, auth, queue, sources, store
+    from rlx.admin import edits, headers, membership, views
+    from rlx.web import catalog_db, errors, origin
     from rlx.web.context import init_context
+    from rlx.web.hosts import TrustedHosts
+    from rlx.web.proxies import behind_proxies
 
     config = config or Config.from_env()
     app = Flask("rlx.admin", template_folder=str(TEMPLATES), static_folder=str(STATIC))
+    app.wsgi_app = behind_proxies(TrustedHosts(app.wsgi_app, config.public_url, config.trusted_hosts),
+                                  config.proxy_hops)
     app.config.update(RLX=config, SECRET_KEY=config.session_secret, SESSION_COOKIE_HTTPONLY=True,
+                      MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_NAME="rlx_admin_session",
                       RQ_DASHBOARD_REDIS_URL=config.redis_url, RQ_DASHBOARD_DISABLE_DELETE=True)
     app.extensions["rlx.store"] = store.Store(config.storage_dir)
     app.extensions["rlx.source"] = sources.open_source(config)
+    headers.init_app(app)  # first: its nonce exists before any other hook can answer with a page
     queue.init_app(app)
     catalog_db.init_app(app)
     init_context(app)
     errors.init_app(app)
     auth.init_app(app)
     app.before_request(membership.check_member)
+    origin.init_app(app)  # every POST, the dashboard's included, comes from the admin's own pages
+    app.before_request(_no_changes_by_get)
 
     @app.context_processor
     def _admin_layout():
@@ -52,3 +60,10 @@ def create_admin_app(config: Config | None = None) -> Flask:
         app.register_blueprint(rq_dashboard.blueprint, url_prefix=f"{PREFIX}/rq")
         rq_dashboard.web.setup_rq_connection(app)
     return app
+
+
+def _no_changes_by_get():
+    """The dashboard's "requeue all" also answers GET, which a link on any site could trigger; its own button
+    POSTs, so GET is refused."""
+    if request.endpoint == "rq_dashboard.requeue_all" and request.method != "POST":
+        abort(405, "Requeueing changes the queue: use the dashboard's button (a POST).")
