@@ -156,8 +156,10 @@ def test_an_unknown_task_while_the_index_is_partial_is_a_page_not_a_500(indexed_
     from rlx.adapters.indexes import save_index
     from tests.conftest import index_now
 
+    store = indexed_app.extensions["rlx.store"]
     index = index_now(indexed_app, repo)
-    save_index(indexed_app.extensions["rlx.store"], dataclasses.replace(index, complete=False))
+    save_index(store, dataclasses.replace(index, complete=False))
+    store.index_path(index.env_id).unlink()  # a first build under way: only the partial index is there to serve
     response = indexed_app.test_client().get(f"/t/{repo}/{ref}")
     assert response.status_code in (200, 404), response.status_code
     assert "Previous" not in response.get_data(as_text=True) or response.status_code == 404
