@@ -31,6 +31,7 @@ import yaml
 from rlx.sources.base import FileEntry, RepoRecord, RepoType
 from rlx.sources.cardtext import card_summary
 from rlx.sources.errors import EntryNotFound, RepoNotFound, RevisionNotFound, SourceError, TooLarge
+from rlx.sources.yamlsafe import load_bounded
 
 META_FILE = ".hub.json"
 _SKIP = {META_FILE, ".git", ".gitattributes", "__pycache__", ".DS_Store"}
@@ -54,7 +55,7 @@ def read_card(readme: str) -> dict:
     if not match:
         return {}
     try:
-        card = yaml.safe_load(match.group(1))
+        card = load_bounded(match.group(1))
     except yaml.YAMLError:
         return {}
     return card if isinstance(card, dict) else {}

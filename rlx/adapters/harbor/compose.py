@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import yaml
 
+from rlx.sources.yamlsafe import YamlTooLarge, load_bounded
+
 MAX_SERVICES = 50
 MAX_PORTS = 20
 
@@ -18,7 +20,9 @@ MAX_PORTS = 20
 def read_services(text: str, main: str = "main") -> tuple[list[dict], str | None]:
     """[{name, image, build, ports, role}] in the file's order, and a sentence when the file cannot be read."""
     try:
-        data = yaml.safe_load(text)
+        data = load_bounded(text)
+    except YamlTooLarge as exc:
+        return [], f"The docker-compose file is refused: {exc}."
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

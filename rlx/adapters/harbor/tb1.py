@@ -15,6 +15,7 @@ import yaml
 
 from rlx.adapters.harbor.taskconfig import AgentConfig, TaskConfig, VerifierConfig
 from rlx.adapters.harbor.tomlvalues import TaskTomlError
+from rlx.sources.yamlsafe import YamlTooLarge, load_bounded
 
 AGENT_TIMEOUT_DEFAULT = 360.0
 TEST_TIMEOUT_DEFAULT = 60.0
@@ -32,7 +33,9 @@ class TaskYamlError(TaskTomlError):
 def parse_task_yaml(text: str) -> tuple[TaskConfig, str, dict]:
     """(config, instruction, harness settings) of a Terminal-Bench 1 task.yaml; raises TaskYamlError."""
     try:
-        data = yaml.safe_load(text.removeprefix("\ufeff"))
+        data = load_bounded(text.removeprefix("\ufeff"))
+    except YamlTooLarge as exc:
+        raise TaskYamlError(f"task.yaml is refused: {exc}.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -1,0 +1,34 @@
+"""YAML from a repository, read with a bound on its size once aliases are expanded.
+
+safe_load builds an alias as a second reference to the same object, so nine anchors of nine aliases each (a few
+hundred bytes: the "billion laughs") parse in a millisecond into a value that turns into gigabytes the moment it
+is copied, walked or written as JSON, as an index, a page or an MCP answer does. Every value is therefore
+measured (each alias counted as often as it is used, the walk stopping at the bound) before anyone sees it.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+MAX_NODES = 200_000  # far above any real task.yaml, compose file or card; far below a bomb
+
+
+class YamlTooLarge(yaml.YAMLError):
+    """The document expands past MAX_NODES values (an alias bomb, or simply far too big)."""
+
+
+def load_bounded(text: str, max_nodes: int = MAX_NODES):
+    """yaml.safe_load, raising YamlTooLarge when the value expands past `max_nodes` values."""
+    value = yaml.safe_load(text)
+    seen, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > max_nodes:
+            raise YamlTooLarge(f"the YAML expands past {max_nodes:,} values (aliases included)")
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set)):
+            stack.extend(item)
+    return value
