@@ -23,6 +23,7 @@ from rlx.adapters.registry import get as get_adapter
 from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, SCHEMA, TABLES, TOTALS
+from rlx.snapshot.search_tables import build_env_sets
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store, repo_id_of_key
 
@@ -96,6 +97,8 @@ def _write_database(path: Path, records, indexes, kind_of, built_at: str) -> tup
         meta = {"schema": str(SCHEMA), "built_at": built_at, "counts": json.dumps(counts, sort_keys=True)}
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
         lap("rows")
+        build_env_sets(db)  # the environment search's word, kind and tag sets (rlx/snapshot/search_tables.py)
+        lap("env_sets")
         for table in FTS_TABLES:
             db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
             db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")

@@ -2,8 +2,9 @@
 one environment's trending rank. Each takes an open connection (see SnapshotReader.connection).
 
 What a visitor types is data, never SQL or FTS syntax: a search is cut into words of letters and digits
-(rlx/catalog/words.py, the one meaning of a search word), each bound as a parameter and quoted as one FTS string,
-and checked again against the stored words. Sort and facet names come from allow-lists. Ties are broken by id,
+(rlx/catalog/words.py, the one meaning of a search word): for environments each word is looked up among the stored
+words (rlx/snapshot/env_sets.py), for tasks it is bound as a parameter and quoted as one FTS string. Sort and facet
+names come from allow-lists. Ties are broken by id,
 so pages never overlap.
 """
 
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+
+from pyroaring import BitMap
 
 from rlx.catalog import words
+from rlx.snapshot import env_sets
 from rlx.snapshot.schema import SORT_COLUMNS
 
 MAX_WORDS = words.MAX_WORDS
@@ -22,7 +25,8 @@ MAX_PAGE = 10_000  # deeper than any listing goes; beyond it SQLite's OFFSET wou
 MAX_PAGE_SIZE = 100
 RANK_LIMIT = 5000  # task matches beyond which results are listed in catalog order instead of by relevance
 FACET_SIZE = 30
-_TRIGRAM = 3  # the trigram index cannot look up anything shorter: such words are matched as substrings only
+TASK_FACETS_EXACT = 2000  # task matches up to which category and difficulty are counted one by one
+TASK_FACET_SAMPLE = 1000  # past that, about this many of the matches are counted and the counts scaled
 
 FILTERS = ("tags",)  # facet filters besides kind, which has its own argument
 _ENV_CARD = ("id", "key", "repo_type", "kind", "heading", "brief", "likes", "downloads", "trending", "created",
@@ -32,12 +36,6 @@ _TASK_CARD = ("env_id", "ref", "title", "brief", "category", "difficulty", "grad
 
 class QueryError(ValueError):
     """The request cannot be answered as asked; the message is one sentence for the visitor."""
-
-
-@dataclass(frozen=True)
-class _Condition:
-    sql: str
-    params: tuple = ()
 
 
 def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | None = None,
@@ -52,21 +50,79 @@ def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | Non
     if column is None:
         raise QueryError(f"sort must be one of {', '.join(SORT_COLUMNS)}.")
     page, size = _paging(page, size)
-    conditions = {"q": _matched_once(db, _word_conditions(q)), "kind": _kind_conditions(kind),
-                  "tags": _tag_conditions(filters), "ids": _id_conditions(exclude_ids, only_ids)}
-    where, params = _where(conditions)
-    order, order_params = f"{column} DESC, id", ()
+    order = f"{column} DESC, id"
     pins = [p for p in pinned if isinstance(p, str)][:50] if sort == "trending" else []
+    found, kinds, tags = search_words(q), _values(kind), _tag_values(filters)
+    hidden = [i for i in exclude_ids or () if isinstance(i, str)]
+    if not (found or kinds or tags or hidden or only_ids is not None):
+        return _whole_catalog(db, order, pins, page, size)
+    # Every condition is a set of environments (rlx/snapshot/env_sets.py); the page, the total and each facet are
+    # read from their intersections, so no count walks the matches.
+    parts = {"q": _words_set(db, found), "kind": env_sets.of_kinds(db, kinds) if kinds else None,
+             "tags": _all_of(env_sets.of_tag(db, tag) for tag in tags) if tags else None,
+             "ids": _ids_set(db, hidden, only_ids)}
+    matched = _all_of(part for part in parts.values() if part is not None) if any(
+        part is not None for part in parts.values()) else env_sets.everyone(db)
+    pinned_rowids = list(_ids_in_order(db, pins)) if pins else []
+    rowids = env_sets.ordered_page(db, matched, order, (page - 1) * size, size, pinned_rowids)
+    facets = {"kind": env_sets.kind_counts(db, _leaving_out(db, parts, "kind")),
+              "tags": env_sets.tag_counts(db, _leaving_out(db, parts, "tags"), FACET_SIZE)}
+    return {"cards": _env_cards(db, rowids), "total": len(matched), "page": page, "size": size, "facets": facets}
+
+
+def _whole_catalog(db: sqlite3.Connection, order: str, pins: list[str], page: int, size: int) -> dict:
+    """No filter at all: the page straight from the order's index, the facets from their catalog totals."""
+    order_params: tuple = ()
     if pins:
         order = f"CASE id {' '.join('WHEN ? THEN ' + str(i) for i in range(len(pins)))} ELSE {len(pins)} END, {order}"
         order_params = tuple(pins)
-    rowids = [r[0] for r in db.execute(
-        f"SELECT rowid FROM envs {where} ORDER BY {order} LIMIT ? OFFSET ?",
-        (*params, *order_params, size, (page - 1) * size))]
-    total = db.execute(f"SELECT count(*) FROM envs {where}", params).fetchone()[0]
-    facets = {"kind": _kind_facet(db, _where(conditions, leave_out="kind")),
-              "tags": _tag_facet(db, _where(conditions, leave_out="tags"))}
+    rowids = [r[0] for r in db.execute(f"SELECT rowid FROM envs ORDER BY {order} LIMIT ? OFFSET ?",
+                                       (*order_params, size, (page - 1) * size))]
+    total = db.execute("SELECT n FROM env_sets WHERE facet = 'all'").fetchone()[0]
+    facets = {"kind": _facet_totals(db, "kind", limit=-1), "tags": _facet_totals(db, "tags", limit=FACET_SIZE)}
     return {"cards": _env_cards(db, rowids), "total": total, "page": page, "size": size, "facets": facets}
+
+
+def _words_set(db: sqlite3.Connection, found: list[str]):
+    if not found:
+        return None
+    if not all(_encodable(word) for word in found):
+        return BitMap()  # text that cannot be UTF-8 occurs in no stored text
+    return _all_of(env_sets.of_word(db, word) for word in found)
+
+
+def _ids_set(db: sqlite3.Connection, hidden: list[str], only_ids):
+    if only_ids is None and not hidden:
+        return None
+    chosen = env_sets.of_ids(db, [i for i in only_ids if isinstance(i, str)]) if only_ids is not None else \
+        env_sets.everyone(db)
+    return chosen - env_sets.of_ids(db, hidden) if hidden else chosen
+
+
+def _ids_in_order(db: sqlite3.Connection, ids: list[str]):
+    for env_id in ids:
+        row = db.execute("SELECT rowid FROM envs WHERE id = ?", (env_id,)).fetchone()
+        if row:
+            yield row[0]
+
+
+def _leaving_out(db: sqlite3.Connection, parts: dict, name: str) -> BitMap:
+    """What the filters other than `name` leave (a facet is counted over it)."""
+    others = [part for key, part in parts.items() if key != name and part is not None]
+    return _all_of(others) if others else env_sets.everyone(db)
+
+
+def _all_of(sets) -> BitMap:
+    sets = sorted(sets, key=len)  # smallest first: each intersection is then as cheap as it can be
+    return BitMap.intersection(*sets) if len(sets) > 1 else BitMap(sets[0])
+
+
+def _tag_values(filters: dict | None) -> list[str]:
+    unknown = set(filters or {}) - set(FILTERS)
+    if unknown:
+        raise QueryError(f"{sorted(unknown)[0]!r} is not a filter; the filters are {', '.join(FILTERS)}.")
+    # Each tag narrows the set: an environment must carry every tag asked for.
+    return _values((filters or {}).get("tags"))
 
 
 def search_words(q: str) -> list[str]:
@@ -75,84 +131,6 @@ def search_words(q: str) -> list[str]:
         return words.search_words(q)
     except words.WordsError as exc:
         raise QueryError(str(exc)) from None
-
-
-def _word_conditions(q: str) -> list[_Condition]:
-    found = search_words(q)
-    if not all(_encodable(word) for word in found):
-        return [_Condition("0")]  # text that cannot be UTF-8 occurs in no stored text
-    conditions = [_Condition("instr(search_blob, ?) > 0", (words.needle(word),)) for word in found]
-    # The trigram index narrows the rows first; the word check above keeps the answer exact. Words under three
-    # characters go by the word check alone.
-    phrases = [_fts_string(word) for word in found if len(word) >= _TRIGRAM]
-    if phrases:
-        conditions.insert(0, _Condition("rowid IN (SELECT rowid FROM envs_fts WHERE envs_fts MATCH ?)",
-                                        (" ".join(phrases),)))
-    return conditions
-
-
-def _matched_once(db: sqlite3.Connection, words: list[_Condition]) -> list[_Condition]:
-    """The rows the words match, gathered once: the page, the total and every facet then read that set instead
-    of repeating the text match (and its substring check over wide rows) four times."""
-    if not words or words == [_Condition("0")]:
-        return words
-    db.execute("CREATE TEMP TABLE IF NOT EXISTS word_matches (rowid INTEGER PRIMARY KEY)")
-    db.execute("DELETE FROM temp.word_matches")
-    sql, params = _where({"q": words})
-    db.execute(f"INSERT INTO temp.word_matches SELECT rowid FROM envs {sql}", params)
-    return [_Condition("rowid IN temp.word_matches")]
-
-
-def _id_conditions(exclude_ids, only_ids) -> list[_Condition]:
-    conditions = []
-    hidden = [i for i in exclude_ids or () if isinstance(i, str)]
-    if hidden:
-        conditions.append(_Condition(f"id NOT IN ({', '.join('?' * len(hidden))})", tuple(hidden)))
-    if only_ids is not None:
-        chosen = [i for i in only_ids if isinstance(i, str)]
-        conditions.append(_Condition(f"id IN ({', '.join('?' * len(chosen))})", tuple(chosen)) if chosen
-                          else _Condition("0"))
-    return conditions
-
-
-def _kind_conditions(kind: str | list[str] | None) -> list[_Condition]:
-    kinds = _values(kind)
-    if not kinds:
-        return []
-    return [_Condition(f"kind IN ({', '.join('?' * len(kinds))})", tuple(kinds))]
-
-
-def _tag_conditions(filters: dict | None) -> list[_Condition]:
-    unknown = set(filters or {}) - set(FILTERS)
-    if unknown:
-        raise QueryError(f"{sorted(unknown)[0]!r} is not a filter; the filters are {', '.join(FILTERS)}.")
-    # Each tag narrows the set: an environment must carry every tag asked for.
-    return [_Condition("rowid IN (SELECT env_rowid FROM env_tags WHERE tag = ?)", (tag,))
-            for tag in _values((filters or {}).get("tags"))]
-
-
-def _where(conditions: dict[str, list[_Condition]], leave_out: str | None = None) -> tuple[str, tuple]:
-    chosen = [c for name, group in conditions.items() if name != leave_out for c in group]
-    if not chosen:
-        return "", ()
-    return "WHERE " + " AND ".join(c.sql for c in chosen), tuple(p for c in chosen for p in c.params)
-
-
-def _kind_facet(db: sqlite3.Connection, where: tuple[str, tuple]) -> list[tuple[str, int]]:
-    sql, params = where
-    if not sql:
-        return _facet_totals(db, "kind", limit=-1)
-    rows = db.execute(f"SELECT kind, count(*) FROM envs {sql} GROUP BY kind ORDER BY 2 DESC, 1", params)
-    return [(kind, n) for kind, n in rows]
-
-
-def _tag_facet(db: sqlite3.Connection, where: tuple[str, tuple]) -> list[tuple[str, int]]:
-    sql, params = where
-    if not sql:
-        return _facet_totals(db, "tags", limit=FACET_SIZE)
-    rows = db.execute(f"SELECT tag, count(*) FROM env_tags WHERE env_rowid IN (SELECT rowid FROM envs {sql}) "
-                      "GROUP BY tag ORDER BY 2 DESC, 1 LIMIT ?", (*params, FACET_SIZE))
-    return [(tag, n) for tag, n in rows]
 
 
 def _facet_totals(db: sqlite3.Connection, facet: str, limit: int) -> list[tuple[str, int]]:
@@ -179,7 +157,7 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     """Tasks whose title or brief has words starting with each word of `q`, best match first.
 
     With no words, an environment's tasks (or every task) in index order. Category and difficulty are counted
-    over all the matches.
+    over all the matches (estimated past TASK_FACETS_EXACT of them: then "facets_about" is true).
     """
     page, size = _paging(page, size)
     tokens = task_tokens(q)
@@ -199,8 +177,9 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     order = "rank, rowid" if tokens and total <= RANK_LIMIT else "rowid"
     rowids = [r[0] for r in db.execute(f"{scope} ORDER BY {order} LIMIT ? OFFSET ?",
                                        (*params, size, (page - 1) * size))]
+    counted, about = _task_facets(db, scope, params, total) if facets else ({}, False)
     return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size,
-            "ranked": order.startswith("rank"), "facets": _task_facets(db, scope, params) if facets else {}}
+            "ranked": order.startswith("rank"), "facets": counted, "facets_about": about}
 
 
 def task_tokens(q: str) -> list[str]:
@@ -214,18 +193,39 @@ def _task_match(tokens: list[str]) -> str:
     return " ".join(f'"{token}"' if len(token) == 1 else f'"{token}"*' for token in tokens)
 
 
-def _task_facets(db: sqlite3.Connection, scope: str, params: tuple) -> dict[str, list[tuple[str, int]]]:
+def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int) -> tuple[dict, bool]:
+    """Category and difficulty over the matches: counted exactly up to TASK_FACETS_EXACT matches; past that,
+    estimated from every k-th task among them (about TASK_FACET_SAMPLE of them, wherever they are in the catalog)
+    and marked "about" (the second value), so a broad search costs the same at any catalog size."""
+    stride = 1 if total <= TASK_FACETS_EXACT else -(-total // TASK_FACET_SAMPLE)
+    if stride > 1:
+        scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} rowid % ? = 0"
+        params = (*params, stride)
     # One pass over the narrow facet table yields both facets.
     category: dict[str, int] = {}
     difficulty: dict[str, int] = {}
+    seen = 0
     rows = db.execute(f"SELECT category, difficulty, count(*) FROM task_facets WHERE rowid IN ({scope}) "
                       "GROUP BY category, difficulty", params)
     for cat, diff, n in rows:
+        seen += n
         if cat is not None:
             category[cat] = category.get(cat, 0) + n
         if diff is not None:
             difficulty[diff] = difficulty.get(diff, 0) + n
-    return {"category": _top(category), "difficulty": _top(difficulty)}
+    if stride == 1:
+        return {"category": _top(category), "difficulty": _top(difficulty)}, False
+    return {"category": _top(_scaled(category, total, seen)),
+            "difficulty": _top(_scaled(difficulty, total, seen))}, True
+
+
+def _scaled(counts: dict[str, int], total: int, seen: int) -> dict[str, int]:
+    """Sample counts as estimates over all `total` matches, to two significant figures (they are no closer)."""
+    out = {}
+    for value, n in counts.items():
+        estimate = n * total / seen
+        out[value] = max(1, int(float(f"{estimate:.2g}")))
+    return out
 
 
 def _task_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
@@ -280,10 +280,6 @@ def _values(value) -> list[str]:
         return []
     values = [value] if isinstance(value, str) else list(value)
     return [str(v) for v in values if str(v)]
-
-
-def _fts_string(word: str) -> str:
-    return '"' + word.replace('"', '""') + '"'
 
 
 def _encodable(word: str) -> bool:
