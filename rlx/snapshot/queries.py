@@ -25,8 +25,8 @@ MAX_PAGE = 10_000  # deeper than any listing goes; beyond it SQLite's OFFSET wou
 MAX_PAGE_SIZE = 100
 RANK_LIMIT = 5000  # task matches beyond which results are listed in catalog order instead of by relevance
 FACET_SIZE = 30
-TASK_FACETS_EXACT = 2000  # task matches up to which category and difficulty are counted one by one
-TASK_FACET_SAMPLE = 1000  # past that, about this many of the matches are counted and the counts scaled
+TASK_FACETS_EXACT = 3000  # task matches up to which category and difficulty are counted one by one
+TASK_FACET_SAMPLE = 1500  # past that, about this many of the matches are counted and the counts scaled
 
 FILTERS = ("tags",)  # facet filters besides kind, which has its own argument
 _ENV_CARD = ("id", "key", "repo_type", "kind", "heading", "brief", "likes", "downloads", "trending", "created",
@@ -61,8 +61,7 @@ def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | Non
     parts = {"q": _words_set(db, found), "kind": env_sets.of_kinds(db, kinds) if kinds else None,
              "tags": _all_of(env_sets.of_tag(db, tag) for tag in tags) if tags else None,
              "ids": _ids_set(db, hidden, only_ids)}
-    matched = _all_of(part for part in parts.values() if part is not None) if any(
-        part is not None for part in parts.values()) else env_sets.everyone(db)
+    matched = _all_of(part for part in parts.values() if part is not None)  # one part at least: see above
     pinned_rowids = list(_ids_in_order(db, pins)) if pins else []
     rowids = env_sets.ordered_page(db, matched, order, (page - 1) * size, size, pinned_rowids)
     facets = {"kind": env_sets.kind_counts(db, _leaving_out(db, parts, "kind")),
@@ -114,7 +113,7 @@ def _leaving_out(db: sqlite3.Connection, parts: dict, name: str) -> BitMap:
 
 def _all_of(sets) -> BitMap:
     sets = sorted(sets, key=len)  # smallest first: each intersection is then as cheap as it can be
-    return BitMap.intersection(*sets) if len(sets) > 1 else BitMap(sets[0])
+    return BitMap.intersection(*sets) if len(sets) > 1 else sets[0]  # never changed in place: no copy needed
 
 
 def _tag_values(filters: dict | None) -> list[str]:
@@ -195,12 +194,16 @@ def _task_match(tokens: list[str]) -> str:
 
 def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int) -> tuple[dict, bool]:
     """Category and difficulty over the matches: counted exactly up to TASK_FACETS_EXACT matches; past that,
-    estimated from every k-th task among them (about TASK_FACET_SAMPLE of them, wherever they are in the catalog)
-    and marked "about" (the second value), so a broad search costs the same at any catalog size."""
-    stride = 1 if total <= TASK_FACETS_EXACT else -(-total // TASK_FACET_SAMPLE)
-    if stride > 1:
-        scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} rowid % ? = 0"
-        params = (*params, stride)
+    estimated from a fixed pseudo-random draw of about TASK_FACET_SAMPLE of them and marked "about" (the second
+    value), so a broad search costs about the same at any catalog size."""
+    sampled = total > TASK_FACETS_EXACT
+    if sampled:
+        # A task is in the sample when a multiplicative hash of its rowid falls under a share of 2**32: spread
+        # like a random draw (tasks of one kind often sit in runs of rowids, which every-k-th would alias with),
+        # and the same draw on every request.
+        share = min(2**32, 2**32 * TASK_FACET_SAMPLE // total)
+        scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} ((rowid * 2654435761) & 4294967295) < ?"
+        params = (*params, share)
     # One pass over the narrow facet table yields both facets.
     category: dict[str, int] = {}
     difficulty: dict[str, int] = {}
@@ -213,8 +216,8 @@ def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int) 
             category[cat] = category.get(cat, 0) + n
         if diff is not None:
             difficulty[diff] = difficulty.get(diff, 0) + n
-    if stride == 1:
-        return {"category": _top(category), "difficulty": _top(difficulty)}, False
+    if not sampled or not seen:
+        return {"category": _top(category), "difficulty": _top(difficulty)}, sampled
     return {"category": _top(_scaled(category, total, seen)),
             "difficulty": _top(_scaled(difficulty, total, seen))}, True
 
