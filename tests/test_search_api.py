@@ -184,6 +184,6 @@ def test_a_search_also_lists_the_tasks_it_names(api):
 def test_a_visitor_who_arrives_with_a_search_sees_its_results_first_and_honest_counts(api):
     html = api.get("/?q=puzzles").get_data(as_text=True)
     assert "Trending</h2>" not in html
-    all_chip = re.search(r'value="" checked> All <span class="count">([\d,]+)</span>', html)
+    all_chip = re.search(r'value="" checked> All <span class="count" id="kind-n-all">([\d,]+)</span>', html)
     assert all_chip and all_chip.group(1) == "1"  # the one environment the words match, not the whole catalog
     assert "Trending</h2>" in api.get("/").get_data(as_text=True)
