@@ -44,6 +44,7 @@ class AppWorker(Worker):
         super().__init__(*args, **kwargs)
         self._main_pid = os.getpid()
         self._stopping_on_request = False
+        self._cleaning = False
 
     # -- being seen alive, and dead ----------------------------------------------------------------------------
 
@@ -61,7 +62,21 @@ class AppWorker(Worker):
 
     def clean_registries(self):
         """RQ's maintenance (abandoned jobs retried or failed, stale entries dropped), under a lock that lapses in
-        seconds rather than RQ's 15 minutes if this worker is killed while holding it."""
+        seconds rather than RQ's 15 minutes if this worker is killed while holding it. Inside the app context: an
+        abandoned job's failure callback (a rollout's run record marked failed) reaches the store."""
+        self._cleaning = True
+        try:
+            if self.flask_app is not None:
+                with self.flask_app.app_context():
+                    self._clean_registries()
+            else:
+                self._clean_registries()
+        finally:
+            self._cleaning = False
+        if self._stop_requested and not self.horse_pid:
+            super().request_stop(signal.SIGTERM, None)  # the stop asked for during the cleanup
+
+    def _clean_registries(self):
         for queue in self.queues:
             with maintenance_lock(queue) as mine:
                 if mine:
@@ -98,6 +113,11 @@ class AppWorker(Worker):
     def request_stop(self, signum, frame):
         """Stop now, not after the current job (which may run for an hour): its job goes back on its queue."""
         self._stopping_on_request = True
+        if self._cleaning:
+            # RQ stops an idle worker by raising from this handler, which would cut a failure callback (a run
+            # record being finalized) in half, and the cleanup would swallow the exception: stop right after it.
+            self._stop_requested = True
+            return
         if self.horse_pid:
             # RQ would report the horse we kill as a failed job: noise, the job goes back on its queue.
             self.log.setLevel(logging.ERROR)
