@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from benchmarks import concurrency, first_paint, indexing, playground, rows, search, suite_indexing
+from benchmarks import (community, concurrency, first_paint, indexing, playground, rollouts, rows, search,
+                        suite_indexing)
 
 TODO_ROUTE = ("TODO: this measurement did not complete in this run (see Errors below); rerun `make bench` once the "
               "route answers.")
@@ -30,6 +31,8 @@ def render(r: dict) -> str:
         concurrency.render(r),
         suite_indexing.render(r),
         playground.render(r),
+        community.render(r),
+        rollouts.render(r),
         _profiles(r),
         _what_moves(r),
         _errors(r),
@@ -102,7 +105,8 @@ def _targets(r: dict) -> str:
     if big:
         rows.append(["5,000-task repository: task list published (50 ms a request)", "≤ 10 s",
                      f"{_n(big['list_s'], 1)} s", _met(r["indexing"]["met"]["list"])])
-    rows += concurrency.targets(r) + suite_indexing.targets(r) + playground.targets(r)
+    rows += (concurrency.targets(r) + suite_indexing.targets(r) + playground.targets(r) + community.targets(r)
+             + rollouts.targets(r))
     if not rows:
         return "## Targets\n\nNo measurement completed (see Errors).\n"
     return "## Targets\n\n" + _table(["what", "target", "measured", ""], rows, "llll")

@@ -4,7 +4,9 @@ Order: the synthetic catalog; the 1,000-task dataset indexed from it (for the pa
 (b) the floor, then Datasette, then the app (each alone on the machine while measured), with (c) first paint and
 (e) the pages on the same warm app; (g) 200 concurrent clients on a fresh app; (d) indexing through the Hub
 stand-in; (h) a 3,500-task suite indexed from a folder and through the Hub; profiles where a target was missed;
-(i) the playground's relay (per-step overhead, 100 sessions on one worker); (f) a 1,000,000-row parquet dataset.
+(i) the playground's relay (per-step overhead, 100 sessions on one worker); (l) the community pages over 100,000
+run records; (j) event-to-fragment latency of live rollouts and (k) 8 oracle rollouts at once; (f) a
+1,000,000-row parquet dataset.
 `--quick` is a smoke run of about three minutes: fewer and shorter runs, its figures noisier.
 """
 
@@ -19,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks import (concurrency, first_paint, indexing, machine, pages, playground, profiles, report, rows, search,
-                        servers, snapshot_build, suite_indexing, workspace, wrk)
+from benchmarks import (community, concurrency, first_paint, indexing, machine, pages, playground, profiles, report,
+                        rollouts, rows, search, servers, snapshot_build, suite_indexing, workspace, wrk)
 from benchmarks.inprocess import InProcessApp
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
@@ -43,13 +45,15 @@ class Plan:
     concurrency_seconds: float  # 200 clients on /api/search
     profile: bool  # pyinstrument where a target is missed (statement profiles always run: they are cheap)
     play_steps: int = 300  # steps on one episode, straight to the server and through the playground
+    community_runs: int = 100_000  # synthetic run records behind the community pages
+    live_runs: int = 4  # oracle rollouts followed over SSE for the event-to-fragment latency
 
 
 FULL = Plan(builds=5, floor_runs=200, seconds_1=3, seconds_8=2, mix_seconds=5, mix_repeats=3, paint_runs=7,
             page_seconds=3, index_runs=3, big_repo_to_completion=True, concurrency_seconds=30, profile=True)
 QUICK = Plan(builds=1, floor_runs=30, seconds_1=1, seconds_8=0, mix_seconds=2, mix_repeats=1, paint_runs=3,
              page_seconds=1, index_runs=1, big_repo_to_completion=False, concurrency_seconds=10, profile=False,
-             play_steps=100)
+             play_steps=100, live_runs=2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,6 +127,8 @@ def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
     step(results, "suite_indexing", lambda: suite_indexing.measure(quick=not plan.big_repo_to_completion))
     step(results, "profiles", lambda: profiles.where_missed(ws, in_process, results, mix, sampled=plan.profile))
     step(results, "playground", lambda: playground.measure(plan.play_steps))
+    step(results, "community", lambda: community.measure(plan.community_runs))
+    step(results, "rollouts", lambda: rollouts.measure(plan.live_runs))
     step(results, "rows", lambda: rows.measure(ws, plan.page_seconds))  # last: it adds a dataset to the source
 
 
