@@ -34,10 +34,11 @@ def environments(store: Store) -> list[dict]:
 
 def recent(store: Store, env_id: str | None = None) -> list[dict]:
     where, args = (f"{COMMUNITY} AND env_id=?", (env_id,)) if env_id else (COMMUNITY, ())
+    named = "runs_community_env_recent" if env_id else "runs_community_recent"
     with closing(connect(store)) as db:
         # named: the planner would otherwise pick the status index and sort every finished run
         rows = db.execute(f"SELECT id, env_id, ref, agent, model, reward, finished_at FROM runs "
-                          f"INDEXED BY runs_community_recent "
+                          f"INDEXED BY {named} "
                           f"WHERE {where} ORDER BY finished_at DESC LIMIT ?", (*args, MAX_RECENT)).fetchall()
     return [{**dict(r), "label": model_label(r["agent"], r["model"])} for r in rows]
 
@@ -56,7 +57,7 @@ def heatmap(store: Store, env_id: str) -> dict:
     """Mean reward per task (rows) and agent/model (columns), bounded to the most-run tasks and models."""
     with closing(connect(store)) as db:
         cells = db.execute(f"SELECT ref, agent, model, AVG(reward) AS mean, COUNT(*) AS runs FROM runs "
-                           f"WHERE {COMMUNITY} AND env_id=? GROUP BY ref, agent, model", (env_id,)).fetchall()
+                           f"WHERE {COMMUNITY} AND env_id=? GROUP BY agent, model, ref", (env_id,)).fetchall()  # index order
     task_runs: dict[str, int] = {}
     model_runs: dict[str, int] = {}
     grid: dict[tuple[str, str], tuple[float, int]] = {}
@@ -67,15 +68,25 @@ def heatmap(store: Store, env_id: str) -> dict:
         grid[(c["ref"], label)] = (c["mean"], c["runs"])
     tasks = sorted(task_runs, key=lambda t: (-task_runs[t], t))[:HEATMAP_TASKS]
     models = sorted(model_runs, key=lambda m: (-model_runs[m], m))[:HEATMAP_MODELS]
-    rows = [{"ref": t, "cells": [_cell(grid.get((t, m))) for m in models]} for t in sorted(tasks)]
-    return {"models": models, "rows": rows, "tasks_total": len(task_runs), "models_total": len(model_runs)}
+    rows = [{"ref": t, "y": HEAT_TOP + HEAT_CELL_H * i, "text_y": HEAT_TOP + HEAT_CELL_H * (i + 1) - 6,
+             "cells": [_cell(t, m, j, grid.get((t, m))) for j, m in enumerate(models)]}
+            for i, t in enumerate(sorted(tasks))]
+    return {"models": models, "rows": rows, "tasks_total": len(task_runs), "models_total": len(model_runs),
+            "width": HEAT_LEFT + HEAT_CELL_W * len(models) + 8, "height": HEAT_TOP + HEAT_CELL_H * len(rows) + 8}
 
 
-def _cell(found: tuple[float, int] | None) -> dict | None:
+# The heatmap's SVG geometry, worked out here once rather than per cell in the template (up to 720 cells).
+HEAT_CELL_W, HEAT_CELL_H, HEAT_LEFT, HEAT_TOP = 56, 18, 220, 110
+
+
+def _cell(ref: str, label: str, column: int, found: tuple[float, int] | None) -> dict:
+    x = HEAT_LEFT + HEAT_CELL_W * column
     if found is None:
-        return None
+        return {"x": x, "title": f"{ref} · {label}: not tried"}
     mean, runs = found
-    return {"mean": mean, "runs": runs, "fill": reward_colour(mean)}
+    return {"x": x, "text_x": x + HEAT_CELL_W // 2 - 1, "mean": mean, "runs": runs, "fill": reward_colour(mean),
+            "text": f"{mean:.2f}",
+            "title": f"{ref} · {label}: mean {mean:.2f} over {runs} rollout{'' if runs == 1 else 's'}"}
 
 
 def reward_colour(mean: float) -> str:

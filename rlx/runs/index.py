@@ -36,6 +36,9 @@ CREATE INDEX IF NOT EXISTS runs_community ON runs (env_id, agent, model, ref, re
     WHERE visibility='public' AND status='finished' AND scored=1;
 CREATE INDEX IF NOT EXISTS runs_community_recent ON runs (finished_at)
     WHERE visibility='public' AND status='finished' AND scored=1;
+-- One environment's latest: walking the global order would pass every newer run of other environments first.
+CREATE INDEX IF NOT EXISTS runs_community_env_recent ON runs (env_id, finished_at)
+    WHERE visibility='public' AND status='finished' AND scored=1;
 """
 _COMMUNITY_ROW = "{r}.visibility='public' AND {r}.status='finished' AND {r}.scored=1"
 # Per environment and task, the community's run count and reward sum, kept by triggers on every write, so the
