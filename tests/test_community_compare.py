@@ -160,3 +160,40 @@ def test_rewriting_a_run_counts_it_once_and_where_it_now_stands(indexed_app):
         index.upsert(indexed_app.extensions["rlx.store"], run)
     assert SCIENCE not in indexed_app.test_client().get("/community").get_data(as_text=True).split("Latest")[0] \
         .split("<h2>Environments</h2>")[1]
+
+
+def test_compare_with_from_a_run_page_offers_the_other_ended_runs_of_the_task_and_its_aliases(indexed_app,
+                                                                                             monkeypatch):
+    from rlx.adapters.harbor.adapter import HarborAdapter as Adapter
+
+    monkeypatch.setattr(Adapter, "aliases", lambda self, env, index, ref: [(SCIENCE, OTHER_REF)] if ref == REF else [])
+    mine = write_run(indexed_app, steps=["look"])
+    same_task = write_run(indexed_app, agent="nop", model=None, reward=0.0)
+    alias = write_run(indexed_app, ref=OTHER_REF, agent="oracle", model=None)
+    running = write_run(indexed_app, status="running", reward=None)
+    private = write_run(indexed_app, visibility="private", visitor="s:" + "b" * 32)
+    elsewhere = write_run(indexed_app, ref="physics/projectile-range")
+    client = indexed_app.test_client()
+
+    page = client.get(f"/r/{mine.id}").get_data(as_text=True)
+    link = re.search(r'<a class="compare-with" href="([^"]+)">Compare with…</a>', page)
+    assert link and link.group(1) == f"/compare?runs={mine.id}"
+
+    chooser = client.get(link.group(1))
+    assert chooser.status_code == 200
+    html = chooser.get_data(as_text=True)
+    offered = set(re.findall(r'<input type="checkbox" name="runs" value="([a-z0-9]{12})">', html))
+    assert offered == {same_task.id, alias.id}  # not the running one, another's private one, another task's
+    assert f'<input type="hidden" name="runs" value="{mine.id}">' in html and "pick up to 3" in html
+    assert {running.id, private.id, elsewhere.id}.isdisjoint(offered)
+
+    # What the form sends: the preselected run and the ones ticked, side by side.
+    both = client.get(f"/compare?runs={mine.id}&runs={alias.id}")
+    assert both.status_code == 200 and "2 rollouts of" in both.get_data(as_text=True)
+    assert f"{SCIENCE} · {OTHER_REF}" in both.get_data(as_text=True)
+
+
+def test_a_running_run_offers_no_compare_link_yet(indexed_app):
+    run = write_run(indexed_app, status="running", reward=None)
+    page = indexed_app.test_client().get(f"/r/{run.id}").get_data(as_text=True)
+    assert "Compare with…" not in page

@@ -3,7 +3,8 @@
 /community                  environments with public, finished, scored rollouts, and the latest of them
 /community/<org>/<name>     one environment: a leaderboard per agent and model, a heatmap (tasks × models) drawn
                             as SVG on the server, and the tasks nobody has a community rollout of yet
-/compare?runs=a,b           up to four rollouts of one task (or its aliases) side by side, step by step
+/compare?runs=a,b           up to four rollouts of one task (or its aliases) side by side, step by step, and the
+                            other ended runs of that task a visitor may add (a run page's "Compare with…")
 
 Community answers come from the index of runs only and never say who ran what.
 """
@@ -13,14 +14,16 @@ from __future__ import annotations
 from flask import Blueprint, abort, current_app, request
 
 from rlx.queue import get_redis
-from rlx.runs import community, record
-from rlx.runs.compare import CompareError, check_same_task, compare_view, parse_ids, steps_of
+from rlx.runs import community, index, record
+from rlx.runs.compare import MAX_RUNS, CompareError, check_same_task, compare_view, parse_ids, steps_of
 from rlx.web.loaders import load_env
 from rlx.web.render import render
 from rlx.web.visitor import visitor_id
 
 bp = Blueprint("community", __name__)
 MAX_UNTRIED = 200
+MAX_CANDIDATES = 30  # runs offered to add to a comparison
+MAX_ALIAS_TASKS = 10  # a task's own name and at most this many aliases are searched for them
 
 
 @bp.get("/community")
@@ -56,19 +59,30 @@ def compare():
         if run is None or (run.visibility != "public" and (run.visitor is None or run.visitor != me)):
             abort(404, f"There is no run {run_id} (or it is private to whoever started it).")
         runs.append(run)
+    aliases = _aliases(runs[0])
     try:
-        check_same_task(runs, _aliases(runs))
+        check_same_task(runs, aliases)
     except CompareError as exc:
         abort(400, str(exc))
     view = compare_view(runs, [steps_of(store, get_redis(), r) for r in runs])
-    return render("pages/compare.html", view=view, first=runs[0])
+    others = [] if len(runs) >= MAX_RUNS else _other_finished_runs(store, runs, aliases, me)
+    return render("pages/compare.html", view=view, first=runs[0], chosen=[r.id for r in runs], others=others,
+                  room=MAX_RUNS - len(runs))
 
 
-def _aliases(runs) -> list[tuple[str, str]]:
-    """The first run's task's aliases, asked of its adapter only when the runs are not all on that very task."""
-    first = runs[0]
-    if all((r.env_id, r.ref) == (first.env_id, first.ref) for r in runs):
-        return []
+def _aliases(first) -> list[tuple[str, str]]:
+    """The first run's task's aliases (the same task under other names), as its adapter names them."""
     org, name = first.env_id.split("/", 1)
     state = load_env(org, name, start_indexing=False)
-    return state.adapter.aliases(state.env, state.index, first.ref) if state.ready else []
+    return list(state.adapter.aliases(state.env, state.index, first.ref)) if state.ready else []
+
+
+def _other_finished_runs(store, runs, aliases, me) -> list[dict]:
+    """Ended runs of the same task or its aliases this visitor may see, not already chosen: what to add."""
+    chosen = {r.id for r in runs}
+    found = []
+    for env_id, ref in [(runs[0].env_id, runs[0].ref), *aliases][:MAX_ALIAS_TASKS]:
+        found += [r for r in index.for_task(store, env_id, ref, visitor=me, limit=MAX_CANDIDATES)
+                  if r["id"] not in chosen and r["status"] not in ("queued", "running")]
+    found.sort(key=lambda r: r["created_at"], reverse=True)
+    return [{**r, "label": community.model_label(r["agent"], r["model"])} for r in found[:MAX_CANDIDATES]]
