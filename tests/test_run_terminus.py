@@ -72,3 +72,30 @@ def test_a_model_that_answers_garbage_is_cut_off_at_the_turn_limit(probes_app, m
     run = wait_for(probes_app, run_id, timeout=180)
     assert run.status == "finished" and run.rewards == {"reward": 0.0}  # the verifier judged what was left
     assert len(model.requests) == MAX_TURNS
+
+
+@pytest.fixture
+def impatient_worker(probes_app, redis_client):
+    """A worker that gives a model answer three seconds, not ninety."""
+    probes_app.config["RLX_ALLOW_LOOPBACK_MODELS"] = True
+    probes_app.index_probes()
+    process = start_worker(probes_app, redis_client, {"RLX_ALLOW_LOOPBACK_MODELS": "1",
+                                                      "RLX_MODEL_CALL_TIMEOUT": "3"})
+    yield process
+    process.terminate()
+    process.wait(15)
+
+
+def test_a_model_that_hangs_ends_the_run_with_a_record_that_says_so_and_nothing_left(probes_app, model,
+                                                                                     impatient_worker):
+    from tests.runs_fixtures import processes_matching
+
+    model.hang = True
+    client = probes_app.test_client()
+    run_id = run_id_of(post_run(client, path=TASK, agent="terminus-2", model=model.model, endpoint=model.url,
+                                api_key=KEY))
+    run = wait_for(probes_app, run_id, timeout=240)
+    assert not run.active and run.reward != 1.0
+    assert model.requests, "the model was never asked"
+    assert "timed out" in (run.outcome or "").lower() or "timeout" in (run.outcome or "").lower(), run.outcome
+    assert processes_matching(f"rlx-run-{run_id}") == []  # no sandbox, no tmux of this run

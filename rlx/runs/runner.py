@@ -30,7 +30,7 @@ from rlx.runs.taskfiles import copy_task
 log = logging.getLogger("rlx.runs")
 STOP_POLL_SEC = 0.5
 MAX_TURNS = 30  # terminus-2 episodes per run: a model that never says "done" still ends
-MODEL_CALL_TIMEOUT = 90  # seconds for one model answer
+MODEL_CALL_TIMEOUT = 90  # seconds for one model answer (RLX_MODEL_CALL_TIMEOUT, 1-600, for an operator or a test)
 # litellm would fetch its price list from GitHub at import; workers may have no internet.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -96,9 +96,16 @@ def _agent_config(run: RunRecord, redis):
     os.environ["OPENAI_API_KEY"] = secret.get("key") or "none"
     return AgentConfig(name="terminus-2", model_name=f"openai/{run.model}", base_url=endpoint, kwargs={
         "max_turns": MAX_TURNS, "record_terminal_session": False, "enable_summarize": False,
-        "llm_call_kwargs": {"timeout": MODEL_CALL_TIMEOUT},  # a hung endpoint fails the call, not the whole run
+        "llm_call_kwargs": {"timeout": _model_call_timeout()},  # a hung endpoint fails the call, not the whole run
         "model_info": {"max_input_tokens": 128000, "max_output_tokens": 8192,
                        "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}})
+
+
+def _model_call_timeout() -> int:
+    try:
+        return min(600, max(1, int(os.environ.get("RLX_MODEL_CALL_TIMEOUT", MODEL_CALL_TIMEOUT))))
+    except ValueError:
+        return MODEL_CALL_TIMEOUT
 
 
 async def _drive(run: RunRecord, task: Path, agent, store, redis):
