@@ -188,3 +188,43 @@ def test_a_batch_form_from_another_site_is_refused(twenty_app):
     response = twenty_app.test_client().post(f"/d/{DATASET}/batch", data={"agent": "oracle", "cap": "1"},
                                               headers={"Sec-Fetch-Site": "cross-site"})
     assert response.status_code == 403
+
+
+def test_stopping_a_batch_cancels_its_queued_runs_starts_no_more_and_the_page_says_stopped(twenty_app):
+    client = twenty_app.test_client()
+    batch_id = batch_id_of(start_batch(client, cap="2"))  # no worker: its first two runs wait in the queue
+    page = client.get(f"/b/{batch_id}").get_data(as_text=True)
+    assert f'action="/b/{batch_id}/stop"' in page and "Stop this batch" in page
+
+    assert twenty_app.test_client().post(f"/b/{batch_id}/stop", headers={"Origin": "http://localhost"}
+                                         ).status_code == 404  # another browser does not even see it
+    assert client.post(f"/b/{batch_id}/stop", headers={"Sec-Fetch-Site": "cross-site"}).status_code == 403
+    response = client.post(f"/b/{batch_id}/stop", headers={"Origin": "http://localhost"})
+    assert response.status_code == 303 and response.headers["Location"].endswith(f"/b/{batch_id}")
+
+    page = client.get(f"/b/{batch_id}").get_data(as_text=True)  # a look at the page would start more runs
+    with twenty_app.app_context():
+        store = twenty_app.extensions["rlx.store"]
+        batch = batches.load(store, batch_id)
+        runs = [record.load(store, run_id) for run_id in batch.run_ids]
+    assert batch.status == "stopped" and len(runs) == 2
+    assert [run.status for run in runs] == ["stopped", "stopped"]
+    assert "<strong>Stopped</strong>" in page and "Stop this batch" not in page
+    assert 'http-equiv="refresh"' not in page and "hx-trigger" not in page  # nothing left to watch
+    assert page.count("<td>not started</td>") == TASKS - 2 and page.count("<td>stopped</td>") == 2
+
+
+def test_a_visitor_has_at_most_two_batches_running(twenty_app):
+    client = twenty_app.test_client()
+    first = batch_id_of(start_batch(client, cap="1"))
+    batch_id_of(start_batch(client, cap="1"))
+    third = start_batch(client, cap="1")
+    assert third.status_code == 429 and "already have 2 batches running" in third.get_data(as_text=True)
+    assert third.headers["Retry-After"]
+    with twenty_app.app_context():
+        folder = twenty_app.extensions["rlx.store"].runs_dir / "batches"
+    assert len(list(folder.iterdir())) == 2  # the refused one wrote nothing
+    assert batch_id_of(start_batch(twenty_app.test_client(), cap="1"))  # another visitor has their own two
+
+    client.post(f"/b/{first}/stop", headers={"Origin": "http://localhost"})
+    assert batch_id_of(start_batch(client, cap="1"))  # a stopped batch frees its place

@@ -5,11 +5,14 @@ and the runs it has started so far. Nothing waits in a thread: `advance` starts 
 it is called when the batch is created and again whenever one of its runs ends (by the rollout job's `finally`,
 or by `settle` for a job that died), under a Redis lock so two runs ending together cannot start too many.
 Batch runs count against the server's overall cap (rlx/runs/limits.py); when that is full, `advance` leaves the
-rest for the next call (the next run ending, or the next look at the batch page).
+rest for the next call (the next run ending, or the next look at the batch page). A visitor has at most a few
+batches running at once (a sorted set in Redis, like the run slots), and may stop one: nothing more starts, and
+its queued and running runs are stopped.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -21,8 +24,10 @@ from rlx.store import Store, read_json, write_json
 
 MAX_TASKS = 500  # one batch covers at most this many tasks
 MAX_CAP = 4  # runs of one batch active at once, at most
-RUNNING, FINISHED = "running", "finished"
+RUNNING, FINISHED, STOPPED = "running", "finished", "stopped"
 LOCK_SEC = 60
+MAX_ACTIVE_PER_VISITOR = 2  # batches one visitor may have running at once (RLX_MAX_BATCHES_PER_VISITOR)
+BATCH_SLOT_SEC = 48 * 60 * 60  # a slot a lost batch never gave back frees itself after this
 
 
 @dataclass
@@ -69,9 +74,55 @@ def runs_of(store: Store, batch: BatchRecord) -> list[RunRecord | None]:
     return [record.load(store, run_id) for run_id in batch.run_ids]
 
 
-def create(store: Store, redis, batch: BatchRecord) -> BatchRecord:
+def create(store: Store, redis, batch: BatchRecord, max_active: int = MAX_ACTIVE_PER_VISITOR) -> BatchRecord:
+    """Write the batch and start its first runs; LimitReached (nothing written) when its visitor has
+    `max_active` batches running already."""
+    if batch.visitor:
+        _take_visitor_slot(store, redis, batch, max_active)
     save(store, batch)
     return advance(store, redis, batch.id)
+
+
+def _slots_key(visitor: str) -> str:
+    return f"{KEY_PREFIX}batches:active:{visitor}"
+
+
+def _take_visitor_slot(store: Store, redis, batch: BatchRecord, max_active: int) -> None:
+    key = _slots_key(batch.visitor)
+    with redis.lock(f"{key}:lock", timeout=LOCK_SEC, blocking_timeout=LOCK_SEC):
+        now = time.time()
+        redis.zremrangebyscore(key, "-inf", now)
+        for member in redis.zrange(key, 0, -1):  # a few at most: drop those that ended without saying so
+            other = load(store, member.decode() if isinstance(member, bytes) else member)
+            if other is None or other.status != RUNNING:
+                redis.zrem(key, member)
+        if redis.zcard(key) >= max_active:
+            raise LimitReached(f"You already have {max_active} batches running, the limit per visitor; wait for "
+                               "one to finish or stop it.", 60)
+        redis.zadd(key, {batch.id: now + BATCH_SLOT_SEC})
+        redis.expire(key, BATCH_SLOT_SEC)
+
+
+def _end(store: Store, redis, batch: BatchRecord, status: str) -> None:
+    batch.status, batch.finished_at = status, record.now_iso()
+    save(store, batch)
+    if batch.visitor:
+        redis.zrem(_slots_key(batch.visitor), batch.id)
+
+
+def stop(store: Store, redis, batch_id: str) -> BatchRecord | None:
+    """Stop a running batch: no more runs start, its queued runs are cancelled and its running ones stopped."""
+    from rlx.runs.launch import request_stop
+
+    with redis.lock(f"{KEY_PREFIX}batch:{batch_id}:lock", timeout=LOCK_SEC, blocking_timeout=LOCK_SEC):
+        batch = load(store, batch_id)
+        if batch is None or batch.status != RUNNING:
+            return batch
+        _end(store, redis, batch, STOPPED)
+    for run in runs_of(store, batch):  # outside the lock: a stopped run's end calls `advance`, which takes it
+        if run is not None and run.active:
+            request_stop(run)
+    return batch
 
 
 def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
@@ -95,6 +146,5 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
             active += 1
             save(store, batch)  # at once: a crash after this still knows the run is the batch's
         if len(batch.run_ids) == len(batch.refs) and active == 0:
-            batch.status, batch.finished_at = FINISHED, record.now_iso()
-            save(store, batch)
+            _end(store, redis, batch, FINISHED)
         return batch

@@ -16,6 +16,7 @@ from rlx.runs.batch import BatchRecord
 from rlx.runs.record import RunRecord
 
 WAITING = "waiting"
+NOT_STARTED = "not started"  # a stopped batch's tasks it never got to
 COLUMNS = ("task", "run_id", "status", "scored", "reward", "seconds", "outcome")
 BINS = 10
 
@@ -38,10 +39,12 @@ def result_rows(batch: BatchRecord, runs: list[RunRecord | None]) -> list[Result
     rows = []
     for i, ref in enumerate(batch.refs):
         run = runs[i] if i < len(runs) else None
-        if run is None:
+        if run is None and batch.status == "stopped":
+            rows.append(ResultRow(ref, None, NOT_STARTED, False, None, None, "The batch was stopped before it."))
+        elif run is None:
             rows.append(ResultRow(ref, None, WAITING, False, None, None, None))
-            continue
-        rows.append(ResultRow(ref, run.id, run.status, run.scored, run.reward, _seconds(run), run.outcome))
+        else:
+            rows.append(ResultRow(ref, run.id, run.status, run.scored, run.reward, _seconds(run), run.outcome))
     return rows
 
 

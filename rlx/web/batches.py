@@ -16,6 +16,7 @@ from rlx.runs import record
 from rlx.runs.batch import BatchRecord
 from rlx.runs.batch_results import counts, histogram, result_rows, to_csv, to_jsonl, to_parquet
 from rlx.runs.launch import settle
+from rlx.runs.limits import LimitReached
 from rlx.web.errors import error_response
 from rlx.web.loaders import load_env
 from rlx.web.origin import same_origin_only
@@ -76,7 +77,21 @@ def start(org: str, name: str):
     batch = BatchRecord(id=record.new_run_id(), env_id=state.env.id, agent=agent, refs=refs, cap=cap,
                         revision=state.env.revision, visitor=visitor_id(create=True), visibility=visibility,
                         filters={"q": query.q, "f": query.args().get("f", [])})
-    batches.create(current_app.extensions["rlx.store"], get_redis(), batch)
+    max_active = int(current_app.config.get("RLX_MAX_BATCHES_PER_VISITOR", batches.MAX_ACTIVE_PER_VISITOR))
+    try:
+        batches.create(current_app.extensions["rlx.store"], get_redis(), batch, max_active)
+    except LimitReached as exc:
+        return error_response(429, str(exc), retry_after=exc.retry_after)
+    return redirect(url_for("batches.batch_page", batch_id=batch.id), 303)
+
+
+@bp.post("/b/<batch_id>/stop")
+@same_origin_only
+def stop(batch_id: str):
+    batch = _visible_batch(batch_id)
+    if batch.visitor is None or batch.visitor != visitor_id():
+        abort(403, "Only whoever started a batch may stop it.")
+    batches.stop(current_app.extensions["rlx.store"], get_redis(), batch.id)
     return redirect(url_for("batches.batch_page", batch_id=batch.id), 303)
 
 
@@ -95,8 +110,10 @@ def _context(batch_id: str) -> dict:
         batch = batches.advance(store, redis, batch.id) or batch
         runs = batches.runs_of(store, batch)
     rows = result_rows(batch, runs)
+    owner = batch.visitor is not None and batch.visitor == visitor_id()
     return {"batch": batch, "rows": rows, "counts": counts(rows), "hist": histogram(rows),
-            "active": batch.status == batches.RUNNING}
+            "active": batch.status == batches.RUNNING or any(run is not None and run.active for run in runs),
+            "can_stop": owner and batch.status == batches.RUNNING}
 
 
 @bp.get("/b/<batch_id>")
