@@ -111,8 +111,8 @@ def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -
     current.finished_at = record.now_iso()
     _remove_scratch(current.id)
     limits.release_slot(redis, limits.slot_owner(current) or "-", current.id)
+    index.upsert(store, current)  # before the record, as the job does: a record seen ended is indexed ended
     record.save(store, current)
-    index.upsert(store, current)
     events.publish(redis, current.id, "status", status=status, outcome=outcome, reward=None, scored=False)
     events.publish(redis, current.id, "end", status=status)
     events.archive(redis, store, current.id)

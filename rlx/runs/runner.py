@@ -207,8 +207,9 @@ def _sentence(exc: BaseException) -> str:
 
 
 def _save(store, redis, run: RunRecord) -> None:
-    record.save(store, run)
+    # The index first: whoever sees the record end (a page, a test) then finds it in the community lists too.
     index.upsert(store, run)
+    record.save(store, run)
     events.publish(redis, run.id, "status", status=run.status, outcome=run.outcome,
                    reward=run.reward, scored=run.scored)
 
