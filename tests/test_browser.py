@@ -3,72 +3,12 @@
 Runs against a real server (gunicorn + gevent, the production path) on the test Redis.
 """
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-
 import pytest
 
-from tests.conftest import HARBOR_EXAMPLES, index_now
+from tests.conftest import index_now
+from tests.servers import browser_page, chromium, needs_chromium, page, serve, server  # noqa: F401  (fixtures)
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def server(app, make_config, redis_url):
-    for repo_id in HARBOR_EXAMPLES:
-        index_now(app, repo_id)
-    yield from serve(app, redis_url)
-
-
-def serve(app, redis_url):
-    """The app's config served by gunicorn with gevent, until the test ends."""
-    config = app.config["RLX"]
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
-           "RLX_SOURCE": config.source, "SESSION_SECRET": "test-secret"}
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1", "-b",
-                                f"127.0.0.1:{port}", "rlx:create_app()"], env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/healthz", timeout=1)
-            break
-        except OSError:
-            assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
-            time.sleep(0.1)
-    yield url
-    process.terminate()
-    process.wait(10)
-
-
-@pytest.fixture
-def page(server):
-    yield from browser_page(width=1280)
-
-
-def browser_page(width: int):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light")
-        yield context.new_page()
-        browser.close()
+pytestmark = needs_chromium
 
 
 def test_the_theme_toggle_is_remembered_across_pages(page, server):
@@ -117,18 +57,13 @@ def test_the_home_search_swaps_the_results_in_place_and_keeps_the_state_in_the_u
 
 
 def test_with_javascript_off_the_home_search_is_a_plain_form(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
-                                                                    "--disable-background-networking"])
+    with chromium() as browser:
         page = browser.new_context(java_script_enabled=False).new_page()
         page.goto(server + "/")
         page.fill("#q", "terminal")
         page.click(".search-row button[type=submit]")
         page.wait_for_url("**/?q=terminal**")
         assert page.locator("#results .card").count() == 1
-        browser.close()
 
 
 LONG_NAME = ("reconcile_the_quarterly_inventory_snapshots_against_the_warehouse_ledger_and_report_every_discrepancy"
@@ -144,8 +79,8 @@ def phone(make_config, redis_client, redis_url):
     app = create_app(make_config(RLX_SOURCE=str(FIXTURES)))
     index_now(app, "fidelity/long-names")
     for url in serve(app, redis_url):
-        for page in browser_page(width=390):
-            yield page, url
+        for phone_page in browser_page(width=390):
+            yield phone_page, url
 
 
 @pytest.mark.parametrize("path", ["/d/fidelity/long-names", f"/t/fidelity/long-names/{LONG_NAME}"])

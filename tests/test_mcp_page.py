@@ -4,7 +4,6 @@ URL; the snippets are plain text with JS off, and a Copy button copies them with
 import asyncio
 import html
 import json
-import os
 import re
 import shlex
 import tomllib
@@ -12,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.test_browser import CHROMIUM, page, server  # noqa: F401  (fixtures: a real server and Chromium)
+from tests.servers import needs_chromium, page, server  # noqa: F401  (fixtures: a real server and Chromium)
 
 ENDPOINT = "http://localhost/mcp/d/rlx-examples/terminal-basics"
 
@@ -46,7 +45,7 @@ def test_a_dataset_still_indexing_shows_its_snippets_too(client):
     assert snippets_of(page_html)["Cursor"].count("/mcp/d/rlx-examples/python-bugfix") == 1
 
 
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed")
+@needs_chromium
 def test_copy_puts_the_snippet_on_the_clipboard_and_it_connects(page, server):  # noqa: F811
     from mcp import Client
 

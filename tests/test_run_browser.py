@@ -5,21 +5,12 @@ import shutil
 
 import pytest
 
-from tests.test_browser import CHROMIUM, browser_page, serve  # noqa: F401
-from tests.conftest import HARBOR_EXAMPLES, index_now
+from tests.servers import browser_page, needs_chromium, server  # noqa: F401  (fixtures)
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None and not shutil.os.path.exists(CHROMIUM),
-                       reason="Debian's chromium is not installed"),
+    needs_chromium,
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed"),
 ]
-
-
-@pytest.fixture
-def server(app, redis_url):
-    for repo_id in HARBOR_EXAMPLES:
-        index_now(app, repo_id)
-    yield from serve(app, redis_url)
 
 
 def test_a_visitor_runs_oracle_and_watches_it_to_its_reward(server, running_worker):

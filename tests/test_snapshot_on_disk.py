@@ -4,11 +4,6 @@ snapshot, the newest on disk that verifies, and says why the pointer was not fol
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 
@@ -16,15 +11,11 @@ import pytest
 
 from rlx.snapshot import pointer_name
 from rlx.store import Store
+from tests.processes import free_port
+from tests.servers import gunicorn
 from tests.test_snapshot import publish_catalog
 
 WORKERS = 3
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(url: str) -> tuple[int, dict | str]:
@@ -49,42 +40,29 @@ def bad_pointer_store(tmp_path):
 
 
 @pytest.fixture
-def gunicorn(bad_pointer_store, redis_url, tmp_path):
+def served(bad_pointer_store, redis_url):
     store, _ = bad_pointer_store
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(store.root), "SESSION_SECRET": "test-secret",
+    env = {"REDIS_URL": redis_url, "STORAGE_DIR": str(store.root), "SESSION_SECRET": "test-secret",
            "RLX_SOURCE": "hub", "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"}  # nothing listens: no listing
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(WORKERS), "-b",
-                                f"127.0.0.1:{port}", "rlx:create_app()"], env=env, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/healthz", timeout=1)
-            break
-        except OSError:
-            assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
-            time.sleep(0.1)
-    yield url
-    process.terminate()
-    process.wait(10)
+    with gunicorn(env, workers=WORKERS, quiet=True) as url:
+        yield url
 
 
-def test_every_worker_serves_the_newest_snapshot_on_disk_that_verifies(gunicorn, bad_pointer_store):
+def test_every_worker_serves_the_newest_snapshot_on_disk_that_verifies(served, bad_pointer_store):
     _, published = bad_pointer_store
     expected = published[1]  # the newest whole one: generation 2 was truncated
 
-    answers = [get(gunicorn + "/api/search/status") for _ in range(4 * WORKERS)]
+    answers = [get(served + "/api/search/status") for _ in range(4 * WORKERS)]
 
     assert {status for status, _ in answers} == {200}
     assert {body["snapshot"] for _, body in answers} == {expected["db"]}
     assert {body["origin"] for _, body in answers} == {"disk"}
     assert all("not JSON" in body["pointer_problem"]["reason"] for _, body in answers)
     for _ in range(2 * WORKERS):
-        status, body = get(gunicorn + "/api/search?size=50")
+        status, body = get(served + "/api/search?size=50")
         assert status == 200 and body["total"] == expected["counts"]["envs"] == 4
-        status, page = get(gunicorn + "/")
+        status, page = get(served + "/")
         assert status == 200 and "generation 1" in page
-    _, ready = get(gunicorn + "/readyz")
+    _, ready = get(served + "/readyz")
     assert ready["checks"]["snapshot"]["ok"] is True
     assert "not JSON" in ready["checks"]["snapshot"]["pointer_problem"]["reason"]

@@ -1,0 +1,96 @@
+"""The app served for real (gunicorn + gevent, the production path) on loopback, and Debian's Chromium driven by
+Playwright: the pieces every browser test and every multi-worker test shares.
+
+Test modules import the fixtures they use by name (`from tests.servers import page, server`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+
+import pytest
+
+from tests.conftest import HARBOR_EXAMPLES, index_now
+from tests.processes import free_port
+
+# Debian's package, never Playwright's own download (no network here but the package registries).
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed")
+
+
+@contextmanager
+def gunicorn(env: dict, workers: int = 1, app: str = "rlx:create_app()", quiet: bool = False):
+    """`app` under gunicorn with gevent on a free loopback port, with `env` over this process's environment;
+    yields its URL once /healthz answers, and stops it afterwards."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers), "-b",
+                                f"127.0.0.1:{port}", "--log-level", "warning", app], env={**os.environ, **env},
+                               stderr=subprocess.DEVNULL if quiet else None)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url + "/healthz", timeout=1)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def app_env(app, redis_url: str, **extra: str) -> dict:
+    """The environment that makes a served process read the same store, source and Redis as `app`."""
+    config = app.config["RLX"]
+    return {"REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir), "RLX_SOURCE": config.source,
+            "SESSION_SECRET": "test-secret", **extra}
+
+
+def serve(app, redis_url: str, **extra: str):
+    """The app's config served by gunicorn with gevent, until the test ends (a generator, for fixtures)."""
+    with gunicorn(app_env(app, redis_url, **extra)) as url:
+        yield url
+
+
+@contextmanager
+def chromium():
+    """One headless Chromium (Debian's) for as long as the block runs."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def browser_page(width: int = 1280, **context_options):
+    """A fresh page `width` px wide in its own browser (a generator, for fixtures)."""
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light",
+                                      **context_options)
+        yield context.new_page()
+
+
+@pytest.fixture
+def server(app, redis_url):
+    """The bundled examples, every Harbor example indexed, served for real."""
+    for repo_id in HARBOR_EXAMPLES:
+        index_now(app, repo_id)
+    yield from serve(app, redis_url)
+
+
+@pytest.fixture
+def page(server):
+    yield from browser_page(width=1280)
