@@ -35,7 +35,7 @@ def gunicorn(env: dict, workers: int = 1, app: str = "rlx:create_app()", quiet: 
                                stderr=subprocess.DEVNULL if quiet else None)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # gunicorn's workers import the app: slow on a loaded machine
         while True:
             try:
                 urllib.request.urlopen(url + "/healthz", timeout=1)
