@@ -24,13 +24,17 @@ def overflow(page) -> list[str]:
     return [f"the page is {wide} px wide in a {width} px window (widest: {culprit})"]
 
 
-# The deepest element whose right edge passes the window: what to fix when the page scrolls sideways.
+# The first (outermost) element whose right edge passes the window: what to fix when the page scrolls sideways.
 WIDEST_JS = """() => {
-  let found = null;
-  for (const el of document.body.querySelectorAll('*')) {
+  const clipped = el => {  // inside a box that scrolls or clips on its own, it cannot push the page
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement)
+      if (getComputedStyle(a).overflowX !== 'visible') return true;
+    return false;
+  };
+  const found = [...document.body.querySelectorAll('*')].find(el => {
     const r = el.getBoundingClientRect();
-    if (r.right > innerWidth + 0.5 && r.width > 0) found = el;
-  }
+    return r.right > innerWidth + 0.5 && r.width > 0 && !clipped(el);
+  });
   return found ? found.outerHTML.slice(0, 160) : 'none found';
 }"""
 
