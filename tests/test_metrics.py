@@ -115,3 +115,19 @@ def test_a_bad_snapshot_check_interval_stops_start_up(make_config):
     for bad in ("0", "soon", "nan", "86400"):
         with pytest.raises(ConfigError, match=re.escape("RLX_SNAPSHOT_CHECK_S must be a number of seconds")):
             make_config(RLX_SNAPSHOT_CHECK_S=bad)
+
+
+def test_open_playground_sessions_are_counted_and_a_closed_one_is_not(app, client):
+    from rlx.live.slots import take_slot
+
+    assert value(scrape(client), "rlx_playground_sessions") == 0
+    with app.app_context():
+        from rlx.queue import get_redis
+
+        first = take_slot(get_redis(), "visitor-1")
+        take_slot(get_redis(), "visitor-2")
+        assert value(scrape(client), "rlx_playground_sessions") == 2
+        first.release()
+    samples = scrape(client)
+    assert value(samples, "rlx_playground_sessions") == 1
+    assert value(samples, "rlx_scrape_ok", part="playground") == 1

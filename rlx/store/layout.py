@@ -44,11 +44,22 @@ class Store:
     @property
     def atomic_write_folders(self) -> tuple[Path, ...]:
         """The folders files are written to temp-then-rename: where a killed writer's temp file can be left."""
-        return (self.root, self.indexes_dir, self.packs_dir, self.snapshots_dir, self.settings_path.parent)
+        return (self.root, self.indexes_dir, self.packs_dir, self.snapshots_dir, self.settings_path.parent,
+                self.previews_dir)
 
     def rows_cache_dir(self, repo_id: str, revision: str | None) -> Path:
         """Local copies of a rows dataset's data files (downloaded, or gunzipped) for one revision."""
         return self.root / "rows-cache" / _repo_key(repo_id) / (revision or "main")[:64]
+
+    @property
+    def previews_dir(self) -> Path:
+        return self.root / "previews"
+
+    def preview_path(self, env_id: str, version: str) -> Path:
+        """An environment's link-preview picture, one file per version of what it draws."""
+        space = env_id.startswith("space:")
+        name = ("s-" if space else "d-") + _repo_key(env_id[len("space:"):] if space else env_id)
+        return self.previews_dir / f"{name}.{version}.png"
 
     @property
     def snapshots_dir(self) -> Path:

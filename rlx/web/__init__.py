@@ -7,7 +7,7 @@ def register_web(app: Flask) -> None:
     from rlx.web import (admission, api_docs, api_search, catalog_db, community, envs, errors, explore, headers,
                          health, mcp_routes, origin, playground, render, runs, space_routes, space_tasks, spaces,
                          tasks)
-    from rlx.web import batches, metrics
+    from rlx.web import batches, metrics, page_meta, previews, robots, sitemap
     from rlx.web.context import init_context
 
     from rlx import auth
@@ -21,6 +21,10 @@ def register_web(app: Flask) -> None:
     catalog_db.init_app(app)
     errors.init_app(app)
     metrics.init_app(app)
+    page_meta.init_app(app)
+    robots.init_app(app)
+    app.register_blueprint(sitemap.bp)
+    app.register_blueprint(previews.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(explore.bp)
     app.register_blueprint(api_search.bp)

@@ -33,7 +33,7 @@ def error_response(status: int, message: str, retry_after: int | None = None):
         response.status_code = status
     else:
         body = render_template("pages/error.html", status=status, title=TITLES.get(status, "Error"),
-                               message=message)
+                               message=message, noindex=True)
         response = (body, status)
         from flask import make_response
 

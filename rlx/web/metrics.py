@@ -5,7 +5,7 @@ the raw path, so the number of series stays bounded whatever visitors type. Unde
 process: `rlx serve` sets PROMETHEUS_MULTIPROC_DIR (a folder on local disk, emptied at start) and the client writes
 each worker's figures there; a scrape adds them up. Everything else (RQ queues, the snapshot, MCP sessions) is read
 from Redis and the store at scrape time, so every host reports the same shared figures (active rollouts are the
-slots rlx/runs/limits.py holds).
+slots rlx/runs/limits.py holds, playground sessions those rlx/live/slots.py holds).
 
 Who may scrape is decided in `scrape_allowed` alone: with METRICS_TOKEN set, a request bearing it; without one,
 loopback addresses only.
@@ -100,7 +100,7 @@ class _SharedCollector:
     def collect(self):
         ok = GaugeMetricFamily("rlx_scrape_ok", "1 when this part could be read for this scrape.", labels=["part"])
         for part, read in (("redis", self._queues), ("snapshot", self._snapshot), ("sessions", self._sessions),
-                           ("rollouts", self._rollouts)):
+                           ("rollouts", self._rollouts), ("playground", self._playground)):
             try:
                 families = list(read())
             except Exception:  # a scrape reports a broken part, it never fails as a whole
@@ -163,13 +163,19 @@ class _SharedCollector:
         return (GaugeMetricFamily("rlx_mcp_sessions", "Open MCP sessions (all hosts; counted up to "
                                   f"{SESSION_SCAN_CAP:,}).", value=count),)
 
-
     def _rollouts(self):
         from rlx.runs.limits import ALL_KEY
 
         # A slot whose score (its expiry) has passed belongs to a job that died without releasing it.
         active = get_redis().zcount(ALL_KEY, time.time(), "+inf")
         return (GaugeMetricFamily("rlx_rollouts_active", "Rollouts holding a slot now (all hosts).", value=active),)
+
+    def _playground(self):
+        from rlx.live.slots import open_count
+
+        return (GaugeMetricFamily("rlx_playground_sessions", "Playground sessions open now (all hosts; one left "
+                                  "behind by a dead process stops counting once stale).",
+                                  value=open_count(get_redis())),)
 
 
 def _snapshot_size(store, name: str) -> float:

@@ -1,0 +1,83 @@
+"""Link-preview pictures: /preview/d/<org>/<name>.png, /preview/s/<org>/<name>.png and /preview/site.png.
+
+A picture is drawn once per version of what it shows (rlx/web/page_meta.py's preview_version: the snapshot's
+figures for that environment) and kept in the store, which every host shares; the next snapshot with the same
+figures reuses it, and a new version replaces the old file. Only environments the public catalog lists get one:
+a private, gated, hidden or unknown id is a 404 that says nothing more.
+
+Pages link the picture with ?v=<version>: that URL never changes meaning, so it is cached for a year; without it
+(or with an old one) the current picture is served with a short lifetime.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import io
+from pathlib import Path
+from typing import Callable
+
+from flask import Blueprint, abort, current_app, request, send_file
+
+from rlx.store import write_atomic
+from rlx.web.catalog_db import reader
+from rlx.web.loaders import _NAME
+from rlx.web.page_meta import PREVIEW_STYLE, kind_label, preview_version, public_env
+from rlx.web.preview_image import draw_card, draw_preview
+
+bp = Blueprint("previews", __name__)
+
+FOREVER = "public, max-age=31536000, immutable"
+SHORT = "public, max-age=3600"
+VERSION_CHARS = 16
+
+
+@bp.get("/preview/<any(d, s):letter>/<org>/<name>.png")
+def env_preview(letter: str, org: str, name: str):
+    if not (_NAME.match(org) and _NAME.match(name)):
+        abort(404, "There is no preview for that name.")
+    env_id = ("space:" if letter == "s" else "") + f"{org}/{name}"
+    card = public_env(env_id)
+    if card is None:
+        abort(404, "There is no preview for that environment.")
+    version = preview_version(card)
+    path = current_app.extensions["rlx.store"].preview_path(env_id, version)
+    png = _kept(path, lambda: draw_preview(card, kind_label(card)))
+    return _answer(png, version, FOREVER if request.args.get("v") == version else SHORT)
+
+
+@bp.get("/preview/site.png")
+def site_preview():
+    """The site's own picture (home, community and every page not about one environment), with the catalog's
+    counts; kept in the store like the others."""
+    counts = (reader().status().get("counts") or {})
+    envs, tasks = int(counts.get("envs") or 0), int(counts.get("tasks") or 0)
+    version = hashlib.sha256(f"site\0{PREVIEW_STYLE}\0{envs}\0{tasks}".encode()).hexdigest()[:VERSION_CHARS]
+    path = current_app.extensions["rlx.store"].previews_dir / f"site.{version}.png"
+    figures = [(f"{envs:,}", "environments"), (f"{tasks:,}", "tasks")]
+    png = _kept(path, lambda: draw_card("HF RL Explorer", "Reinforcement-learning environments on the Hugging Face "
+                                        "Hub", "Harbor tasks, OpenEnv Spaces and datasets of prompts, answers withheld",
+                                        figures))
+    return _answer(png, version, SHORT)
+
+
+def _kept(path: Path, draw: Callable[[], bytes]) -> bytes:
+    """The picture at `path`, drawn and stored (temp then rename) when missing; the other versions of the same
+    picture are removed then. A file removed under us (another host moved on) is simply drawn again."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    png = draw()
+    write_atomic(path, png)
+    stem = path.name[: -len(".png")].rsplit(".", 1)[0]
+    for old in path.parent.glob(glob.escape(stem) + "." + "?" * VERSION_CHARS + ".png"):
+        if old != path:
+            old.unlink(missing_ok=True)
+    return png
+
+
+def _answer(png: bytes, version: str, cache: str):
+    response = send_file(io.BytesIO(png), mimetype="image/png", etag=version, max_age=None, conditional=True)
+    response.headers["Cache-Control"] = cache
+    return response
