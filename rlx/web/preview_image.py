@@ -87,6 +87,8 @@ def draw_preview(card: dict, kind_label: str) -> bytes:
     figures = [(f"{tasks:,}" if tasks < 1_000_000 else compact_number(tasks), "task" if tasks == 1 else "tasks"),
                (compact_number(card.get("likes") or 0), "likes"),
                (compact_number(card.get("downloads") or 0), "downloads")]
+    if card["repo_type"] == "space" and not tasks:
+        figures.pop(0)  # a Space's tasks are served live, not counted in the catalog: "0 tasks" would mislead
     return draw_card(kind_label + suffix, card["heading"] or card["key"], card["key"], figures)
 
 
