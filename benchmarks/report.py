@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks import (community, concurrency, first_paint, indexing, playground, rollouts, rows, search,
+from benchmarks import (community, concurrency, first_paint, indexing, playground, rollouts, rows, search, sitemap,
                         suite_indexing)
 
 TODO_ROUTE = ("TODO: this measurement did not complete in this run (see Errors below); rerun `make bench` once the "
@@ -33,6 +33,7 @@ def render(r: dict) -> str:
         playground.render(r),
         community.render(r),
         rollouts.render(r),
+        sitemap.render(r),
         _profiles(r),
         _what_moves(r),
         _errors(r),
@@ -106,7 +107,7 @@ def _targets(r: dict) -> str:
         rows.append(["5,000-task repository: task list published (50 ms a request)", "≤ 10 s",
                      f"{_n(big['list_s'], 1)} s", _met(r["indexing"]["met"]["list"])])
     rows += (concurrency.targets(r) + suite_indexing.targets(r) + playground.targets(r) + community.targets(r)
-             + rollouts.targets(r))
+             + rollouts.targets(r) + sitemap.targets(r))
     if not rows:
         return "## Targets\n\nNo measurement completed (see Errors).\n"
     return "## Targets\n\n" + _table(["what", "target", "measured", ""], rows, "llll")

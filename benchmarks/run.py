@@ -6,7 +6,7 @@ Order: the synthetic catalog; the 1,000-task dataset indexed from it (for the pa
 stand-in; (h) a 3,500-task suite indexed from a folder and through the Hub; profiles where a target was missed;
 (i) the playground's relay (per-step overhead, 100 sessions on one worker); (l) the community pages over 100,000
 run records; (j) event-to-fragment latency of live rollouts and (k) 8 oracle rollouts at once; (f) a
-1,000,000-row parquet dataset.
+1,000,000-row parquet dataset; (m) the sitemap served shard by shard, right after the snapshot build.
 `--quick` is a smoke run of about three minutes: fewer and shorter runs, its figures noisier.
 """
 
@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmarks import (community, concurrency, first_paint, indexing, machine, pages, playground, profiles, report,
-                        rollouts, rows, search, servers, snapshot_build, suite_indexing, workspace, wrk)
+                        rollouts, rows, search, servers, sitemap, snapshot_build, suite_indexing, workspace, wrk)
 from benchmarks.inprocess import InProcessApp
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
@@ -101,6 +101,7 @@ def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
     step(results, "snapshot", lambda: snapshot_build.measure(ws, plan.builds))
     if "snapshot" not in results:
         return  # nothing to serve
+    step(results, "sitemap", lambda: sitemap.measure(ws))
     in_process = InProcessApp(ws)
     mix = search.query_mix(None)
     expected = search.totals(in_process, mix)
