@@ -9,6 +9,8 @@ ENV PYTHONUNBUFFERED=1 \
     UV_LINK_MODE=copy
 
 RUN pip install --no-cache-dir "uv==0.13.9"
+# DejaVu Sans draws the link-preview pictures (rlx/web/preview_image.py); without it Pillow's own font is used.
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
 # Dependencies first (from the lock, exactly): a code change does not reinstall them.

@@ -39,8 +39,8 @@ SETTINGS = [
     Setting("SESSION_SECRET", None, "The key that signs session cookies. When absent, one is generated once "
             "and kept in STORAGE_DIR/session-secret."),
     Setting("RLX_PUBLIC_URL", None, "The address visitors reach this app at (https://explorer.example.org): the "
-            "MCP snippets show it, and MCP requests must name its host. Default: each request's own URL, with "
-            "MCP open to loopback and IP-address hosts only."),
+            "MCP snippets, canonical URLs, sharing tags and the sitemap use it, and MCP requests must name its "
+            "host. Default: each request's own URL, with MCP open to loopback and IP-address hosts only."),
     Setting("RLX_SPACE_HOSTS", None, "Spaces served on this machine instead of at <subdomain>.hf.space, as "
             "`subdomain=http://127.0.0.1:port` pairs separated by commas; loopback addresses only (tests and "
             "`rlx demo`, which sets it for the bundled OpenEnv example)."),
