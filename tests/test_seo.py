@@ -249,3 +249,16 @@ def test_private_and_gated_repositories_are_in_no_sitemap_preview_or_sharing_tag
     assert PRIVATE_HARBOR not in every and GATED_HARBOR not in every
     public = head_of(alice.get(f"/d/{PUBLIC_HARBOR}"))
     assert "noindex" not in public and PUBLIC_HARBOR in tag(public, "og:image")
+
+
+def test_a_run_page_is_fetchable_but_noindex_and_shares_only_the_sites_tags(public_app):
+    from tests.test_community_compare import REF, write_run
+
+    run = write_run(public_app)
+    client = public_app.test_client()
+    head = head_of(client.get(f"/r/{run.id}"))
+    assert '<meta name="robots" content="noindex">' in head
+    shared = sharing_tags(head)
+    assert REF not in shared and run.id not in shared and tag(head, "og:title") == "HF RL Explorer"
+    robots = client.get("/robots.txt").get_data(as_text=True).splitlines()
+    assert "Disallow: /r/" not in robots and "Disallow: /r/*/events" in robots

@@ -27,6 +27,8 @@ DATASET_BLUEPRINTS = {"envs", "tasks", "community"}
 SPACE_BLUEPRINTS = {"spaces", "playground", "space_tasks", "space_routes"}
 # Pages worth no search result: one visitor's work, a search inside a dataset, a form.
 NOINDEX_ENDPOINTS = {"auth.signin", "community.compare", "envs.part_search", "runs.run_page", "batches.batch_page"}
+# One visitor's run or batch may be private, or about a private repository: its page shares only the site's tags.
+SHARE_NOTHING_ENDPOINTS = {"runs.run_page", "batches.batch_page"}
 
 
 def public_origin() -> str:
@@ -74,7 +76,8 @@ def page_meta(error: bool = False) -> dict:
     """The tags base.html writes into every page's head (`error`: an error page, noindex and about nothing)."""
     origin = public_origin()
     meta = {"origin": origin, "canonical": origin + request.path,
-            "noindex": error or request.endpoint in NOINDEX_ENDPOINTS, "shareable": not error,
+            "noindex": error or request.endpoint in NOINDEX_ENDPOINTS,
+            "shareable": not error and request.endpoint not in SHARE_NOTHING_ENDPOINTS,
             "description": SITE_DESCRIPTION, "image": origin + "/preview/site.png", "image_alt": "HF RL Explorer",
             "json_ld": None}
     env_id = page_env_id()

@@ -1,9 +1,9 @@
 """/robots.txt, and `X-Robots-Tag: noindex` on every machine answer (the JSON API, MCP, metrics, health).
 
 Crawlers are kept off what is not a page for people or costs us work per request: the API and MCP, sign-in,
-live checks and streams, per-visitor runs and batches, searches inside a dataset, random picks, and every URL with
-a query string (filters, sorts and pages of lists whose items the sitemap already names). Link-preview pictures
-stay open: the bots that draw link cards read robots.txt too.
+live checks and streams (a run's events, a batch's progress), searches inside a dataset, random picks, and every
+URL with a query string (filters, sorts and pages of lists whose items the sitemap already names). Link-preview
+pictures stay open: the bots that draw link cards read robots.txt too.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from rlx.web.page_meta import public_origin
 
 bp = Blueprint("robots", __name__)
 
+# A run or batch page is not listed (it is noindex) but stays fetchable: the bots that draw a shared link's card
+# obey robots.txt, and a page they may not fetch gets no card.
 DISALLOWED = (
-    "/api/", "/mcp", "/metrics", "/healthz", "/readyz", "/signin", "/signout", "/banner/", "/r/", "/b/",
-    "/compare", "/d/*/search", "/d/*/random", "/d/*/row", "/d/*/progress", "/d/*/reindex", "/d/*/batch",
-    "/t/*/folder", "/t/*/run", "/s/*/play", "/s/*/status", "/s/*/live", "/s/*/wake", "/s/*/restart",
-    "/s/*/routes", "/*?",
+    "/api/", "/mcp", "/metrics", "/healthz", "/readyz", "/signin", "/signout", "/banner/", "/r/*/events",
+    "/r/*/stop", "/b/*/progress", "/b/*/results.", "/compare", "/d/*/search", "/d/*/random", "/d/*/row",
+    "/d/*/progress", "/d/*/reindex", "/d/*/batch", "/t/*/folder", "/t/*/run", "/s/*/play", "/s/*/status",
+    "/s/*/live", "/s/*/wake", "/s/*/restart", "/s/*/routes", "/*?",
 )
 ALLOWED = ("/preview/",)
 MACHINE_PREFIXES = ("/api/", "/mcp", "/metrics", "/healthz", "/readyz")
