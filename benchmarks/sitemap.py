@@ -40,20 +40,17 @@ def _reset_peak() -> bool:
         return False
 
 
-def _streamed(client, path: str) -> tuple[int, bytes]:
-    """(bytes, the first few hundred bytes) of a streamed answer, read chunk by chunk and not kept."""
+def _streamed(client, path: str) -> int:
+    """The bytes of a streamed answer, read chunk by chunk and not kept."""
     response = client.get(path, buffered=False)
     assert response.status_code == 200, (path, response.status_code)
-    size, head = 0, b""
+    size = 0
     try:
         for chunk in response.response:
-            chunk = chunk.encode() if isinstance(chunk, str) else chunk
-            size += len(chunk)
-            if len(head) < 400:
-                head += chunk[:400]
+            size += len(chunk.encode() if isinstance(chunk, str) else chunk)
     finally:
         response.close()
-    return size, head
+    return size
 
 
 def measure(ws: Workspace) -> dict:
@@ -72,7 +69,7 @@ def measure(ws: Workspace) -> dict:
     times, sizes, urls = [], [], []
     for path in shards:
         started = time.perf_counter()
-        size, _ = _streamed(client, path)
+        size = _streamed(client, path)
         times.append((time.perf_counter() - started) * 1000)
         sizes.append(size)
     peak = _status_kb("VmHWM") if peak_reset else _status_kb("VmRSS")

@@ -80,11 +80,13 @@ def test_the_sitemap_index_lists_shards_of_bounded_size_that_name_every_public_p
     assert client.get("/sitemap-99999999999999999999.xml").status_code == 404
 
 
-def test_a_sitemap_url_opens_the_page_it_names(public_app):
+def test_a_sitemap_url_opens_the_page_it_names_whose_canonical_url_is_that_same_url(public_app):
     client = public_app.test_client()
     _, shards = all_sitemap_urls(client)
-    task_url = next(url for urls in shards for url in urls if "/t/rlx-examples/terminal-basics/" in url)
-    assert client.get(task_url[len(PUBLIC):]).status_code == 200
+    named = [url for urls in shards for url in urls if "/rlx-examples/terminal-basics" in url or "echo-env" in url]
+    assert len(named) == len(TERMINAL_TASKS) + 2
+    for url in named:
+        assert canonical(head_of(client.get(url[len(PUBLIC):]))) == url
 
 
 def test_hidden_environments_are_in_no_sitemap_no_preview_and_no_sharing_tag(public_app):
@@ -262,3 +264,12 @@ def test_a_run_page_is_fetchable_but_noindex_and_shares_only_the_sites_tags(publ
     assert REF not in shared and run.id not in shared and tag(head, "og:title") == "HF RL Explorer"
     robots = client.get("/robots.txt").get_data(as_text=True).splitlines()
     assert "Disallow: /r/" not in robots and "Disallow: /r/*/events" in robots
+
+
+def test_a_task_page_describes_the_task_itself(public_app):
+    task = "config-rewrite-sed"
+    head = head_of(public_app.test_client().get(f"/t/rlx-examples/terminal-basics/{task}"))
+    instruction = (EXAMPLES / "datasets/rlx-examples/terminal-basics/tasks" / task / "instruction.md").read_text()
+    words = " ".join(instruction.split()[:6]).replace("`", "")
+    assert words in tag(head, "og:description").replace("`", "")
+    assert tag(head, "og:image").startswith(f"{PUBLIC}/preview/d/rlx-examples/terminal-basics.png?v=")

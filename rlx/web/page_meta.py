@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from urllib.parse import quote
 
 from flask import Flask, current_app, request
 from markupsafe import Markup
 
 from rlx.catalog.kinds import KINDS
-from rlx.snapshot.sitemap_rows import env_card
+from rlx.snapshot.public_pages import env_card, task_card
 from rlx.web.catalog_db import catalog, settings
 
 SITE_DESCRIPTION = ("Explore the reinforcement-learning environments on the Hugging Face Hub: Harbor tasks, "
@@ -29,6 +30,14 @@ SPACE_BLUEPRINTS = {"spaces", "playground", "space_tasks", "space_routes"}
 NOINDEX_ENDPOINTS = {"auth.signin", "community.compare", "envs.part_search", "runs.run_page", "batches.batch_page"}
 # One visitor's run or batch may be private, or about a private repository: its page shares only the site's tags.
 SHARE_NOTHING_ENDPOINTS = {"runs.run_page", "batches.batch_page"}
+
+
+PATH_SAFE = "/:@!$&'()*+,;=-._~"  # kept as they are in a URL path; everything else percent-encoded
+
+
+def url_path(path: str) -> str:
+    """A decoded path as it is written in a URL (the sitemap and the canonical link spell a page alike)."""
+    return quote(path, safe=PATH_SAFE)
 
 
 def public_origin() -> str:
@@ -75,7 +84,7 @@ def page_env_id() -> str | None:
 def page_meta(error: bool = False) -> dict:
     """The tags base.html writes into every page's head (`error`: an error page, noindex and about nothing)."""
     origin = public_origin()
-    meta = {"origin": origin, "canonical": origin + request.path,
+    meta = {"origin": origin, "canonical": origin + url_path(request.path),
             "noindex": error or request.endpoint in NOINDEX_ENDPOINTS,
             "shareable": not error and request.endpoint not in SHARE_NOTHING_ENDPOINTS,
             "description": SITE_DESCRIPTION, "image": origin + "/preview/site.png", "image_alt": "HF RL Explorer",
@@ -91,7 +100,19 @@ def page_meta(error: bool = False) -> dict:
                 image_alt=f"{card['heading']}: {kind_label(card)}, {card['task_count']:,} tasks")
     if card["repo_type"] == "dataset" and request.endpoint == "envs.env_page":
         meta["json_ld"] = dataset_json_ld(card, origin)
+    if request.endpoint == "tasks.task_page":
+        task = _listed_task(env_id, request.view_args.get("ref", ""))
+        if task and task["brief"]:
+            meta["description"] = task["brief"]
     return meta
+
+
+def _listed_task(env_id: str, ref: str) -> dict | None:
+    try:
+        with catalog() as db:
+            return task_card(db, env_id, ref)
+    except Exception:  # no snapshot loaded: the environment's description stands
+        return None
 
 
 def kind_label(card: dict) -> str:

@@ -1,20 +1,19 @@
 """/sitemap.xml (a sitemap index) and its shards /sitemap-<n>.xml, from the catalog snapshot.
 
-Each shard is written while its rows come off the database (rlx/snapshot/sitemap_rows.py): a response streams in
+Each shard is written while its rows come off the database (rlx/snapshot/public_pages.py): a response streams in
 chunks of a few hundred URLs, so serving the whole catalog never holds more than one chunk. Every URL is absolute on
 the public origin (RLX_PUBLIC_URL), dated by the environment's last change in the snapshot.
 """
 
 from __future__ import annotations
 
-from urllib.parse import quote
 from xml.sax.saxutils import escape
 
 from flask import Blueprint, Response, abort, current_app
 
-from rlx.snapshot import sitemap_rows
+from rlx.snapshot import public_pages
 from rlx.web.catalog_db import reader, settings
-from rlx.web.page_meta import public_origin
+from rlx.web.page_meta import public_origin, url_path
 
 bp = Blueprint("sitemap", __name__)
 
@@ -22,20 +21,19 @@ XMLNS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 CHUNK_URLS = 250
 MAX_SHARD_NUMBER = 100_000  # far past any catalog; a larger number is refused before it reaches the database
 CACHE = "public, max-age=3600"
-_SAFE = "/:@!$&'()*+,;=-._~"  # kept as they are in a path; the rest percent-encoded
 
 
 def shard_size() -> int:
-    return current_app.config.get("RLX_SITEMAP_SHARD_SIZE", sitemap_rows.SHARD_SIZE)
+    return current_app.config.get("RLX_SITEMAP_SHARD_SIZE", public_pages.SHARD_SIZE)
 
 
 def page_path(what: str, env_id: str, ref: str | None) -> str:
     """The page a sitemap row names, as a path: /d/org/name, /s/org/name or /t/org/name/<ref>."""
     if env_id.startswith("space:"):
-        return "/s/" + quote(env_id[len("space:"):], safe=_SAFE)
+        return url_path("/s/" + env_id[len("space:"):])
     if what == "task":
-        return "/t/" + quote(f"{env_id}/{ref}", safe=_SAFE)
-    return "/d/" + quote(env_id, safe=_SAFE)
+        return url_path(f"/t/{env_id}/{ref}")
+    return url_path("/d/" + env_id)
 
 
 def _lastmod(value: str | None, fallback: str) -> str:
@@ -49,7 +47,7 @@ def sitemap_index():
     origin, snapshot = public_origin(), reader()
     built_at = snapshot.status().get("built_at") or ""
     with snapshot.connection() as db:
-        shards = sitemap_rows.plan(db, shard_size())
+        shards = public_pages.plan(db, shard_size())
     lastmod = f"<lastmod>{escape(_lastmod(None, built_at))}</lastmod>" if built_at else ""
     entries = "".join(f"<sitemap><loc>{escape(origin)}/sitemap-{n}.xml</loc>{lastmod}</sitemap>\n"
                       for n in range(1, shards.count + 1))
@@ -64,7 +62,7 @@ def sitemap_shard(number: int):
     origin, snapshot, hidden, size = public_origin(), reader(), settings().hidden, shard_size()
     built_at = snapshot.status().get("built_at") or ""
     with snapshot.connection() as db:
-        if number > sitemap_rows.plan(db, size).count:
+        if number > public_pages.plan(db, size).count:
             abort(404, f"There is no sitemap {number}: /sitemap.xml lists them all.")
     return Response(_shard_body(snapshot, number, hidden, size, origin, built_at), mimetype="application/xml",
                     headers={"Cache-Control": CACHE})
@@ -76,7 +74,7 @@ def _shard_body(snapshot, number: int, hidden, size: int, origin: str, built_at:
     base = escape(origin)
     with snapshot.connection() as db:
         chunk = []
-        for what, env_id, ref, modified in sitemap_rows.shard_rows(db, number, hidden, size):
+        for what, env_id, ref, modified in public_pages.shard_rows(db, number, hidden, size):
             chunk.append(f"<url><loc>{base}{escape(page_path(what, env_id, ref))}</loc>"
                          f"<lastmod>{escape(_lastmod(modified, built_at))}</lastmod></url>\n")
             if len(chunk) >= CHUNK_URLS:

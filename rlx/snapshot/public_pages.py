@@ -1,4 +1,5 @@
-"""What the sitemap lists, read from the snapshot one shard at a time.
+"""What search engines and link previews are told, read from the snapshot: the sitemap's pages one shard at a
+time, and one environment's or task's card.
 
 A shard is a range of rowids: shards 1..E cover the environments (rowids (k-1)*size+1 .. k*size), the shards after
 them the tasks the same way. Rowids are unique integers, so a range of `size` of them holds at most `size` rows
@@ -70,3 +71,9 @@ def env_card(db: sqlite3.Connection, env_id: str) -> dict | None:
         return None
     keys = ("id", "key", "repo_type", "kind", "heading", "brief", "likes", "downloads", "task_count", "modified")
     return dict(zip(keys, row))
+
+
+def task_card(db: sqlite3.Connection, env_id: str, ref: str) -> dict | None:
+    """A listed task's title and brief (answers already withheld when the snapshot was built); None if unlisted."""
+    row = db.execute("SELECT title, brief FROM tasks WHERE env_id = ? AND ref = ? LIMIT 1", (env_id, ref)).fetchone()
+    return {"title": row[0], "brief": row[1]} if row else None
