@@ -23,7 +23,6 @@ from rlx.store import write_atomic
 from rlx.web.catalog_db import reader
 from rlx.web.loaders import _NAME
 from rlx.web.page_meta import PREVIEW_STYLE, kind_label, preview_version, public_env
-from rlx.web.preview_image import draw_card, draw_preview
 
 bp = Blueprint("previews", __name__)
 
@@ -42,7 +41,7 @@ def env_preview(letter: str, org: str, name: str):
         abort(404, "There is no preview for that environment.")
     version = preview_version(card)
     path = current_app.extensions["rlx.store"].preview_path(env_id, version)
-    png = _kept(path, lambda: draw_preview(card, kind_label(card)))
+    png = _kept(path, lambda: _drawing().draw_preview(card, kind_label(card)))
     return _answer(png, version, FOREVER if request.args.get("v") == version else SHORT)
 
 
@@ -55,10 +54,17 @@ def site_preview():
     version = hashlib.sha256(f"site\0{PREVIEW_STYLE}\0{envs}\0{tasks}".encode()).hexdigest()[:VERSION_CHARS]
     path = current_app.extensions["rlx.store"].previews_dir / f"site.{version}.png"
     figures = [(f"{envs:,}", "environments"), (f"{tasks:,}", "tasks")]
-    png = _kept(path, lambda: draw_card("HF RL Explorer", "Reinforcement-learning environments on the Hugging Face "
-                                        "Hub", "Harbor tasks, OpenEnv Spaces and datasets of prompts, answers withheld",
-                                        figures))
+    heading = "Reinforcement-learning environments on the Hugging Face Hub"
+    subtitle = "Harbor tasks, OpenEnv Spaces and datasets of prompts, answers withheld"
+    png = _kept(path, lambda: _drawing().draw_card("HF RL Explorer", heading, subtitle, figures))
     return _answer(png, version, SHORT)
+
+
+def _drawing():
+    """Pillow is imported by the first picture drawn, not at every process's start."""
+    from rlx.web import preview_image
+
+    return preview_image
 
 
 def _kept(path: Path, draw: Callable[[], bytes]) -> bytes:
