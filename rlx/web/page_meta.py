@@ -22,7 +22,7 @@ from rlx.web.catalog_db import catalog, settings
 
 SITE_DESCRIPTION = ("Explore the reinforcement-learning environments on the Hugging Face Hub: Harbor tasks, "
                     "OpenEnv Spaces and datasets of prompts.")
-PREVIEW_STYLE = "3"  # bump when the drawing changes: every preview is drawn anew, its URL changes with it
+PREVIEW_STYLE = "4"  # bump when the drawing changes: every preview is drawn anew, its URL changes with it
 # Pages about one dataset, and pages about one Space (their URL rule names <org> and <name>).
 DATASET_BLUEPRINTS = {"envs", "tasks", "community"}
 SPACE_BLUEPRINTS = {"spaces", "playground", "space_tasks", "space_routes"}
