@@ -14,7 +14,8 @@ import pytest
 
 from rlx.admin.headers import inline_script_hashes
 from tests.test_admin import CAROL, ORIGIN, apps, people, signed_in  # noqa: F401 (fixtures)
-from tests.test_browser import CHROMIUM, browser_page, free_port
+from tests.processes import free_port
+from tests.servers import CHROMIUM, browser_page
 
 
 def policy(response) -> dict[str, str]:
