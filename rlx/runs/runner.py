@@ -19,9 +19,8 @@ from pathlib import Path
 from flask import current_app
 
 from rlx.queue import get_redis
-from rlx.runs import events, index, limits, record
+from rlx.runs import events, index, limits, record, sandboxes
 from rlx.runs.launch import next_batch_runs
-from rlx.runs.local_env import IMPORT_PATH
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
 from rlx.runs.models import ModelError, check_endpoint_address, check_endpoint_live, loopback_allowed, take_secret
 from rlx.runs.feed import TrialFeed
@@ -58,7 +57,8 @@ def run_rollout(run_id: str) -> dict:
     try:
         task = copy_task(source, store, run.env_id, run.ref, run.revision, scratch / "task")
         agent = _agent_config(run, redis)
-        result = asyncio.run(_drive(run, task, agent, store, redis))
+        environment = _environment_config(run, redis)
+        result = asyncio.run(_drive(run, task, agent, environment, store, redis))
         _apply_result(run, result)
     except _Stopped:
         run.status, run.outcome = STOPPED, "Stopped by its owner."
@@ -67,6 +67,7 @@ def run_rollout(run_id: str) -> dict:
         run.status, run.error_type = FAILED, type(exc).__name__
         run.outcome = _sentence(exc)
     finally:
+        _take_token_back(run)
         shutil.rmtree(scratch, ignore_errors=True)
         run.finished_at = record.now_iso()
         _save(store, redis, run)
@@ -108,14 +109,34 @@ def _model_call_timeout() -> int:
         return MODEL_CALL_TIMEOUT
 
 
-async def _drive(run: RunRecord, task: Path, agent, store, redis):
-    from harbor.models.trial.config import EnvironmentConfig, TaskConfig, TrialConfig, VerifierConfig
+def _environment_config(run: RunRecord, redis):
+    """Where the trial runs. An HF Sandbox gets the visitor's token lent to this work horse only (see
+    rlx/runs/hf_sandbox_env.py), never through Harbor's config, which is written to disk."""
+    if run.sandbox != sandboxes.HF:
+        return sandboxes.environment_config(run, None)
+    token = sandboxes.take_token(redis, run.id)
+    environment = sandboxes.environment_config(run, token)
+    from rlx.runs.hf_sandbox_env import lend
+
+    lend(run.id, token, lambda kind, **data: events.publish(redis, run.id, kind, **data))
+    return environment
+
+
+def _take_token_back(run: RunRecord) -> None:
+    if run.sandbox == sandboxes.HF:
+        from rlx.runs.hf_sandbox_env import take_back
+
+        take_back(run.id)
+
+
+async def _drive(run: RunRecord, task: Path, agent, environment, store, redis):
+    from harbor.models.trial.config import TaskConfig, TrialConfig, VerifierConfig
     from harbor.trial.trial import Trial
 
     config = TrialConfig(
         task=TaskConfig(path=task), trials_dir=record.run_dir(store, run.id), trial_name="trial",
         agent=agent,
-        environment=EnvironmentConfig(import_path=IMPORT_PATH, delete=True),
+        environment=environment,
         verifier=VerifierConfig(),
     )
     trial = await Trial.create(config)
@@ -222,8 +243,9 @@ def provenance(run: RunRecord) -> dict:
             return None
 
     return {"harbor": version("harbor"), "rlx": version("rlx"), "litellm": version("litellm"),
-            "python": platform.python_version(), "sandbox": f"local (bubblewrap, {IMPORT_PATH})",
-            "bwrap": shutil.which("bwrap") and _bwrap_version()}
+            "python": platform.python_version(), "sandbox": sandboxes.describe(run),
+            "bwrap": shutil.which("bwrap") and _bwrap_version() if run.sandbox == sandboxes.LOCAL else None,
+            "huggingface_hub": version("huggingface-hub") if run.sandbox == sandboxes.HF else None}
 
 
 def _bwrap_version() -> str | None:

@@ -16,9 +16,11 @@ from flask import Blueprint, Response, abort, current_app, redirect, render_temp
 from rlx.queue import get_redis
 from rlx.runs import events, record
 from rlx.runs.form import FormError, read_run_form
-from rlx.runs.launch import request_stop, settle, start_run
+from rlx.runs.launch import MAX_JOB_SEC, request_stop, settle, start_run
 from rlx.runs.limits import LimitReached
 from rlx.runs.models import ModelError, check_endpoint_address, loopback_allowed, store_secret
+from rlx.runs import sandboxes
+from rlx.auth.visitor import visitor_token
 from rlx.runs.record import RunRecord
 from rlx.runs.view import run_view
 from rlx.web.errors import error_response
@@ -43,7 +45,8 @@ def start(org: str, name: str, ref: str):
         return error_response(503, "This dataset is still being indexed; try again in a moment.", retry_after=5)
     if not any(r.ref == ref for r in state.index.rows):
         abort(404, f"{org}/{name} has no task {ref!r}.")
-    options = state.adapter.run_options(state.env, state.index, ref)
+    token = visitor_token()
+    options = sandboxes.for_visitor(state.adapter.run_options(state.env, state.index, ref), token is not None)
     try:
         choice = read_run_form(request.form, options)
         model, endpoint = _model_fields(choice)
@@ -54,9 +57,12 @@ def start(org: str, name: str, ref: str):
                     visitor=visitor_id(create=True), visibility=choice.values["visibility"])
     if endpoint:
         store_secret(get_redis(), run.id, endpoint, choice.secret)
+    if run.sandbox == sandboxes.HF:  # the job takes it from Redis once; the record never holds it
+        sandboxes.hand_token(get_redis(), run.id, token, MAX_JOB_SEC)
     try:
         start_run(run)
     except LimitReached as exc:
+        get_redis().delete(sandboxes.token_key(run.id))
         return error_response(429, str(exc), retry_after=exc.retry_after)
     return redirect(url_for("runs.run_page", run_id=run.id), 303)
 

@@ -9,6 +9,8 @@ from flask import Blueprint, abort, redirect, request, url_for
 
 from rlx.adapters import public
 from rlx.adapters.paths import safe_relpath
+from rlx.auth.visitor import visitor_token
+from rlx.runs.sandboxes import for_visitor
 from rlx.sources.errors import Unavailable
 from rlx.web.loaders import load_env
 from rlx.web.render import render, render_partial_or_page
@@ -77,7 +79,8 @@ def task_page(org: str, name: str, ref: str):
         state=state, org=org, name=name, ref=ref, row=row, view=view, prev_row=prev_row, next_row=next_row,
         aliases=state.adapter.aliases(state.env, state.index, ref) if state.ready else [],
         position=position, count=count, file_view=file_view,
-        run_options=state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
+        run_options=for_visitor(state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
+                                signed_in=visitor_token() is not None),
         tree=_tree(state, ref) if state.ready else [],
         file_url=lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer",
     )

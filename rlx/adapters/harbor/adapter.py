@@ -67,7 +67,7 @@ class HarborAdapter(Adapter):
 
     def run_options(self, env, index: Index, ref: str):
         entry = self._entry(env, index, ref)
-        return [] if entry is None else [runoptions.local_option(entry)]
+        return [] if entry is None else [runoptions.local_option(entry), runoptions.hf_option(entry)]
 
     def aliases(self, env, index: Index, ref: str):
         """A converted task names its source's instance in its metadata (rlx/adapters/aliases.py)."""

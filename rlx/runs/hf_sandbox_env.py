@@ -1,0 +1,171 @@
+"""`hf-sandbox`: Harbor's HF Sandbox environment on the visitor's own account, selected by import path
+(`rlx.runs.hf_sandbox_env:HFSandboxEnvironment`).
+
+What it adds to Harbor's class:
+- the visitor's token, per run, lent to this work horse by the runner (`lend`) and never passed as an environment
+  kwarg: Harbor writes kwargs verbatim into config.json, lock.json and result.json;
+- labels naming the run, so an orphaned sandbox can be found and cancelled on the visitor's account;
+- an idle timeout at least the run's own time limit (a foreground command does not count as activity upstream);
+- no-network tasks enforced, not refused: every command runs in a fresh network namespace (`unshare -rn`), and a
+  sandbox that cannot make one is refused before the agent starts;
+- output: each command's output goes to Harbor's log callbacks as it arrives, and the job's own log stream (SSE,
+  `fetch_job_logs`) to the run's events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+from harbor.environments.base import ExecResult
+from harbor.environments.capabilities import EnvironmentCapabilities
+from harbor.environments.hf_sandbox import HFSandboxEnvironment as HarborHFSandbox
+
+IMPORT_PATH = "rlx.runs.hf_sandbox_env:HFSandboxEnvironment"
+RUN_LABEL = "rlx-run"
+START_TIMEOUT = 180.0  # seconds for the job to be scheduled and its server to answer
+MAX_LOG_LINES = 400  # of the job's own log stream published to the run's events
+NO_NETWORK = "unshare --net --map-root-user -- "
+
+
+class HFSandboxUnavailable(RuntimeError):
+    """The HF Sandbox could not be started; the message says why in a sentence (never with the token)."""
+
+
+@dataclass
+class Loan:
+    """What the runner lends this work horse for one run: never written anywhere."""
+
+    token: str
+    publish: Callable[..., object]  # publish(kind, **data) into the run's events
+
+
+_LOANS: dict[str, Loan] = {}
+
+
+def lend(run_id: str, token: str, publish: Callable[..., object]) -> None:
+    _LOANS[run_id] = Loan(token, publish)
+
+
+def take_back(run_id: str) -> None:
+    _LOANS.pop(run_id, None)
+
+
+class HFSandboxEnvironment(HarborHFSandbox):
+    """Environment kwargs (none secret): run_id, idle_timeout (seconds), flavor, start_timeout (seconds)."""
+
+    def __init__(self, *args, run_id: str, idle_timeout: int = 600, flavor: str = "cpu-basic",
+                 start_timeout: float = START_TIMEOUT, **kwargs):
+        self._run_id, self._start_timeout = run_id, float(start_timeout)
+        super().__init__(*args, flavor=flavor, job_timeout=int(idle_timeout), forward_hf_token=False, **kwargs)
+
+    @property
+    def capabilities(self) -> EnvironmentCapabilities:
+        return EnvironmentCapabilities(disable_internet=True)
+
+    def _loan(self) -> Loan:
+        loan = _LOANS.get(self._run_id)
+        if loan is None:
+            raise RuntimeError("This run has no Hugging Face token to start a sandbox with; sign in and start it again.")
+        return loan
+
+    async def start(self, force_build: bool) -> None:
+        from huggingface_hub import Sandbox
+
+        loan = self._loan()
+        image = self.task_env_config.docker_image
+        loan.publish("sandbox", text=f"Starting an HF Sandbox ({image}, {self._flavor}, idle timeout "
+                                     f"{self._idle_timeout} s) on your account.")
+        try:
+            self._sandbox = await asyncio.to_thread(
+                Sandbox.create, image=image, flavor=self._flavor, idle_timeout=self._idle_timeout,
+                labels={RUN_LABEL: self._run_id}, start_timeout=self._start_timeout, token=loan.token)
+        except Exception as exc:  # Sandbox.create cancels a job it started before raising
+            raise HFSandboxUnavailable(_why_not_started(exc)) from None
+        loan.publish("sandbox", text=f"Sandbox {self._sandbox.id} is ready.", job=self._sandbox.id)
+        _follow_job_logs(self._sandbox.id, loan)
+        try:
+            if self._network_disabled:
+                await self._check_network_can_be_cut()
+            self._workdir = self.task_env_config.workdir or await self._image_workdir()
+            await asyncio.to_thread(self._sandbox.files.mkdir, self._workdir)
+            await self.ensure_dirs(self._mount_targets(writable_only=True))
+            await self._upload_environment_dir_after_start()
+        except BaseException:
+            await self.stop(delete=True)  # a sandbox that cannot serve the run is cancelled, not left to idle
+            raise
+
+    async def _image_workdir(self) -> str:
+        """The image's WORKDIR; a bare "/" means the image names none, and tasks then expect /app (as locally)."""
+        answer = await asyncio.to_thread(self._sandbox.run, ["/bin/sh", "-c", "pwd"], shell=False, timeout=30,
+                                         check=False)
+        workdir = (answer.stdout or "").strip()
+        return workdir if workdir.startswith("/") and workdir != "/" else "/app"
+
+    async def _check_network_can_be_cut(self) -> None:
+        probe = await asyncio.to_thread(self._sandbox.run, ["/bin/sh", "-c", NO_NETWORK + "true"], shell=False,
+                                        timeout=30, check=False)
+        if probe.exit_code != 0:
+            raise RuntimeError("This task must run without internet, and the HF Sandbox could not cut its network "
+                               f"(unshare failed: {(probe.stderr or probe.stdout).strip()[:200]}).")
+
+    async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
+                   timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
+        sandbox = self._require_sandbox()
+        env = self._merge_env(env)
+        prefix = NO_NETWORK if self._network_disabled else ""
+        argv = ["/bin/sh", "-c", f"{prefix}/bin/bash -c {shlex.quote(command)}"]
+        on_stdout, on_stderr = self._streamers()
+        result = await asyncio.to_thread(
+            sandbox.run, argv, shell=False, cwd=cwd or getattr(self, "_workdir", None), env=env or None,
+            timeout=timeout_sec, check=False, on_stdout=on_stdout, on_stderr=on_stderr)
+        if result.timed_out:
+            raise RuntimeError(f"Command timed out after {timeout_sec} seconds: {command[:200]}")
+        return ExecResult(stdout=result.stdout, stderr=result.stderr or "",
+                          return_code=result.exit_code if result.exit_code is not None else -1)
+
+    def _streamers(self):
+        """Harbor's output callbacks are coroutines on this loop; the client calls back from its thread."""
+        callback = self._output_callback()
+        if callback is None:
+            return None, None
+        loop = asyncio.get_running_loop()
+
+        def sender(stream: str):
+            return lambda text: asyncio.run_coroutine_threadsafe(callback(text, stream), loop)
+
+        return sender("stdout"), sender("stderr")
+
+
+def _why_not_started(exc: Exception) -> str:
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status in (401, 403):
+        return (f"Hugging Face refused to start a sandbox with your token (HTTP {status}): it needs the jobs "
+                "permission, and the account needs credits.")
+    if status is not None:
+        return f"Hugging Face Jobs answered HTTP {status} when asked to start the sandbox; try again later."
+    text = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
+    return f"The HF Sandbox did not start: {text}"
+
+
+def _follow_job_logs(job_id: str, loan: Loan) -> None:
+    """The job's own log stream (server-sent events) into the run's events, until the job ends."""
+    from huggingface_hub import HfApi
+
+    def follow():
+        try:
+            api = HfApi(token=loan.token)
+            for n, line in enumerate(api.fetch_job_logs(job_id=job_id, follow=True)):
+                if n >= MAX_LOG_LINES:
+                    break
+                loan.publish("sandbox", text=line)
+        except Exception:  # the log stream is a courtesy; the run's own outcome does not depend on it
+            pass
+
+    threading.Thread(target=follow, name=f"hf-job-logs-{job_id}", daemon=True).start()
+
+
+__all__ = ["IMPORT_PATH", "HFSandboxEnvironment", "lend", "take_back"]
