@@ -1,0 +1,178 @@
+"""Runs on HF Sandboxes: a Job on the signed-in visitor's account, started with their token, driven through
+huggingface_hub's own client against a stand-in of the Jobs API and the sandbox server (tests/stand_ins/hf_jobs.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+
+from rlx import create_app
+from rlx.runs import events, record
+from tests.conftest import index_now
+from tests.runs_fixtures import PROBES, probes_folder, start_worker, task_path  # noqa: F401
+from tests.runs_helpers import wait_for
+from tests.stand_ins.hf_jobs import HFJobsStandIn
+from tests.test_run_pages import OURS, post_run, run_id_of
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the stand-in's jobs are bubblewrap sandboxes")
+VISITOR = "hf_visitorTOKEN0123456789abcdef"
+WORKER_TOKEN = "hf_workerOWNtoken0123456789"  # in the worker's environment: never used for a visitor's run
+BUNDLED = "/t/rlx-examples/terminal-basics/permissions-audit"  # a prebuilt image (python:3.12-slim), no network
+
+
+@pytest.fixture
+def jobs():
+    stand_in = HFJobsStandIn().start()
+    stand_in.add_user(VISITOR, "alice")
+    stand_in.add_user(WORKER_TOKEN, "the-server")
+    yield stand_in
+    stand_in.stop()
+
+
+@pytest.fixture
+def hf_app(make_config, redis_client, jobs, probes_folder):
+    """The bundled examples and the probe tasks, with the Hub (sign-in, Jobs) at the stand-in."""
+    sleeper = task_path(probes_folder, "sleeper") / "task.toml"
+    sleeper.write_text(sleeper.read_text().replace("[environment]", '[environment]\ndocker_image = "ubuntu:24.04"'))
+    examples = create_app(make_config(HF_ENDPOINT=jobs.url))
+    probes = create_app(make_config(HF_ENDPOINT=jobs.url, RLX_SOURCE=str(probes_folder)))
+    index_now(examples, "rlx-examples/terminal-basics")
+    index_now(examples, "rlx-examples/science-puzzles")
+    return examples, probes
+
+
+def hf_worker(app, redis_client, jobs, tmp_path, **env):
+    return start_worker(app, redis_client, {"HF_ENDPOINT": jobs.url, "HF_HOME": str(tmp_path / "hf-home"),
+                                            "HF_TOKEN": WORKER_TOKEN, **env})
+
+
+@pytest.fixture
+def worker(hf_app, redis_client, jobs, tmp_path):
+    process = hf_worker(hf_app[0], redis_client, jobs, tmp_path)
+    yield process
+    process.terminate()
+    process.wait(15)
+
+
+def signed_in(app):
+    client = app.test_client()
+    assert client.post("/signin/token", data={"token": VISITOR}, headers=OURS).status_code == 303
+    return client
+
+
+def leaks(app, *secrets: str) -> list[str]:
+    storage = app.config["RLX"].storage_dir
+    return [str(p) for p in storage.rglob("*") if p.is_file() and any(s.encode() in p.read_bytes() for s in secrets)]
+
+
+def test_oracle_on_a_bundled_task_runs_in_an_hf_sandbox_on_the_visitors_account(hf_app, jobs, worker):
+    app = hf_app[0]
+    client = signed_in(app)
+    page = client.get(BUNDLED).get_data(as_text=True)
+    assert '<input type="hidden" name="option" value="hf">' in page  # the HF Sandbox form is offered
+    run_id = run_id_of(post_run(client, path=BUNDLED, option="hf"))
+    run = wait_for(app, run_id, timeout=120)
+    assert run.status == "finished", run.outcome
+    assert run.rewards == {"reward": 1.0}
+    assert run.sandbox == "hf" and "HF Sandbox" in run.provenance["sandbox"]
+    (job,) = jobs.jobs.values()
+    assert job.owner == "alice" and job.spec["dockerImage"] == "python:3.12-slim"
+    assert job.labels["rlx-run"] == run_id
+    assert int(job.spec["environment"]["SBX_IDLE_TIMEOUT"]) >= run.job_timeout
+    assert job.stage == "CANCELED", "the sandbox outlived its run"
+    assert {auth for _m, path, auth in jobs.requests if path != "/api/agent-harnesses"} == {f"Bearer {VISITOR}"}
+    # the sandbox's own log stream reached the run's events, and the run page shows it
+    with app.app_context():
+        shown = [e.get("text", "") for e in events.archived(app.extensions["rlx.store"], run_id)
+                 if e["kind"] == "sandbox"]
+    assert any(f"Sandbox {job.id} is ready" in text for text in shown)
+    assert any("sandbox server 49983 listening" in text for text in shown)
+    assert f"Sandbox {job.id} is ready" in client.get(f"/r/{run_id}").get_data(as_text=True)
+    assert leaks(app, VISITOR, job.spec["secrets"]["SBX_TOKEN"]) == []
+
+
+def test_without_sign_in_the_hf_sandbox_is_unavailable_and_says_why(hf_app, jobs):
+    client = hf_app[0].test_client()
+    page = client.get(BUNDLED).get_data(as_text=True)
+    assert "HF Sandbox (a Hugging Face Job on your account):</strong> not available for this task." in page
+    assert "Sign in with Hugging Face to run it on an HF Sandbox" in page
+    assert 'name="option" value="hf"' not in page
+    response = post_run(client, path=BUNDLED, option="hf")
+    assert response.status_code == 400
+    assert "Sign in with Hugging Face" in response.get_data(as_text=True)
+    assert jobs.jobs == {}
+
+
+def test_each_option_says_where_a_task_can_run_and_why_not(hf_app):
+    client = signed_in(hf_app[0])
+    page = client.get("/t/rlx-examples/science-puzzles/statistics/sensor-summary").get_data(as_text=True)
+    assert "it cannot run here" in page and "earlier build stage" in page  # local: a step it cannot replay
+    assert "An HF Sandbox starts a prebuilt image, and this task names none (it builds its own from a Dockerfile)" \
+        in page
+    bundled = client.get(BUNDLED).get_data(as_text=True)
+    assert 'name="option" value="local"' in bundled and 'name="option" value="hf"' in bundled
+
+
+def test_stopping_a_run_cancels_its_sandbox_job_upstream(hf_app, jobs, redis_client, tmp_path):
+    app = hf_app[1]
+    app.index_probes = lambda: index_now(app, PROBES)
+    app.index_probes()
+    worker = hf_worker(app, redis_client, jobs, tmp_path)
+    try:
+        client = signed_in(app)
+        run_id = run_id_of(post_run(client, path=f"/t/{PROBES}/sleeper", option="hf"))
+        deadline = time.monotonic() + 60
+        while not any(j.stage == "RUNNING" and "sleep 4343" in _processes() for j in jobs.jobs.values()):
+            assert time.monotonic() < deadline, "the sandboxed agent never started"
+            time.sleep(0.1)
+        assert client.post(f"/r/{run_id}/stop", headers=OURS).status_code in (200, 303)
+        run = wait_for(app, run_id, timeout=60)
+    finally:
+        worker.terminate()
+        worker.wait(15)
+    assert run.status == "stopped"
+    (job,) = jobs.jobs.values()
+    assert job.stage == "CANCELED"
+    assert ("POST", f"/api/jobs/alice/{job.id}/cancel") in [(m, p) for m, p, _a in jobs.requests]
+    assert "sleep 4343" not in _processes()
+
+
+def test_jobs_answering_503_ends_as_a_failed_run_that_says_why(hf_app, jobs, worker):
+    jobs.create_failure = 503
+    app = hf_app[0]
+    run = wait_for(app, run_id_of(post_run(signed_in(app), path=BUNDLED, option="hf")), timeout=60)
+    assert run.status == "failed"
+    assert "Hugging Face Jobs answered HTTP 503 when asked to start the sandbox" in run.outcome
+    assert jobs.running_jobs() == []
+    assert leaks(app, VISITOR) == []
+
+
+def test_a_sandbox_that_never_answers_fails_the_run_and_is_cancelled(hf_app, jobs, redis_client, tmp_path):
+    jobs.never_ready = True
+    app = hf_app[0]
+    worker = hf_worker(app, redis_client, jobs, tmp_path, RLX_HF_SANDBOX_START_TIMEOUT="2")
+    try:
+        run = wait_for(app, run_id_of(post_run(signed_in(app), path=BUNDLED, option="hf")), timeout=60)
+    finally:
+        worker.terminate()
+        worker.wait(15)
+    assert run.status == "failed"
+    assert "did not become ready within 2s" in run.outcome
+    (job,) = jobs.jobs.values()
+    assert job.stage == "CANCELED", "a sandbox that never came up was left to idle on the visitor's account"
+
+
+def _processes() -> str:
+    from pathlib import Path
+
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                out.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+            except OSError:
+                pass
+    return "\n".join(out)
