@@ -4,13 +4,16 @@ huggingface_hub's own client against a stand-in of the Jobs API and the sandbox 
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 
 import pytest
 
 from rlx import create_app
-from rlx.runs import events, record
+from rlx.adapters.harbor.runoptions import hf_option
+from rlx.runs import events
+from rlx.runs.sandboxes import token_key
 from tests.conftest import index_now
 from tests.runs_fixtures import PROBES, probes_folder, start_worker, task_path  # noqa: F401
 from tests.runs_helpers import wait_for
@@ -68,7 +71,7 @@ def leaks(app, *secrets: str) -> list[str]:
     return [str(p) for p in storage.rglob("*") if p.is_file() and any(s.encode() in p.read_bytes() for s in secrets)]
 
 
-def test_oracle_on_a_bundled_task_runs_in_an_hf_sandbox_on_the_visitors_account(hf_app, jobs, worker):
+def test_oracle_on_a_bundled_task_runs_in_an_hf_sandbox_on_the_visitors_account(hf_app, jobs, worker, redis_client):
     app = hf_app[0]
     client = signed_in(app)
     page = client.get(BUNDLED).get_data(as_text=True)
@@ -91,6 +94,10 @@ def test_oracle_on_a_bundled_task_runs_in_an_hf_sandbox_on_the_visitors_account(
     assert any(f"Sandbox {job.id} is ready" in text for text in shown)
     assert any("sandbox server 49983 listening" in text for text in shown)
     assert f"Sandbox {job.id} is ready" in client.get(f"/r/{run_id}").get_data(as_text=True)
+    # the token: the Jobs API and the sandbox server saw only the visitor's (never the worker's own), the job's spec
+    # does not hand it to the sandbox, Redis let it go with the run, and nothing in the store holds it
+    assert VISITOR not in json.dumps(job.spec) and WORKER_TOKEN not in json.dumps(job.spec)
+    assert redis_client.get(token_key(run_id)) is None
     assert leaks(app, VISITOR, job.spec["secrets"]["SBX_TOKEN"]) == []
 
 
@@ -114,6 +121,20 @@ def test_each_option_says_where_a_task_can_run_and_why_not(hf_app):
         in page
     bundled = client.get(BUNDLED).get_data(as_text=True)
     assert 'name="option" value="local"' in bundled and 'name="option" value="hf"' in bundled
+
+
+@pytest.mark.parametrize("entry, why", [
+    ({"runtime": {"kind": "image", "image": "cuda:12"}, "config": {"environment": {"gpus": 2}}},
+     "It asks for GPUs or TPUs, and runs from here use a CPU sandbox (cpu-basic)."),
+    ({"runtime": {"kind": "compose", "image": None}, "config": {"environment": {}}},
+     "It runs as several containers with docker-compose; an HF Sandbox starts one."),
+    ({"runtime": {"kind": "image", "image": "ubuntu:24.04"}, "config": {"agent": {"network_mode": "allowlist"}}},
+     "Its network is limited to an allowlist, which an HF Sandbox cannot enforce."),
+])
+def test_tasks_an_hf_sandbox_cannot_run_say_why(entry, why):
+    option = hf_option(entry)
+    assert option.can_run is False and option.fields == []
+    assert why in option.why_not
 
 
 def test_stopping_a_run_cancels_its_sandbox_job_upstream(hf_app, jobs, redis_client, tmp_path):
