@@ -62,6 +62,8 @@ SETTINGS = [
             "(`Authorization: Bearer ...`). When absent, /metrics answers loopback addresses only."),
     Setting("RLX_SNAPSHOT_CHECK_S", "60", "Seconds between a web process's looks at the snapshot pointer "
             "(1 to 3600): how soon a newly published snapshot is served."),
+    Setting("RLX_HF_SANDBOX_START_TIMEOUT", "180", "Seconds (1 to 900) an HF Sandbox may take to be scheduled "
+            "and answer before its run fails (and its job is cancelled)."),
 ]
 
 _DEFAULT_SOURCE = Path(__file__).resolve().parent.parent / "examples"
@@ -87,6 +89,7 @@ class Config:
     metrics_token: str | None = None
     proxy_hops: int = 0  # trusted proxies in front of us (werkzeug's ProxyFix); 0: X-Forwarded-* ignored
     snapshot_check_s: float = 60.0
+    hf_sandbox_start_s: float = 180.0
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -116,6 +119,8 @@ class Config:
             metrics_token=env.get("METRICS_TOKEN") or None,
             proxy_hops=_check_proxy_hops(env.get("RLX_PROXY_HOPS") or "0"),
             snapshot_check_s=_check_seconds(env.get("RLX_SNAPSHOT_CHECK_S") or "60", "RLX_SNAPSHOT_CHECK_S"),
+            hf_sandbox_start_s=_check_seconds(env.get("RLX_HF_SANDBOX_START_TIMEOUT") or "180",
+                                              "RLX_HF_SANDBOX_START_TIMEOUT", high=900),
         )
 
     @property

@@ -22,7 +22,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 _OUR_VARIABLES = ("STORAGE_DIR", "RLX_CACHE_DIR", "REDIS_URL", "HF_ENDPOINT", "HF_VIEWER_URL", "RLX_SOURCE",
                   "SESSION_SECRET", "RLX_PUBLIC_URL", "RLX_SPACE_HOSTS", "OPENID_PROVIDER_URL",
                   "OAUTH_CLIENT_ID", "OAUTH_CLIENT_SECRET", "OAUTH_SCOPES", "ADMIN_ORG",
-                  "METRICS_TOKEN", "RLX_SNAPSHOT_CHECK_S", "PROMETHEUS_MULTIPROC_DIR")
+                  "METRICS_TOKEN", "RLX_SNAPSHOT_CHECK_S", "PROMETHEUS_MULTIPROC_DIR",
+                  "RLX_HF_SANDBOX_START_TIMEOUT")
 
 
 @pytest.fixture(autouse=True)

@@ -6,6 +6,8 @@
     launch.py     start (record + job), stop, and settle runs whose job died without saying so
     runner.py     the job: copy the task, drive the Trial, catch every failure into the record
     local_env.py  `local`, a Harbor environment on a bubblewrap sandbox, selected by import path
+    hf_sandbox_env.py  `hf`, Harbor's HF Sandbox environment on the visitor's account, selected by import path
+    sandboxes.py  which sandbox a run uses, from the web and the job (who may use HF Sandboxes, the token's handoff)
     bwrap.py      the sandbox itself: namespaces, limits, commands, teardown
     replay.py     a task's Dockerfile replayed into the sandbox
     taskfiles.py  a task's files copied from its source for Harbor to read

@@ -115,7 +115,7 @@ def _environment_config(run: RunRecord, redis):
     if run.sandbox != sandboxes.HF:
         return sandboxes.environment_config(run, None)
     token = sandboxes.take_token(redis, run.id)
-    environment = sandboxes.environment_config(run, token)
+    environment = sandboxes.environment_config(run, token, current_app.config["RLX"].hf_sandbox_start_s)
     from rlx.runs.hf_sandbox_env import lend
 
     lend(run.id, token, lambda kind, **data: events.publish(redis, run.id, kind, **data))

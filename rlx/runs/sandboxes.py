@@ -8,7 +8,6 @@ and the job takes it once (GETDEL), so it is never written to the store, a recor
 from __future__ import annotations
 
 import dataclasses
-import os
 
 from rlx.queue.defaults import KEY_PREFIX
 
@@ -41,7 +40,7 @@ def take_token(redis, run_id: str) -> str | None:
     return raw.decode() if isinstance(raw, bytes) else raw
 
 
-def environment_config(run, token: str | None):
+def environment_config(run, token: str | None, start_timeout: float = 180.0):
     """Harbor's EnvironmentConfig for this run. Its kwargs are written to config.json: nothing secret in them."""
     from harbor.models.trial.config import EnvironmentConfig
 
@@ -52,15 +51,7 @@ def environment_config(run, token: str | None):
                               "or was never given; sign in and start it again.")
     return EnvironmentConfig(import_path=HF_IMPORT_PATH, delete=True, kwargs={
         "run_id": run.id, "idle_timeout": max(int(run.job_timeout or 0), 600), "flavor": "cpu-basic",
-        "start_timeout": start_timeout()})
-
-
-def start_timeout() -> float:
-    """Seconds an HF Sandbox may take to be scheduled and answer (RLX_HF_SANDBOX_START_TIMEOUT; tests shorten it)."""
-    try:
-        return min(max(float(os.environ.get("RLX_HF_SANDBOX_START_TIMEOUT", "180")), 1.0), 900.0)
-    except ValueError:
-        return 180.0
+        "start_timeout": start_timeout})
 
 
 def describe(run) -> str:
