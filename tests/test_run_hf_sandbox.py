@@ -186,6 +186,19 @@ def test_a_sandbox_that_never_answers_fails_the_run_and_is_cancelled(hf_app, job
     assert job.stage == "CANCELED", "a sandbox that never came up was left to idle on the visitor's account"
 
 
+def test_a_jobs_api_that_hangs_fails_the_run_in_bounded_time(hf_app, jobs, redis_client, tmp_path):
+    jobs.hang_create = 30.0
+    app = hf_app[0]
+    worker = hf_worker(app, redis_client, jobs, tmp_path, RLX_HF_SANDBOX_START_TIMEOUT="2")
+    try:
+        run = wait_for(app, run_id_of(post_run(signed_in(app), path=BUNDLED, option="hf")), timeout=25)
+    finally:
+        worker.terminate()
+        worker.wait(15)
+    assert run.status == "failed"
+    assert "Hugging Face Jobs did not answer in time when asked to start the sandbox" in run.outcome
+
+
 def _processes() -> str:
     from pathlib import Path
 

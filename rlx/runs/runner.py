@@ -116,8 +116,9 @@ def _environment_config(run: RunRecord, redis):
         return sandboxes.environment_config(run, None)
     token = sandboxes.take_token(redis, run.id)
     environment = sandboxes.environment_config(run, token, current_app.config["RLX"].hf_sandbox_start_s)
-    from rlx.runs.hf_sandbox_env import lend
+    from rlx.runs.hf_sandbox_env import bound_hub_calls, lend
 
+    bound_hub_calls(min(current_app.config["RLX"].hf_sandbox_start_s, 60.0))
     lend(run.id, token, lambda kind, **data: events.publish(redis, run.id, kind, **data))
     return environment
 

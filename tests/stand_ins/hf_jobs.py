@@ -69,6 +69,7 @@ class HFJobsStandIn:
         self.requests: list[tuple[str, str, str]] = []  # (method, path, the raw Authorization header)
         self.create_failure: int | None = None  # answer POST /api/jobs/<ns> with this status
         self.never_ready = False  # /health answers 503 forever
+        self.hang_create = 0.0  # seconds POST /api/jobs/<ns> waits before answering (a Jobs API that hangs)
         self.lock = threading.Lock()
         # bwrap dies with the *thread* that started it (--die-with-parent is a per-thread signal), so sandboxes are
         # started from one long-lived thread, not from a request's.
@@ -205,6 +206,8 @@ class _Handler(BaseHTTPRequestHandler):
         if namespace != user:
             return self._json(403, {"error": f"You cannot run jobs in {namespace}"})
         if len(parts) == 3 and method == "POST":
+            if self.app.hang_create:
+                time.sleep(self.app.hang_create)
             if self.app.create_failure:
                 return self._json(self.app.create_failure, {"error": "Jobs are unavailable right now"})
             spec = json.loads(self.body or b"{}")
