@@ -5,7 +5,9 @@ huggingface_hub's own client against a stand-in of the Jobs API and the sandbox 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import time
 
 import pytest
@@ -16,6 +18,7 @@ from rlx.runs import events
 from rlx.runs.sandboxes import token_key
 from tests.conftest import index_now
 from tests.runs_fixtures import PROBES, probes_folder, start_worker, task_path  # noqa: F401
+from tests.processes import children_of
 from tests.runs_helpers import wait_for
 from tests.stand_ins.hf_jobs import HFJobsStandIn
 from tests.test_run_pages import OURS, post_run, run_id_of
@@ -88,9 +91,8 @@ def test_oracle_on_a_bundled_task_runs_in_an_hf_sandbox_on_the_visitors_account(
     assert job.stage == "CANCELED", "the sandbox outlived its run"
     assert {auth for _m, path, auth in jobs.requests if path != "/api/agent-harnesses"} == {f"Bearer {VISITOR}"}
     # the sandbox's own log stream reached the run's events, and the run page shows it
-    with app.app_context():
-        shown = [e.get("text", "") for e in events.archived(app.extensions["rlx.store"], run_id)
-                 if e["kind"] == "sandbox"]
+    shown = [e.get("text", "") for _id, e in events.read(redis_client, run_id, count=events.MAX_EVENTS)
+             if e["kind"] == "sandbox"]
     assert any(f"Sandbox {job.id} is ready" in text for text in shown)
     assert any("sandbox server 49983 listening" in text for text in shown)
     assert f"Sandbox {job.id} is ready" in client.get(f"/r/{run_id}").get_data(as_text=True)
@@ -98,6 +100,11 @@ def test_oracle_on_a_bundled_task_runs_in_an_hf_sandbox_on_the_visitors_account(
     # does not hand it to the sandbox, Redis let it go with the run, and nothing in the store holds it
     assert VISITOR not in json.dumps(job.spec) and WORKER_TOKEN not in json.dumps(job.spec)
     assert redis_client.get(token_key(run_id)) is None
+    archive = app.config["RLX"].storage_dir / "runs" / run_id / "events.json"
+    deadline = time.monotonic() + 10
+    while not archive.exists():  # the job archives the events just after the record says finished
+        assert time.monotonic() < deadline, "the run's events were never archived"
+        time.sleep(0.05)
     assert leaks(app, VISITOR, job.spec["secrets"]["SBX_TOKEN"]) == []
 
 
@@ -139,16 +146,11 @@ def test_tasks_an_hf_sandbox_cannot_run_say_why(entry, why):
 
 def test_stopping_a_run_cancels_its_sandbox_job_upstream(hf_app, jobs, redis_client, tmp_path):
     app = hf_app[1]
-    app.index_probes = lambda: index_now(app, PROBES)
-    app.index_probes()
+    index_now(app, PROBES)
     worker = hf_worker(app, redis_client, jobs, tmp_path)
     try:
         client = signed_in(app)
-        run_id = run_id_of(post_run(client, path=f"/t/{PROBES}/sleeper", option="hf"))
-        deadline = time.monotonic() + 60
-        while not any(j.stage == "RUNNING" and "sleep 4343" in _processes() for j in jobs.jobs.values()):
-            assert time.monotonic() < deadline, "the sandboxed agent never started"
-            time.sleep(0.1)
+        run_id = _start_sleeper(app, jobs, client)
         assert client.post(f"/r/{run_id}/stop", headers=OURS).status_code in (200, 303)
         run = wait_for(app, run_id, timeout=60)
     finally:
@@ -159,6 +161,40 @@ def test_stopping_a_run_cancels_its_sandbox_job_upstream(hf_app, jobs, redis_cli
     assert job.stage == "CANCELED"
     assert ("POST", f"/api/jobs/alice/{job.id}/cancel") in [(m, p) for m, p, _a in jobs.requests]
     assert "sleep 4343" not in _processes()
+
+
+def _start_sleeper(app, jobs, client) -> str:
+    run_id = run_id_of(post_run(client, path=f"/t/{PROBES}/sleeper", option="hf"))
+    deadline = time.monotonic() + 60
+    while not any(j.stage == "RUNNING" for j in jobs.jobs.values()) or "sleep 4343" not in _processes():
+        assert time.monotonic() < deadline, "the sandboxed agent never started"
+        time.sleep(0.1)
+    return run_id
+
+
+def test_a_worker_killed_mid_run_still_cancels_the_sandbox_upstream(hf_app, jobs, redis_client, tmp_path):
+    app = hf_app[1]
+    index_now(app, PROBES)
+    worker = hf_worker(app, redis_client, jobs, tmp_path)
+    try:
+        run_id = _start_sleeper(app, jobs, signed_in(app))
+        for horse in children_of(worker.pid):
+            os.kill(horse, signal.SIGKILL)
+        run = wait_for(app, run_id, timeout=60)
+        assert run.status == "failed" and "killed" in run.outcome
+        (job,) = jobs.jobs.values()
+        deadline = time.monotonic() + 60
+        while job.stage != "CANCELED":  # the surviving worker cancels it with the run's token, then forgets it
+            assert time.monotonic() < deadline, "the dead run's sandbox was left running on the visitor's account"
+            time.sleep(0.1)
+    finally:
+        worker.terminate()
+        worker.wait(15)
+    deadline = time.monotonic() + 10
+    while redis_client.get(token_key(run_id)) is not None:
+        assert time.monotonic() < deadline, "the token outlived the cleanup"
+        time.sleep(0.1)
+    assert leaks(app, VISITOR) == []
 
 
 def test_jobs_answering_503_ends_as_a_failed_run_that_says_why(hf_app, jobs, worker):

@@ -54,17 +54,6 @@ def take_back(run_id: str) -> None:
     _LOANS.pop(run_id, None)
 
 
-def bound_hub_calls(seconds: float) -> None:
-    """huggingface_hub's shared HTTP client waits forever by default, so a Jobs API that hangs would hold the run
-    until its job's time limit. RQ forks a work horse per run, so this limit stays with this run."""
-    import httpx2
-    from huggingface_hub.utils import _http
-
-    _http.set_client_factory(lambda: httpx2.Client(
-        event_hooks={"request": [_http.hf_request_event_hook]}, follow_redirects=True,
-        timeout=httpx2.Timeout(seconds, connect=min(seconds, 10.0))))
-
-
 class HFSandboxEnvironment(HarborHFSandbox):
     """Environment kwargs (none secret): run_id, idle_timeout (seconds), flavor, start_timeout (seconds)."""
 

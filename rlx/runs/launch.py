@@ -18,7 +18,7 @@ from rq.job import Job, JobStatus
 from rlx.adapters.indexes import load_pack
 from rlx.queue import get_queue, get_redis
 from rlx.queue.defaults import QUEUES
-from rlx.runs import events, index, limits, record
+from rlx.runs import events, index, limits, record, sandboxes
 from rlx.runs.record import FAILED, QUEUED, STOPPED, RunRecord
 
 log = logging.getLogger("rlx.runs")
@@ -116,6 +116,7 @@ def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -
     events.publish(redis, current.id, "status", status=status, outcome=outcome, reward=None, scored=False)
     events.publish(redis, current.id, "end", status=status)
     events.archive(redis, store, current.id)
+    sandboxes.after_lost_run(redis, current)
     next_batch_runs(store, redis, current)
     return current
 

@@ -67,7 +67,7 @@ def run_rollout(run_id: str) -> dict:
         run.status, run.error_type = FAILED, type(exc).__name__
         run.outcome = _sentence(exc)
     finally:
-        _take_token_back(run)
+        _take_token_back(run, redis)
         shutil.rmtree(scratch, ignore_errors=True)
         run.finished_at = record.now_iso()
         _save(store, redis, run)
@@ -114,20 +114,21 @@ def _environment_config(run: RunRecord, redis):
     rlx/runs/hf_sandbox_env.py), never through Harbor's config, which is written to disk."""
     if run.sandbox != sandboxes.HF:
         return sandboxes.environment_config(run, None)
-    token = sandboxes.take_token(redis, run.id)
+    token = sandboxes.read_token(redis, run.id)  # kept until the run ends: a killed horse's run is cleaned up with it
     environment = sandboxes.environment_config(run, token, current_app.config["RLX"].hf_sandbox_start_s)
-    from rlx.runs.hf_sandbox_env import bound_hub_calls, lend
+    from rlx.runs.hf_sandbox_env import lend
 
-    bound_hub_calls(min(current_app.config["RLX"].hf_sandbox_start_s, 60.0))
+    sandboxes.bound_hub_calls(min(current_app.config["RLX"].hf_sandbox_start_s, 60.0))
     lend(run.id, token, lambda kind, **data: events.publish(redis, run.id, kind, **data))
     return environment
 
 
-def _take_token_back(run: RunRecord) -> None:
+def _take_token_back(run: RunRecord, redis) -> None:
     if run.sandbox == sandboxes.HF:
         from rlx.runs.hf_sandbox_env import take_back
 
         take_back(run.id)
+        sandboxes.take_token(redis, run.id)
 
 
 async def _drive(run: RunRecord, task: Path, agent, environment, store, redis):

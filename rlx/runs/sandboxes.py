@@ -2,7 +2,9 @@
 
 `local` is this machine's bubblewrap sandbox; `hf` an HF Sandbox on the visitor's own Hugging Face account. An HF
 run needs the visitor's token: the web hands it to the job through Redis under the run's id, with a time limit,
-and the job takes it once (GETDEL), so it is never written to the store, a record, Harbor's files or the events.
+and it is never written to the store, a record, Harbor's files or the events. The job reads it, and deletes it
+when the run ends; a run whose job died instead (a killed work horse) leaves it for `cancel_left_behind`, which
+cancels the run's sandbox job on the visitor's account and then forgets the token.
 """
 
 from __future__ import annotations
@@ -35,9 +37,54 @@ def hand_token(redis, run_id: str, token: str, run_seconds: int) -> None:
     redis.set(token_key(run_id), token, ex=int(run_seconds) + TOKEN_SLACK_SEC)
 
 
+def read_token(redis, run_id: str) -> str | None:
+    raw = redis.get(token_key(run_id))
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
 def take_token(redis, run_id: str) -> str | None:
     raw = redis.getdel(token_key(run_id))
     return raw.decode() if isinstance(raw, bytes) else raw
+
+
+def after_lost_run(redis, run) -> None:
+    """A run ended without its job's own cleanup (launch.py's settle): cancel its sandbox upstream, from a worker."""
+    if run.sandbox == HF and redis.exists(token_key(run.id)):
+        from rlx.queue import get_queue
+
+        get_queue("rollouts").enqueue("rlx.runs.sandboxes.cancel_left_behind", run.id, job_timeout=120,
+                                      result_ttl=600, failure_ttl=24 * 3600, description=f"cancel sandbox of {run.id}")
+
+
+def cancel_left_behind(run_id: str) -> list[str]:
+    """The RQ job: cancel every sandbox job the run said it started, with the visitor's token, then forget it."""
+    from huggingface_hub import HfApi
+
+    from rlx.queue import get_redis
+    from rlx.runs import events
+
+    redis = get_redis()
+    token = take_token(redis, run_id)
+    if not token:
+        return []
+    bound_hub_calls(30.0)
+    started = {e["job"] for _id, e in events.read(redis, run_id, count=events.MAX_EVENTS)
+               if e.get("kind") == "sandbox" and isinstance(e.get("job"), str)}
+    api = HfApi(token=token)
+    for job_id in sorted(started):
+        api.cancel_job(job_id=job_id)
+    return sorted(started)
+
+
+def bound_hub_calls(seconds: float) -> None:
+    """huggingface_hub's shared HTTP client waits forever by default, so a Jobs API that hangs would hold a run
+    until its job's time limit. Only work horses call this (RQ forks one per job), so the limit stays with the job."""
+    import httpx2
+    from huggingface_hub.utils import _http
+
+    _http.set_client_factory(lambda: httpx2.Client(
+        event_hooks={"request": [_http.hf_request_event_hook]}, follow_redirects=True,
+        timeout=httpx2.Timeout(seconds, connect=min(seconds, 10.0))))
 
 
 def environment_config(run, token: str | None, start_timeout: float = 180.0):
