@@ -117,6 +117,8 @@ def _listed_task(env_id: str, ref: str) -> dict | None:
 
 def kind_label(card: dict) -> str:
     kind = KINDS.get(card["kind"])
+    if card["kind"] == "openenv-space":  # declared by its tags, not yet verified live: claim no more than that
+        return "Space · declares OpenEnv"
     return kind.label if kind else card["kind"]
 
 
