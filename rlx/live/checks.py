@@ -95,3 +95,15 @@ def verified_ids(db: redis.Redis, space_ids: list[str]) -> set[str]:
         if isinstance(report, dict) and verified_openenv(report):
             found.add(space_id)
     return found
+
+
+def verified_now(space_ids: list[str]) -> set[str]:
+    """verified_ids on the app's Redis; with Redis unreachable nothing is verified, and the page still answers."""
+    from redis.exceptions import RedisError
+
+    from rlx.queue import get_redis
+
+    try:
+        return verified_ids(get_redis(), space_ids)
+    except (RedisError, RuntimeError, OSError):
+        return set()

@@ -17,6 +17,7 @@ from flask import Flask, current_app, request
 from markupsafe import Markup
 
 from rlx.catalog.kinds import KINDS
+from rlx.live.checks import verified_now
 from rlx.snapshot.public_pages import env_card, task_card
 from rlx.web.catalog_db import catalog, settings
 
@@ -96,6 +97,8 @@ def page_meta(error: bool = False) -> dict:
     if card is None:
         meta.update(noindex=True, shareable=False)
         return meta
+    if card["kind"] == "openenv-space":  # the head claims what the page claims: OpenEnv only after a fresh check
+        card["verified"] = bool(verified_now([card["key"]]))
     meta.update(description=describe(card), image=origin + preview_path(card),
                 image_alt=f"{card['heading']}: {kind_label(card)}, {card['task_count']:,} tasks")
     if card["repo_type"] == "dataset" and request.endpoint == "envs.env_page":
@@ -117,7 +120,7 @@ def _listed_task(env_id: str, ref: str) -> dict | None:
 
 def kind_label(card: dict) -> str:
     kind = KINDS.get(card["kind"])
-    if card["kind"] == "openenv-space":  # declared by its tags, not yet verified live: claim no more than that
+    if card["kind"] == "openenv-space" and not card.get("verified"):  # declared by its tags only: claim no more
         return "Space · declares OpenEnv"
     return kind.label if kind else card["kind"]
 

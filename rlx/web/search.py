@@ -115,16 +115,10 @@ def _card(row: dict) -> dict:
 def _claim_openenv_when_verified(cards: list[dict]) -> None:
     """A Space's card says "OpenEnv Space" only after a fresh successful check of its server (rlx.live); its tag
     alone makes it a Space that declares OpenEnv. Without Redis nothing is verified, and the search still answers."""
-    from redis.exceptions import RedisError
-
-    from rlx.live.checks import verified_ids
-    from rlx.queue import get_redis
+    from rlx.live.checks import verified_now
 
     spaces = [c for c in cards if c["kind"] == "openenv-space"]
-    try:
-        verified = verified_ids(get_redis(), [c["key"] for c in spaces])
-    except (RedisError, RuntimeError, OSError):
-        verified = set()
+    verified = verified_now([c["key"] for c in spaces])
     for card in spaces:
         card["verified"] = card["key"] in verified
         if not card["verified"]:
