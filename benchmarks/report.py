@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from benchmarks import (community, concurrency, first_paint, indexing, playground, rollouts, rows, search, sitemap,
-                        suite_indexing)
+from benchmarks import (community, concurrency, first_paint, indexing, playground, rollouts, rows, scaling, search,
+                        sitemap, suite_indexing)
 
 TODO_ROUTE = ("TODO: this measurement did not complete in this run (see Errors below); rerun `make bench` once the "
               "route answers.")
@@ -34,6 +34,7 @@ def render(r: dict) -> str:
         community.render(r),
         rollouts.render(r),
         sitemap.render(r),
+        scaling.render(r, r.get("cost_plot")),
         _profiles(r),
         _what_moves(r),
         _errors(r),
@@ -107,7 +108,7 @@ def _targets(r: dict) -> str:
         rows.append(["5,000-task repository: task list published (50 ms a request)", "≤ 10 s",
                      f"{_n(big['list_s'], 1)} s", _met(r["indexing"]["met"]["list"])])
     rows += (concurrency.targets(r) + suite_indexing.targets(r) + playground.targets(r) + community.targets(r)
-             + rollouts.targets(r) + sitemap.targets(r))
+             + rollouts.targets(r) + sitemap.targets(r) + scaling.targets(r))
     if not rows:
         return "## Targets\n\nNo measurement completed (see Errors).\n"
     return "## Targets\n\n" + _table(["what", "target", "measured", ""], rows, "llll")

@@ -4,9 +4,10 @@ Order: the synthetic catalog; the 1,000-task dataset indexed from it (for the pa
 (b) the floor, then Datasette, then the app (each alone on the machine while measured), with (c) first paint and
 (e) the pages on the same warm app; (g) 200 concurrent clients on a fresh app; (d) indexing through the Hub
 stand-in; (h) a 3,500-task suite indexed from a folder and through the Hub; profiles where a target was missed;
-(i) the playground's relay (per-step overhead, 100 sessions on one worker); (l) the community pages over 100,000
-run records; (j) event-to-fragment latency of live rollouts and (k) 8 oracle rollouts at once; (f) a
-1,000,000-row parquet dataset; (m) the sitemap served shard by shard, right after the snapshot build.
+(n) the cost curves at 0.1×, 1× and 10× the catalog (0.1× and 1× when quick: benchmarks/scaling.py); (i) the
+playground's relay (per-step overhead, 100 sessions on one worker); (l) the community pages over 100,000 run
+records; (j) event-to-fragment latency of live rollouts and (k) 8 oracle rollouts at once; (f) a 1,000,000-row
+parquet dataset; (m) the sitemap served shard by shard, right after the snapshot build.
 `--quick` is a smoke run of about three minutes: fewer and shorter runs, its figures noisier.
 """
 
@@ -22,7 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmarks import (community, concurrency, first_paint, indexing, machine, pages, playground, profiles, report,
-                        rollouts, rows, search, servers, sitemap, snapshot_build, suite_indexing, workspace, wrk)
+                        rollouts, rows, scaling, search, servers, sitemap, snapshot_build, suite_indexing, workspace,
+                        wrk)
 from benchmarks.inprocess import InProcessApp
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
@@ -47,13 +49,14 @@ class Plan:
     play_steps: int = 300  # steps on one episode, straight to the server and through the playground
     community_runs: int = 100_000  # synthetic run records behind the community pages
     live_runs: int = 4  # oracle rollouts followed over SSE for the event-to-fragment latency
+    scale_mix_seconds: float = 5  # the cost curves: the mix at each scale, per connection count
 
 
 FULL = Plan(builds=5, floor_runs=200, seconds_1=3, seconds_8=2, mix_seconds=5, mix_repeats=3, paint_runs=7,
             page_seconds=3, index_runs=3, big_repo_to_completion=True, concurrency_seconds=30, profile=True)
 QUICK = Plan(builds=1, floor_runs=30, seconds_1=1, seconds_8=0, mix_seconds=2, mix_repeats=1, paint_runs=3,
              page_seconds=1, index_runs=1, big_repo_to_completion=False, concurrency_seconds=10, profile=False,
-             play_steps=100, live_runs=2)
+             play_steps=100, live_runs=2, scale_mix_seconds=3)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     ws = workspace.create(args.keep)
     try:
         _run_all(ws, plan, results)
+        if results.get("scaling"):
+            plot = args.results.with_name("cost_curves.png")
+            step(results, "cost_plot", lambda: scaling.plot(results["scaling"], plot))
     finally:
         results["seconds"] = time.perf_counter() - started
         _write_report(args.results, results)
@@ -127,6 +133,7 @@ def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
     step(results, "indexing", lambda: indexing.measure(plan.index_runs, quick=not plan.big_repo_to_completion))
     step(results, "suite_indexing", lambda: suite_indexing.measure(quick=not plan.big_repo_to_completion))
     step(results, "profiles", lambda: profiles.where_missed(ws, in_process, results, mix, sampled=plan.profile))
+    step(results, "scaling", lambda: scaling.measure(ws, plan is QUICK, plan.scale_mix_seconds, plan.seconds_1))
     step(results, "playground", lambda: playground.measure(plan.play_steps))
     step(results, "community", lambda: community.measure(plan.community_runs))
     step(results, "rollouts", lambda: rollouts.measure(plan.live_runs))

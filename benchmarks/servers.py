@@ -43,13 +43,54 @@ def get(url: str, timeout: float = 30.0, headers: dict | None = None) -> tuple[i
 @contextmanager
 def app_server(ws: Workspace, workers: int = 2, log_name: str = "app") -> Iterator[str]:
     """`rlx serve` on a free port; yields its base URL once /healthz answers."""
+    with app_group(ws, workers, log_name=log_name) as (url, _):
+        yield url
+
+
+@contextmanager
+def app_group(ws: Workspace, workers: int = 2, with_workers: bool = False,
+              log_name: str = "app") -> Iterator[tuple[str, int]]:
+    """`rlx serve [--with-workers]` on a free port; yields its base URL and the process id of `rlx` (see
+    group_rss)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | ws.env()
     command = [str(BIN / "rlx"), "serve", "--port", str(port), "--workers", str(workers)]
+    if with_workers:
+        command.append("--with-workers")
     with _process(command, env, ws.root / f"{log_name}.log") as process:
         url = f"http://127.0.0.1:{port}"
         _wait_until_up(f"{url}/healthz", process, ws.root / f"{log_name}.log")
-        yield url
+        yield url, process.pid
+
+
+def group_rss(root: int) -> dict[str, list[float]]:
+    """Resident memory (MB) of the gunicorn workers (a gunicorn process whose parent is gunicorn) and of the RQ
+    workers' main processes among `root`'s descendants, read from /proc (the supervisor starts each child in a
+    session of its own, so the process tree is what ties them to `root`)."""
+    procs = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+        procs[int(entry.name)] = (int(status["PPid"]), cmdline, int(status.get("VmRSS", "0 kB").split()[0]) / 1024)
+    ours, grew = {root}, True
+    while grew:
+        found = {pid for pid, (ppid, _, _) in procs.items() if ppid in ours} - ours
+        ours |= found
+        grew = bool(found)
+    gunicorn = {pid for pid in ours if pid in procs and "gunicorn" in procs[pid][1]}
+    out: dict[str, list[float]] = {"gunicorn_workers": [], "rq_workers": []}
+    for pid in ours - {root}:
+        ppid, cmd, rss = procs[pid]
+        if pid in gunicorn and ppid in gunicorn:
+            out["gunicorn_workers"].append(rss)
+        elif "workers.rq_worker" in cmd and "workers.rq_worker" not in procs.get(ppid, (0, "", 0))[1]:
+            out["rq_workers"].append(rss)  # the worker itself, not a work horse it forked for a job
+    return out
 
 
 @contextmanager

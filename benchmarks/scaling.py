@@ -1,0 +1,244 @@
+"""(j) How the costs grow with the catalog: the same recipe at 0.1×, 1× and 10× (`synth_catalog.py --scale`).
+
+Per scale: the snapshot build in a process of its own (seconds, file size, peak RSS: benchmarks/build_peak.py);
+then `rlx serve --with-workers` over it: the 14-query search mix at one connection (p50 / p99), at 8 and 64
+connections (req/s), then each gunicorn worker's RSS with the snapshot open and after the load, and the idle RQ
+workers' RSS; then Datasette over the same file, the same mix at 8 and 64 connections, in the same run.
+
+1× reuses the run's own workspace (its catalog and published snapshot); the other scales' catalogs are kept in
+benchmarks/.cache/, keyed by seed, scale and the generator's own digest, so a second run skips the two minutes the
+10× catalog takes to write. The quick run measures 0.1× and 1× only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks import search, servers, wrk
+from benchmarks.workspace import Workspace
+from rlx.snapshot.publish import publish
+from rlx.store import Store
+from scripts import synth_catalog
+
+CACHE = Path(__file__).with_name(".cache")
+SCALES_FULL, SCALES_QUICK = (0.1, 1.0, 10.0), (0.1, 1.0)
+WORKER_RSS_MB = {1.0: 150, 10.0: 250}  # a gunicorn worker with the snapshot open
+RQ_IDLE_MB = 200
+BUILD_PEAK_MB_10X = 1024
+CONNECTIONS = (8, 64)
+
+
+def measure(ws: Workspace, quick: bool, mix_seconds: float, per_query_seconds: float) -> dict:
+    out = {}
+    for scale in SCALES_QUICK if quick else SCALES_FULL:
+        out[_key(scale)] = measure_scale(ws, scale, mix_seconds, per_query_seconds if scale == 10 else 0)
+    return out
+
+
+def measure_scale(ws: Workspace, scale: float, mix_seconds: float, per_query_seconds: float = 0) -> dict:
+    """One scale, every figure of the cost table (see the module's docstring)."""
+    if scale == 1.0:
+        sws, catalog = ws, {"cached": "the run's own catalog"}
+        build_out = ws.root / "scale-1-build.db"  # measured beside the served one, which stays as it is
+    else:
+        source, catalog = cached_catalog(scale)
+        sws = _serving_workspace(ws, source, scale)
+        build_out = sws.local_db
+    result: dict = {"scale": scale, "catalog": catalog}
+    result["build"] = _build_in_child(sws, build_out)
+    if scale == 1.0:
+        build_out.unlink(missing_ok=True)
+    else:
+        publish(sws.local_db, Store(sws.storage))
+    with servers.datasette_server(sws) as ds_url:  # first: its deep-page token names the mix's Q8
+        token, result["datasette_note"] = search.datasette_deep_token(sws, ds_url)
+        mix = search.query_mix(token)
+        shared = [q for q in mix if q.datasette]
+        result["datasette"] = _mix(ds_url, [q.datasette for q in shared], mix_seconds, one_connection=False)
+    with servers.app_group(sws, with_workers=True, log_name=f"app-x{scale:g}") as (url, session):
+        result["app"] = _mix(url, [q.app for q in shared], mix_seconds, one_connection=True)
+        if per_query_seconds:
+            result["app"]["per_query"] = {q.key: _one(url, q.app, per_query_seconds) for q in mix}
+        result["rss"] = servers.group_rss(session)
+        result["totals"] = _totals(url, mix)
+    return result
+
+
+def cached_catalog(scale: float, seed: int = synth_catalog.SEED) -> tuple[Path, dict]:
+    """The catalog at `scale` under benchmarks/.cache/ (written once per seed, scale and generator version)."""
+    recipe = hashlib.sha256(Path(synth_catalog.__file__).read_bytes()).hexdigest()[:12]
+    stem = f"catalog-seed{seed}-x{scale:g}"
+    folder = CACHE / f"{stem}-{recipe}"
+    marker = folder / "generated.json"
+    if marker.exists():
+        return folder, json.loads(marker.read_text()) | {"cached": True}
+    for stale in CACHE.glob(f"{stem}-*"):  # an older recipe's, or a run cut short
+        shutil.rmtree(stale, ignore_errors=True)
+    partial = CACHE / f"{stem}-{recipe}.partial"
+    stats = synth_catalog.generate(partial, seed, scale)
+    (partial / "generated.json").write_text(json.dumps(stats))
+    partial.rename(folder)
+    return folder, stats | {"cached": False}
+
+
+def _serving_workspace(ws: Workspace, catalog: Path, scale: float) -> Workspace:
+    """A workspace of its own (snapshots, Redis, cache) over the cached catalog's source tree and indexes, linked
+    rather than copied; the app only reads them."""
+    sws = Workspace(ws.root / f"x{scale:g}")
+    (sws.storage).mkdir(parents=True, exist_ok=True)
+    for link, target in ((sws.source, catalog / "source"), (sws.storage / "indexes", catalog / "store" / "indexes")):
+        if not link.exists():
+            link.symlink_to(target.resolve(), target_is_directory=True)
+    return sws
+
+
+def _build_in_child(sws: Workspace, out: Path) -> dict:
+    done = subprocess.run([sys.executable, "-m", "benchmarks.build_peak", str(sws.root), str(out)],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
+                          env=os.environ | sws.env(), timeout=1_800)
+    line = next((ln for ln in done.stdout.splitlines()[::-1] if ln.startswith("{")), None)
+    if done.returncode != 0 or line is None:
+        raise RuntimeError(f"the build failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    return json.loads(line)
+
+
+def _mix(base_url: str, paths: list[str], seconds: float, one_connection: bool) -> dict:
+    """The queries in turn: p50 / p99 at one connection (the app), req/s and p99 at 8 and 64."""
+    for path in paths:  # every path once, so the first timed requests find the page cache warm
+        servers.get(base_url + path, timeout=120)
+    out: dict = {}
+    if one_connection:
+        one = wrk.run(base_url, paths, connections=1, seconds=seconds)
+        out |= {"p50_ms": one.p50_ms, "p99_ms": one.p99_ms, "rps_1": one.rps, "errors_1": one.errors}
+    for n in CONNECTIONS:
+        run = wrk.run(base_url, paths, connections=n, seconds=seconds)
+        out |= {f"rps_{n}": run.rps, f"p99_ms_{n}": run.p99_ms, f"errors_{n}": run.errors,
+                f"requests_{n}": run.requests}
+    return out
+
+
+def _one(base_url: str, path: str, seconds: float) -> dict:
+    run = wrk.run(base_url, [path], connections=1, seconds=seconds)
+    return {"p50_ms": run.p50_ms, "p99_ms": run.p99_ms}
+
+
+def _totals(base_url: str, mix: list) -> dict[str, int | None]:
+    """Each query's total as served, so the table shows what the app counted at this scale."""
+    out = {}
+    for query in mix:
+        status, _, body = servers.get(base_url + query.app)
+        out[query.key] = json.loads(body).get("total") if status == 200 else None
+    return out
+
+
+def _key(scale: float) -> str:
+    return f"{scale:g}×"
+
+
+# ---------------------------------------------------------------------------------------------- report
+
+
+def targets(r: dict) -> list[list[str]]:
+    from benchmarks.report import _met
+
+    s = r.get("scaling") or {}
+    rows = []
+    for key, limit in ((_key(k), v) for k, v in WORKER_RSS_MB.items()):
+        workers = ((s.get(key) or {}).get("rss") or {}).get("gunicorn_workers")
+        if workers:
+            rows.append([f"gunicorn worker RSS, snapshot open, after the mix ({key})", f"≤ {limit} MB",
+                         f"{max(workers):.0f} MB (largest of {len(workers)})", _met(max(workers) <= limit)])
+    idle = [mb for scale in s.values() for mb in (scale.get("rss") or {}).get("rq_workers", [])]
+    if idle:
+        rows.append(["RQ worker idle RSS", f"≤ {RQ_IDLE_MB} MB", f"{max(idle):.0f} MB (largest)",
+                     _met(max(idle) <= RQ_IDLE_MB)])
+    ten = s.get(_key(10.0))
+    if ten:
+        peak = ten["build"]["peak_rss_mb"]
+        rows.append(["snapshot build peak RSS at 10× (listing + build, one process)", f"≤ {BUILD_PEAK_MB_10X} MB",
+                     f"{peak:.0f} MB", _met(peak <= BUILD_PEAK_MB_10X)])
+        rows.append(["snapshot build at 10×", "≤ 10 s, ≤ 430 MB",
+                     f"{ten['build']['seconds']:.1f} s, {ten['build']['size'] / 1e6:.0f} MB",
+                     _met(ten["build"]["seconds"] <= 10 and ten["build"]["size"] <= 430e6)])
+        app = ten["app"]
+        rows.append(["search mix at 10× (1 connection)", "p50 ≤ 5 ms, p99 ≤ 25 ms",
+                     f"{app['p50_ms']:.2f} / {app['p99_ms']:.2f} ms",
+                     _met(app["p50_ms"] <= 5 and app["p99_ms"] <= 25)])
+    return rows
+
+
+def render(r: dict, plot_name: str | None = None) -> str | None:
+    from benchmarks.report import _n, _table
+
+    s = r.get("scaling")
+    if not s:
+        return None
+    rows = []
+    for key, x in s.items():
+        b, a, d, rss = x["build"], x["app"], x["datasette"], x.get("rss") or {}
+        workers, rq = rss.get("gunicorn_workers") or [], rss.get("rq_workers") or []
+        rows.append([key, f"{b['counts']['envs']:,} / {b['counts']['tasks']:,}", _n(b["seconds"]),
+                     _n(b["size"] / 1e6, 1), _n(b["peak_rss_mb"], 0), f"{_n(a['p50_ms'])} / {_n(a['p99_ms'])}",
+                     _n(max(workers) if workers else None, 0), _n(max(rq) if rq else None, 0),
+                     f"{_n(a['rps_8'], 0)} / {_n(a['rps_64'], 0)}", f"{_n(d['rps_8'], 0)} / {_n(d['rps_64'], 0)}"])
+    header = ["scale", "envs / tasks", "build s", "file MB", "build peak MB", "app p50 / p99 ms (1 conn.)",
+              "worker RSS MB", "RQ idle MB", "app req/s 8 / 64 conn.", "Datasette req/s 8 / 64 conn."]
+    errors = [f"{key} {who} at {n} connections: {x[who][f'errors_{n}']:,} non-2xx answers (the app's 503 when full) or timeouts"
+              for key, x in s.items() for who in ("app", "datasette") for n in CONNECTIONS
+              if x[who].get(f"errors_{n}")]
+    per_query = next((x["app"].get("per_query") for x in s.values() if x["app"].get("per_query")), None)
+    text = ("## j. Cost curves: 0.1×, 1× and 10× the catalog\n\n"
+            "`scripts/synth_catalog.py --scale N`, the same recipe at N times the size. *build*: the snapshot job's "
+            "work (listing the source, then build_snapshot) in a process of its own, its peak RSS from VmHWM. The "
+            "search mix is the shared queries of section b in turn, through `rlx serve --with-workers` (2 gevent "
+            "workers, 2 idle RQ workers); *worker RSS*: the largest gunicorn worker after the mix, snapshot open; "
+            "Datasette serves the same file, measured right after, alone.\n\n"
+            + _table(header, rows)
+            + (f"\n![cost curves]({plot_name})\n" if plot_name else "")
+            + "".join(f"\n- {e}" for e in errors) + ("\n" if errors else ""))
+    if per_query:
+        text += ("\nEach query alone at 10× (one connection, p50 / p99 ms): "
+                 + "; ".join(f"{k} {_n(v['p50_ms'])} / {_n(v['p99_ms'])}" for k, v in per_query.items()) + ".\n")
+    return text
+
+
+def plot(s: dict, path: Path) -> str:
+    """Build time, file size, search p50 / p99 and worker RSS against the scale, on log axes; returns the file name."""
+    import matplotlib
+    import matplotlib.ticker
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scales = [x["scale"] for x in s.values()]
+    panels = [
+        ("snapshot build (s)", {"build": [x["build"]["seconds"] for x in s.values()]}),
+        ("snapshot file (MB)", {"file": [x["build"]["size"] / 1e6 for x in s.values()]}),
+        ("search mix, 1 connection (ms)", {"p50": [x["app"]["p50_ms"] for x in s.values()],
+                                           "p99": [x["app"]["p99_ms"] for x in s.values()]}),
+        ("memory (MB)", {"gunicorn worker": [max(x["rss"]["gunicorn_workers"] or [float("nan")]) for x in s.values()],
+                         "build peak": [x["build"]["peak_rss_mb"] for x in s.values()]}),
+    ]
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.4))
+    for ax, (title, series) in zip(axes, panels):
+        for label, values in series.items():
+            ax.plot(scales, values, marker="o", label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(scales, [f"{x:g}×" for x in scales])
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        if len(series) > 1:
+            ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path.name
