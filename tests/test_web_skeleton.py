@@ -104,8 +104,9 @@ def test_readyz_reports_a_dead_redis(make_config, tmp_path):
     assert body["ok"] is False and body["checks"]["redis"]["ok"] is False
 
 
-def test_the_inlined_stylesheet_cannot_close_its_style_element():
+@pytest.mark.parametrize("name", ["app", "pages"])
+def test_the_inlined_stylesheet_cannot_close_its_style_element(name):
     from pathlib import Path
 
-    css = (Path(__file__).resolve().parent.parent / "rlx" / "static" / "css" / "app.css").read_text()
+    css = (Path(__file__).resolve().parent.parent / "rlx" / "static" / "css" / f"{name}.css").read_text()
     assert "</" not in css

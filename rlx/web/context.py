@@ -42,8 +42,9 @@ def header_trending() -> list[dict]:
         return []
 
 
-@functools.lru_cache(maxsize=1)
-def inline_css() -> Markup:
-    """The stylesheet, inlined: the first response alone can draw the page (one request, no render-blocking CSS)."""
-    css = (Path(__file__).resolve().parent.parent / "static" / "css" / "app.css").read_text()
+@functools.lru_cache(maxsize=2)
+def inline_css(name: str = "app") -> Markup:
+    """A stylesheet (app or pages), inlined: the first response alone can draw the page (one request, no
+    render-blocking CSS)."""
+    css = (Path(__file__).resolve().parent.parent / "static" / "css" / f"{name}.css").read_text()
     return Markup(css)  # trusted, and checked by a test never to close the <style> element it sits in
