@@ -64,7 +64,8 @@ def app_group(ws: Workspace, workers: int = 2, with_workers: bool = False,
 
 
 def group_rss(root: int) -> dict[str, list[float]]:
-    """Resident memory (MB) of the gunicorn workers (a gunicorn process whose parent is gunicorn) and of the RQ
+    """Resident memory (MB: VmRSS, and for gunicorn workers RssAnon too) of the gunicorn workers (a gunicorn
+    process whose parent is gunicorn) and of the RQ
     workers' main processes among `root`'s descendants, read from /proc (the supervisor starts each child in a
     session of its own, so the process tree is what ties them to `root`)."""
     procs = {}
@@ -76,19 +77,21 @@ def group_rss(root: int) -> dict[str, list[float]]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, ValueError):
             continue  # gone meanwhile, or not ours to read
-        procs[int(entry.name)] = (int(status["PPid"]), cmdline, int(status.get("VmRSS", "0 kB").split()[0]) / 1024)
+        procs[int(entry.name)] = (int(status["PPid"]), cmdline, int(status.get("VmRSS", "0 kB").split()[0]) / 1024,
+                                  int(status.get("RssAnon", "0 kB").split()[0]) / 1024)
     ours, grew = {root}, True
     while grew:
-        found = {pid for pid, (ppid, _, _) in procs.items() if ppid in ours} - ours
+        found = {pid for pid, (ppid, *_) in procs.items() if ppid in ours} - ours
         ours |= found
         grew = bool(found)
     gunicorn = {pid for pid in ours if pid in procs and "gunicorn" in procs[pid][1]}
-    out: dict[str, list[float]] = {"gunicorn_workers": [], "rq_workers": []}
+    out: dict[str, list[float]] = {"gunicorn_workers": [], "gunicorn_workers_anon": [], "rq_workers": []}
     for pid in ours - {root}:
-        ppid, cmd, rss = procs[pid]
+        ppid, cmd, rss, anon = procs[pid]
         if pid in gunicorn and ppid in gunicorn:
             out["gunicorn_workers"].append(rss)
-        elif "workers.rq_worker" in cmd and "workers.rq_worker" not in procs.get(ppid, (0, "", 0))[1]:
+            out["gunicorn_workers_anon"].append(anon)  # the rest is file pages: the snapshot's mmap, shared
+        elif "workers.rq_worker" in cmd and "workers.rq_worker" not in procs.get(ppid, (0, ""))[1]:
             out["rq_workers"].append(rss)  # the worker itself, not a work horse it forked for a job
     return out
 
