@@ -1,4 +1,4 @@
-"""(j) How the costs grow with the catalog: the same recipe at 0.1×, 1× and 10× (`synth_catalog.py --scale`).
+"""(n) How the costs grow with the catalog: the same recipe at 0.1×, 1× and 10× (`synth_catalog.py --scale`).
 
 Per scale: the snapshot build in a process of its own (seconds, file size, peak RSS: benchmarks/build_peak.py);
 then `rlx serve --with-workers` over it: the 14-query search mix at one connection (p50 / p99), at 8 and 64
