@@ -301,7 +301,8 @@ def test_a_very_broad_task_search_lists_in_catalog_order(snapshot, monkeypatch):
     db, _, _ = snapshot
     monkeypatch.setattr(queries, "RANK_LIMIT", 3)
     answer = search_tasks(db, "task", size=100)
-    rowids = [db.execute("SELECT rowid FROM tasks WHERE env_id = ? AND ref = ?", (t["env_id"], t["ref"])).fetchone()[0]
+    rowids = [db.execute("SELECT t.rowid FROM tasks t JOIN envs e ON e.rowid = t.env_rowid WHERE e.id = ? AND t.ref = ?",
+                         (t["env_id"], t["ref"])).fetchone()[0]
               for t in answer["tasks"]]
     assert not answer["ranked"] and rowids == sorted(rowids)
 

@@ -18,6 +18,7 @@ import unicodedata
 MAX_WORDS = 16
 MAX_WORD_CHARS = 100
 _WORD = re.compile(r"[^\W_]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 class WordsError(ValueError):
@@ -26,8 +27,15 @@ class WordsError(ValueError):
 
 def words_of(text: str) -> list[str]:
     """The words of any text, as searches see them."""
-    folded = unicodedata.normalize("NFKD", str(text or "").lower())
-    return _WORD.findall("".join(c for c in folded if not unicodedata.combining(c)))
+    folded = str(text or "").lower()
+    if not folded.isascii():  # plain ASCII has nothing to decompose or strip (most texts: the fast path)
+        folded = _NON_ASCII.sub(_without_marks, unicodedata.normalize("NFKD", folded))
+    return _WORD.findall(folded)
+
+
+def _without_marks(match: re.Match) -> str:
+    """Accents left apart by NFKD go, so "naïve" stays one word."""
+    return "" if unicodedata.combining(match.group()) else match.group()
 
 
 def search_words(q: str, strict: bool = True) -> list[str]:
@@ -43,7 +51,7 @@ def search_words(q: str, strict: bool = True) -> list[str]:
 
 def blob(*texts: str) -> str:
     """Texts as one searchable string: their words between single spaces, with a space at each end."""
-    return " " + " ".join(word for text in texts for word in words_of(text)) + " "
+    return " " + " ".join(words_of(" ".join(str(text or "") for text in texts))) + " "
 
 
 def needle(word: str) -> str:

@@ -16,23 +16,24 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
+from urllib.parse import quote
 
-from rlx.adapters.contract import Index, TaskRow
+from rlx.adapters.contract import Index
 from rlx.adapters.indexes import read_index
-from rlx.adapters.registry import get as get_adapter
 from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
-from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, SCHEMA, TABLES, TOTALS
+from rlx.snapshot.rowfiles import (MAX_TAGS, SUFFIX, DatasetRows, clip, index_fingerprint, read_row_file, rows_of_index,
+                                   write_row_file)
+from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS
 from rlx.snapshot.search_tables import build_env_sets
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store, repo_id_of_key
 
 log = logging.getLogger("rlx.snapshot")
 
-# Bounds on what one row may carry, so a strange card or index cannot bloat the file.
-# Briefs at 240 characters: what a card shows (and what the Harbor adapter keeps of an instruction anyway).
-_HEADING_CHARS, _ENV_BRIEF_CHARS, _TASK_TITLE_CHARS, _TASK_BRIEF_CHARS, _FACET_CHARS = 200, 240, 200, 240, 80
-_MAX_TAGS = 50
+# Bounds on what one environment row may carry, so a strange card cannot bloat the file (the task rows' bounds
+# are in rowfiles.py).
+_HEADING_CHARS, _ENV_BRIEF_CHARS = 200, 240
 
 
 class SnapshotBuildError(Exception):
@@ -50,11 +51,14 @@ def build_snapshot(
     out_path: Path,
     kind_of: Callable[[RepoRecord, bool | None], str] = catalog_kind_of,
     built_at: str | None = None,
+    previous: Path | None = None,
 ) -> dict:
     """Write the snapshot to `out_path`; return its counts, size and timings.
 
     `indexes` maps an environment id (see env_id_of) to its stored index; it is read one environment at a time,
-    so a lazy mapping (StoredIndexes) keeps only one index in memory.
+    so a lazy mapping (StoredIndexes) keeps only one index in memory, and reads each dataset's small row file
+    instead of its index while the index is unchanged. `previous` is a local copy of the last snapshot: a dataset
+    whose index has the fingerprint that snapshot recorded has its rows copied from it, and nothing of it is read.
     """
     started = time.perf_counter()
     out_path = Path(out_path)
@@ -63,17 +67,18 @@ def build_snapshot(
     tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.building")
     tmp.unlink(missing_ok=True)
     try:
-        counts, timings = _write_database(tmp, records, indexes, kind_of, built_at)
+        counts, copied, timings = _write_database(tmp, records, _rows_source(indexes), kind_of, built_at, previous)
         os.replace(tmp, out_path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     seconds = round(time.perf_counter() - started, 3)
     return {"schema": SCHEMA, "built_at": built_at, "counts": counts, "size": out_path.stat().st_size,
-            "seconds": seconds, "timings": timings}
+            "seconds": seconds, "timings": timings, "copied": copied}
 
 
-def _write_database(path: Path, records, indexes, kind_of, built_at: str) -> tuple[dict, dict]:
+def _write_database(path: Path, records, source, kind_of, built_at: str, previous: Path | None
+                    ) -> tuple[dict, int, dict]:
     timings: dict[str, float] = {}
     mark = time.perf_counter()
 
@@ -83,20 +88,25 @@ def _write_database(path: Path, records, indexes, kind_of, built_at: str) -> tup
         timings[name] = round(now - mark, 3)
         mark = now
 
-    db = sqlite3.connect(path, isolation_level=None)
+    db = sqlite3.connect(f"file:{quote(str(path))}", uri=True, isolation_level=None)
     try:
         # A build that dies is thrown away whole, so a journal and fsyncs would buy nothing.
+        db.execute(f"PRAGMA page_size={PAGE_SIZE}")
         db.execute("PRAGMA journal_mode=OFF")
         db.execute("PRAGMA synchronous=OFF")
+        db.execute("PRAGMA cache_size=-65536")  # 64 MB: the FTS merge and the index sorts stay in memory
         db.execute("BEGIN")
         for statement in (*TABLES, *FTS):
             db.execute(statement)
-        counts = _insert_rows(db, records, indexes, kind_of)
+        carried = previous_sources(db, previous)
+        lap("setup")
+        counts, copied = _insert_rows(db, records, source, kind_of, carried, timings)
+        mark = time.perf_counter()  # the rows' own laps (read_rows, write_rows) are timed inside _insert_rows
         for statement in TOTALS:
             db.execute(statement)
         meta = {"schema": str(SCHEMA), "built_at": built_at, "counts": json.dumps(counts, sort_keys=True)}
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
-        lap("rows")
+        lap("totals")
         build_env_sets(db)  # the environment search's word, kind and tag sets (rlx/snapshot/search_tables.py)
         lap("env_sets")
         for table in FTS_TABLES:
@@ -107,6 +117,8 @@ def _write_database(path: Path, records, indexes, kind_of, built_at: str) -> tup
             db.execute(statement)
         db.execute("COMMIT")
         lap("indexes")
+        if carried:
+            db.execute("DETACH previous")
         db.execute("ANALYZE")
         db.execute("VACUUM")
         lap("analyze_vacuum")
@@ -116,12 +128,42 @@ def _write_database(path: Path, records, indexes, kind_of, built_at: str) -> tup
         lap("quick_check")
     finally:
         db.close()
-    return counts, timings
+    return counts, copied, timings
 
 
-def _insert_rows(db: sqlite3.Connection, records, indexes, kind_of) -> dict:
+def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str, tuple] | None:
+    """Attach the previous snapshot as `previous` and map each of its datasets' ids to (rowid, fingerprint, found
+    kind, task count); None (nothing attached) when there is none, or it is of another schema or unreadable."""
+    if previous is None or not Path(previous).is_file():
+        return None
+    try:
+        db.execute("ATTACH ? AS previous", (f"file:{quote(str(Path(previous).resolve()))}?mode=ro&immutable=1",))
+    except sqlite3.Error as exc:
+        log.warning("snapshot.previous_unusable path=%s error=%s", previous, exc)
+        return None
+    try:
+        schema = db.execute("SELECT value FROM previous.meta WHERE key = 'schema'").fetchone()
+        if schema is None or schema[0] != str(SCHEMA):
+            raise ValueError(f"schema {schema and schema[0]}, not {SCHEMA}")
+        rows = db.execute("SELECT e.id, s.env_rowid, s.fingerprint, s.found_kind, e.task_count "
+                          "FROM previous.env_sources s JOIN previous.envs e ON e.rowid = s.env_rowid").fetchall()
+    except (sqlite3.Error, ValueError) as exc:
+        log.warning("snapshot.previous_unusable path=%s error=%s", previous, exc)
+        db.execute("DETACH previous")
+        return None
+    return {env_id: (rowid, fingerprint, json.loads(found) if found else None, task_count)
+            for env_id, rowid, fingerprint, found, task_count in rows}
+
+
+def _insert_rows(db: sqlite3.Connection, records, source, kind_of, carried: dict | None, timings: dict
+                 ) -> tuple[dict, int]:
+    """Every public environment and its tasks, in listing order; (counts, datasets copied from `previous`)."""
     counts = {"envs": 0, "tasks": 0, "datasets": 0, "spaces": 0, "indexed": 0, "skipped_private": 0,
               "skipped_gated": 0}
+    reading = copying = 0.0
+    copied = 0
+    envs: list[tuple] = []  # inserted together at the end; tasks name them by the rowid given here
+    env_tags: list[tuple[str, int]] = []
     seen: set[str] = set()
     for record in records:
         if record.private or record.gated:
@@ -131,60 +173,66 @@ def _insert_rows(db: sqlite3.Connection, records, indexes, kind_of) -> dict:
         if env_id in seen:  # a listing merged from several tag queries may repeat a repository
             continue
         seen.add(env_id)
-        index = indexes.get(env_id)
-        rows = [r for r in _unique_rows(index.rows) if not r.extra.get("_unsearched")] if index is not None else []
-        kind = kind_of(record, None if index is None else _found_kind(index))
-        task_count = int(index.summary.get("rows_total", len(rows))) if index is not None else 0
-        _insert_env(db, record, env_id, kind, task_count)
-        if index is not None:
+        mark = time.perf_counter()
+        fingerprint = source.fingerprint(env_id)
+        before = (carried or {}).get(env_id)
+        if fingerprint is not None and before is not None and before[1] == fingerprint:
+            rows = DatasetRows(fingerprint, True, before[2], before[3])  # its tasks are copied below
+        else:
+            rows, before = source.dataset_rows(env_id, fingerprint), None
+        reading += time.perf_counter() - mark
+        kind = kind_of(record, None if rows is None else rows.found_kind)
+        env_rowid = len(envs) + 1
+        values, plain_tags = _env_values(record, env_id, kind, rows.task_count if rows is not None else 0)
+        envs.append((env_rowid, *values))
+        env_tags.extend((tag, env_rowid) for tag in plain_tags)
+        mark = time.perf_counter()
+        if before is not None:
+            _copy_rows(db, env_id, env_rowid, before[0])
+            copied += 1
+        elif rows is not None:
             db.executemany("INSERT INTO env_splits (env_id, config, split, rows) VALUES (?, ?, ?, ?)",
-                           _split_values(env_id, index))
-        db.executemany("INSERT INTO tasks (env_id, ref, title, brief, category, difficulty, grading, runtime, "
-                       "runs_here, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (_task_values(env_id, row) for row in rows))
+                           ((env_id, *split) for split in rows.splits))
+            db.executemany("INSERT INTO tasks (env_rowid, ref, title, brief, category, difficulty, grading, runtime, "
+                           "runs_here, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           ((env_rowid, *values) for values in rows.tasks))
+        if rows is not None and rows.fingerprint is not None:
+            db.execute("INSERT INTO env_sources (env_rowid, fingerprint, found_kind) VALUES (?, ?, ?)",
+                       (env_rowid, rows.fingerprint, json.dumps(rows.found_kind)))
+        copying += time.perf_counter() - mark
         counts["envs"] += 1
         counts["datasets" if record.repo_type == "dataset" else "spaces"] += 1
-        counts["indexed"] += index is not None
-        counts["tasks"] += task_count
-    return counts
+        counts["indexed"] += rows is not None
+        counts["tasks"] += rows.task_count if rows is not None else 0
+    mark = time.perf_counter()
+    db.executemany("INSERT INTO envs (rowid, id, key, repo_type, kind, heading, brief, likes, downloads, trending, "
+                   "created, modified, task_count, tags, sdk, stage, search_blob) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", envs)
+    db.executemany("INSERT INTO env_tags (tag, env_rowid) VALUES (?, ?)", env_tags)
+    copying += time.perf_counter() - mark
+    timings["read_rows"], timings["write_rows"] = round(reading, 3), round(copying, 3)
+    return counts, copied
 
 
-def _found_kind(index: Index) -> str | bool | None:
-    """What the index's own adapter says the dataset is (None when that adapter is no longer registered)."""
-    adapter = get_adapter(index.adapter)
-    return adapter.kind_of_index(index) if adapter is not None else None
+def _copy_rows(db: sqlite3.Connection, env_id: str, env_rowid: int, previous_rowid: int) -> None:
+    """One unchanged dataset's tasks and splits, as the previous snapshot holds them, in their order."""
+    db.execute("INSERT INTO tasks (env_rowid, ref, title, brief, category, difficulty, grading, runtime, runs_here, "
+               "tags) SELECT ?, ref, title, brief, category, difficulty, grading, runtime, runs_here, tags "
+               "FROM previous.tasks WHERE env_rowid = ? ORDER BY rowid", (env_rowid, previous_rowid))
+    db.execute("INSERT INTO env_splits (env_id, config, split, rows) SELECT env_id, config, split, rows "
+               "FROM previous.env_splits WHERE env_id = ?", (env_id,))
 
 
-def _split_values(env_id: str, index: Index) -> Iterator[tuple]:
-    """A rows dataset's splits and row counts (other formats have none)."""
-    for split in (index.summary.get("splits") or [])[:200]:
-        if isinstance(split, dict):
-            yield env_id, str(split.get("config", "default")), str(split.get("split", "")), int(split.get("rows", 0))
-
-
-def _unique_rows(rows: list[TaskRow]) -> Iterator[TaskRow]:
-    refs: set[str] = set()
-    for row in rows:
-        if row.ref not in refs:
-            refs.add(row.ref)
-            yield row
-
-
-def _insert_env(db: sqlite3.Connection, record: RepoRecord, env_id: str, kind: str, task_count: int) -> None:
-    heading = _clip(record.pretty_name, _HEADING_CHARS)
-    brief = _clip(record.card.get("short_description") or record.card.get("description"), _ENV_BRIEF_CHARS)
-    tags = list(dict.fromkeys(str(t) for t in record.tags))[:_MAX_TAGS]
+def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int) -> tuple[tuple, list[str]]:
+    """The environment's row (without its rowid) and its plain tags."""
+    heading = clip(record.pretty_name, _HEADING_CHARS)
+    brief = clip(record.card.get("short_description") or record.card.get("description"), _ENV_BRIEF_CHARS)
+    tags = list(dict.fromkeys(str(t) for t in record.tags))[:MAX_TAGS]
     plain_tags = plain_tags_of(tags)
     blob = words.blob(heading, brief, record.id, " ".join(plain_tags))
-    cursor = db.execute(
-        "INSERT INTO envs (id, key, repo_type, kind, heading, brief, likes, downloads, trending, created, modified, "
-        "task_count, tags, sdk, stage, search_blob) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (env_id, record.id, record.repo_type, kind, heading, brief, int(record.likes or 0),
-         int(record.downloads or 0), float(record.trending_score or 0.0), record.created_at, record.last_modified,
-         task_count, json.dumps(tags, ensure_ascii=False), record.sdk, record.stage, blob),
-    )
-    db.executemany("INSERT INTO env_tags (tag, env_rowid) VALUES (?, ?)",
-                   ((tag, cursor.lastrowid) for tag in plain_tags))
+    return (env_id, record.id, record.repo_type, kind, heading, brief, int(record.likes or 0),
+            int(record.downloads or 0), float(record.trending_score or 0.0), record.created_at, record.last_modified,
+            task_count, json.dumps(tags, ensure_ascii=False), record.sdk, record.stage, blob), plain_tags
 
 
 def plain_tags_of(tags: list[str]) -> list[str]:
@@ -192,35 +240,24 @@ def plain_tags_of(tags: list[str]) -> list[str]:
     return [t for t in dict.fromkeys(tags) if t and ":" not in t]
 
 
-def _task_values(env_id: str, row: TaskRow) -> tuple:
-    facets = row.facets or {}
-    tags = facets.get("tags")
-    tags = [str(t) for t in tags][:_MAX_TAGS] if isinstance(tags, list) else []
-    return (env_id, row.ref, _clip(row.title, _TASK_TITLE_CHARS), _clip(row.brief, _TASK_BRIEF_CHARS),
-            _facet(facets.get("category")), _facet(facets.get("difficulty")), _facet(facets.get("grading")),
-            _facet(facets.get("runtime")), _yes_no(facets.get("runs_here")), json.dumps(tags, ensure_ascii=False))
+def _rows_source(indexes: Mapping):
+    """What the build reads each dataset's rows through: a StoredIndexes as it is, any other mapping of indexes
+    (tests, a fallback) through _IndexMapping."""
+    return indexes if isinstance(indexes, StoredIndexes) else _IndexMapping(indexes)
 
 
-def _facet(value) -> str | None:
-    if isinstance(value, list):  # a facet may hold several values; the card shows the first
-        value = value[0] if value else None
-    if value is None or isinstance(value, (dict, bool)):
+class _IndexMapping:
+    """Indexes given as objects: rows derived from each, never copied from a previous snapshot."""
+
+    def __init__(self, indexes: Mapping):
+        self.indexes = indexes
+
+    def fingerprint(self, env_id: str) -> None:
         return None
-    text = _clip(value, _FACET_CHARS)
-    return text or None
 
-
-def _yes_no(value) -> int | None:
-    if value in (True, "yes"):
-        return 1
-    if value in (False, "no"):
-        return 0
-    return None
-
-
-def _clip(value, limit: int) -> str:
-    text = " ".join(str(value or "").split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    def dataset_rows(self, env_id: str, fingerprint: None) -> DatasetRows | None:
+        index = self.indexes.get(env_id)
+        return rows_of_index(index, None) if index is not None else None
 
 
 class StoredIndexes(Mapping):
@@ -240,6 +277,33 @@ class StoredIndexes(Mapping):
         if index is None:
             raise KeyError(env_id)
         return index
+
+    def fingerprint(self, env_id: str) -> str | None:
+        return None if env_id.startswith("space:") else index_fingerprint(self.store.index_path(env_id))
+
+    def _row_file(self, env_id: str) -> Path:
+        index_path = self.store.index_path(env_id)
+        return index_path.with_name(index_path.name[: -len(".json.gz")] + SUFFIX)
+
+    def dataset_rows(self, env_id: str, fingerprint: str | None) -> DatasetRows | None:
+        """The dataset's snapshot rows: from its row file while that matches the index (`fingerprint`), else
+        derived from the index (and the row file written for the next build). None without a readable index."""
+        if fingerprint is None:
+            return None
+        row_file = self._row_file(env_id)
+        rows = read_row_file(row_file, fingerprint)
+        if rows is None:
+            try:
+                index = self[env_id]
+            except KeyError:
+                return None
+            rows = rows_of_index(index, fingerprint)
+            write_row_file(row_file, rows)
+        return rows if self.usable(rows) else None
+
+    def usable(self, rows: DatasetRows) -> bool:
+        """Whether a stored index may be shown (CompleteIndexes: complete ones only)."""
+        return True
 
     def __iter__(self) -> Iterator[str]:
         suffix = ".json.gz"

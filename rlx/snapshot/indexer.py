@@ -307,6 +307,9 @@ class CompleteIndexes(StoredIndexes):
             raise KeyError(env_id)
         return index
 
+    def usable(self, rows) -> bool:
+        return rows.complete
+
 
 # -- helpers ----------------------------------------------------------------------------------------------------
 

@@ -53,7 +53,7 @@ def shard_rows(db: sqlite3.Connection, number: int, hidden: frozenset[str] | set
         return
     low = (number - shards.env_shards - 1) * size
     # Tasks of datasets only (a Space's page lists its own); the environment's modified date dates its tasks.
-    cursor = db.execute("SELECT t.env_id, t.ref, e.modified FROM tasks AS t JOIN envs AS e ON e.id = t.env_id "
+    cursor = db.execute("SELECT e.id, t.ref, e.modified FROM tasks AS t JOIN envs AS e ON e.rowid = t.env_rowid "
                         "WHERE t.rowid > ? AND t.rowid <= ? AND e.repo_type = 'dataset' ORDER BY t.rowid",
                         (low, low + size))
     for batch in iter(lambda: cursor.fetchmany(FETCH_ROWS), []):
@@ -75,5 +75,6 @@ def env_card(db: sqlite3.Connection, env_id: str) -> dict | None:
 
 def task_card(db: sqlite3.Connection, env_id: str, ref: str) -> dict | None:
     """A listed task's title and brief (answers already withheld when the snapshot was built); None if unlisted."""
-    row = db.execute("SELECT title, brief FROM tasks WHERE env_id = ? AND ref = ? LIMIT 1", (env_id, ref)).fetchone()
+    row = db.execute("SELECT title, brief FROM tasks WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?) AND ref = ? "
+                     "LIMIT 1", (env_id, ref)).fetchone()
     return {"title": row[0], "brief": row[1]} if row else None

@@ -164,12 +164,12 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
         scope = "SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH ?"
         params: tuple = (_task_match(tokens),)
         if env is not None:
-            scope += " AND rowid IN (SELECT rowid FROM task_facets WHERE env_id = ?)"
+            scope += " AND rowid IN (SELECT rowid FROM task_facets WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?))"
             params += (env,)
     else:
         scope, params = "SELECT rowid FROM task_facets", ()
         if env is not None:
-            scope, params = f"{scope} WHERE env_id = ?", (env,)
+            scope, params = f"{scope} WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?)", (env,)
     total = db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0]
     # Scoring costs time for every match; past RANK_LIMIT matches the words say too little to rank by, so
     # such broad searches list in catalog order instead.
@@ -234,8 +234,8 @@ def _scaled(counts: dict[str, int], total: int, seen: int) -> dict[str, int]:
 def _task_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
     if not rowids:
         return []
-    columns = ", ".join(f"t.{c}" for c in _TASK_CARD)
-    rows = db.execute(f"SELECT t.rowid, {columns}, e.heading, e.kind FROM tasks t LEFT JOIN envs e ON e.id = t.env_id "
+    columns = ", ".join("e.id" if c == "env_id" else f"t.{c}" for c in _TASK_CARD)
+    rows = db.execute(f"SELECT t.rowid, {columns}, e.heading, e.kind FROM tasks t JOIN envs e ON e.rowid = t.env_rowid "
                       f"WHERE t.rowid IN ({', '.join('?' * len(rowids))})", rowids).fetchall()
     by_rowid = {}
     for row in rows:

@@ -11,8 +11,10 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-SCHEMA = 2  # 2: env_splits (a rows dataset's splits and row counts), search_blob as words
+SCHEMA = 3  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS
 MMAP_BYTES = 512 * 1024 * 1024
+# 8 KB pages hold the wide task rows with less slack than 4 KB (about 2% of the file at 7,225 environments).
+PAGE_SIZE = 8192
 
 # Filled row by row during the build.
 TABLES = (
@@ -40,9 +42,10 @@ TABLES = (
     # Tag filters and the tag facet read this instead of parsing every row's JSON (see research/perf-anchors.md).
     "CREATE TABLE env_tags (tag TEXT NOT NULL, env_rowid INTEGER NOT NULL, PRIMARY KEY (tag, env_rowid)) "
     "WITHOUT ROWID",
+    # A task names its environment by envs.rowid: the id's text on every task cost 5 MB of 58 at 51,498 tasks.
     """CREATE TABLE tasks (
         rowid INTEGER PRIMARY KEY,
-        env_id TEXT NOT NULL,
+        env_rowid INTEGER NOT NULL REFERENCES envs (rowid),
         ref TEXT NOT NULL,
         title TEXT NOT NULL,
         brief TEXT NOT NULL,
@@ -59,7 +62,7 @@ TABLES = (
     # The task facets, narrow, so counting them over thousands of matches reads a few pages, not the wide rows.
     """CREATE TABLE task_facets (
         rowid INTEGER PRIMARY KEY,
-        env_id TEXT NOT NULL,
+        env_rowid INTEGER NOT NULL,
         category TEXT,
         difficulty TEXT
     )""",
@@ -67,29 +70,36 @@ TABLES = (
     # instead of grouping every environment's tags.
     "CREATE TABLE facet_totals (facet TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL, "
     "PRIMARY KEY (facet, value)) WITHOUT ROWID",
+    # Which stored index each dataset's tasks came from (its fingerprint, rlx/snapshot/rowfiles.py) and the kind
+    # that index showed: the next build copies the tasks of a dataset whose index is unchanged from this file.
+    "CREATE TABLE env_sources (env_rowid INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL, found_kind TEXT)",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 
 # Run once every row is in.
 TOTALS = (
-    "INSERT INTO task_facets (rowid, env_id, category, difficulty) "
-    "SELECT rowid, env_id, category, difficulty FROM tasks",
+    "INSERT INTO task_facets (rowid, env_rowid, category, difficulty) "
+    "SELECT rowid, env_rowid, category, difficulty FROM tasks",
     "INSERT INTO facet_totals (facet, value, n) SELECT 'kind', kind, count(*) FROM envs GROUP BY kind",
     "INSERT INTO facet_totals (facet, value, n) SELECT 'tags', tag, count(*) FROM env_tags GROUP BY tag",
 )
 
 # External-content FTS tables, filled by one 'rebuild' after the rows are in. `content="..."` in double quotes
-# so tools that detect FTS tables (Datasette among them) link each to its table.
+# so tools that detect FTS tables (Datasette among them) link each to its table. Both keep no word positions
+# (detail=none): no search is a phrase, and ranking reads the matched rows' text anyway (FTS5 tokenizes the
+# content again for bm25 when positions are not stored), so results and their order are the same as with
+# positions, for a third of the index and half its build time.
 FTS = (
-    # Trigram over the one search column: a quoted word matches exactly where it occurs as a substring.
+    # The environment's words (search_blob: already lowercased, accents removed, one space between words). The
+    # ascii tokenizer splits only at ASCII punctuation and spaces, so each stored word is one token, exactly as
+    # rlx/catalog/words.py cut it: '"gra"*' finds the rows with a word starting "gra", '"c"' those with the word
+    # "c". It replaced a trigram index: 6.7 of 58 MB and half a second of the build for 7,225 environments.
     'CREATE VIRTUAL TABLE envs_fts USING fts5(search_blob, content="envs", content_rowid="rowid", '
-    "tokenize=\"trigram\")",
-    # Words, accents folded. prefix='3' answers the three letters people type first ("gra") from the index;
-    # detail=column keeps no word positions (we never search phrases), which with briefs cut at 240 characters
-    # took 7,225 environments and 51,498 tasks from 84 to 58 MB and the build from 3.0 to 2.1 s (the
-    # benchmarks/ figures). Prefixes of other lengths walk the term list, a few milliseconds more.
+    "tokenize=\"ascii\", prefix='2 3', detail=none)",
+    # Words, accents folded. prefix='3' answers the three letters people type first ("gra") from the index.
+    # Prefixes of other lengths walk the term list, a few milliseconds more.
     'CREATE VIRTUAL TABLE tasks_fts USING fts5(title, brief, content="tasks", content_rowid="rowid", '
-    "tokenize=\"unicode61 remove_diacritics 2\", prefix='3', detail=column)",
+    "tokenize=\"unicode61 remove_diacritics 2\", prefix='3', detail=none)",
 )
 
 # Built after the rows are in (cheaper than keeping them up to date row by row).
@@ -109,8 +119,8 @@ INDEXES = (
     # Kind filters, the kind facet, and a trending rank within one kind.
     "CREATE INDEX envs_by_kind ON envs (kind, trending DESC, id)",
     "CREATE INDEX env_tags_by_env ON env_tags (env_rowid, tag)",
-    "CREATE INDEX tasks_by_env ON tasks (env_id, ref)",
-    "CREATE INDEX task_facets_by_env ON task_facets (env_id)",
+    "CREATE INDEX tasks_by_env ON tasks (env_rowid, ref)",
+    "CREATE INDEX task_facets_by_env ON task_facets (env_rowid)",
 )
 
 FTS_TABLES = ("envs_fts", "tasks_fts")

@@ -1,0 +1,145 @@
+"""One dataset's snapshot rows, kept in a small file beside its index (indexes/<key>.snapshot-rows.gz).
+
+An index holds everything its pages need; the snapshot keeps a few clipped columns of each task. Deriving them
+means reading and parsing the whole index, which for every dataset was most of a build's time. So a build keeps
+what it derived, stamped with the fingerprint of the index it came from (the index file's size and its gzip
+trailer: the CRC-32 and length of its JSON), and the next build reads that file while the index is unchanged.
+A missing, stale or unreadable row file is derived again from the index; one that cannot be written costs the
+next build the same work again, nothing more.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rlx.adapters.contract import Index, TaskRow
+from rlx.adapters.registry import get as get_adapter
+from rlx.store import write_atomic
+
+log = logging.getLogger("rlx.snapshot")
+
+ROWS_VERSION = 1  # bump when what a task row holds (columns, clipping) changes: every row file is then stale
+SUFFIX = ".snapshot-rows.gz"
+
+# Bounds on what one row may carry, so a strange index cannot bloat the file.
+# Briefs at 240 characters: what a card shows (and what the Harbor adapter keeps of an instruction anyway).
+TASK_TITLE_CHARS, TASK_BRIEF_CHARS, FACET_CHARS, MAX_TAGS = 200, 240, 80, 50
+
+
+@dataclass
+class DatasetRows:
+    """What the snapshot holds of one dataset's index."""
+
+    fingerprint: str | None  # of the index they came from; None: never copied from a previous snapshot
+    complete: bool
+    found_kind: str | bool | None  # what the index's adapter says the dataset is (None: adapter gone)
+    task_count: int
+    splits: list[tuple[str, str, int]] = field(default_factory=list)  # (config, split, rows) of a rows dataset
+    # (ref, title, brief, category, difficulty, grading, runtime, runs_here, tags as JSON), in index order
+    tasks: list[tuple] = field(default_factory=list)
+
+
+def index_fingerprint(path: Path) -> str | None:
+    """The stored index's identity without reading it: its size and gzip trailer (CRC-32 and length of the
+    JSON inside); size and modification time for a file that is not gzip. None when there is no file."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < 18 or fh.read(2) != b"\x1f\x8b":
+                return f"{size}:{os.fstat(fh.fileno()).st_mtime_ns}"
+            fh.seek(-8, os.SEEK_END)
+            return f"{size}:{fh.read(8).hex()}"
+    except FileNotFoundError:
+        return None
+
+
+def rows_of_index(index: Index, fingerprint: str | None) -> DatasetRows:
+    """The snapshot's rows of one index: searched rows only, each ref once, every field clipped."""
+    rows = [row for row in _unique_rows(index.rows) if not row.extra.get("_unsearched")]
+    return DatasetRows(fingerprint=fingerprint, complete=bool(index.complete), found_kind=_found_kind(index),
+                       task_count=int(index.summary.get("rows_total", len(rows))),
+                       splits=list(_splits(index)), tasks=[task_values(row) for row in rows])
+
+
+def read_row_file(path: Path, fingerprint: str) -> DatasetRows | None:
+    """The rows in `path` when they were derived from the index with this fingerprint, else None."""
+    try:
+        data = json.loads(gzip.decompress(path.read_bytes()))
+        if data.get("version") != ROWS_VERSION or data.get("index") != fingerprint:
+            return None
+        return DatasetRows(fingerprint=fingerprint, complete=bool(data["complete"]), found_kind=data["found_kind"],
+                           task_count=int(data["task_count"]), splits=[tuple(s) for s in data["splits"]],
+                           tasks=[tuple(t) for t in data["tasks"]])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
+        log.warning("snapshot.row_file_unreadable path=%s error=%s", path.name, exc)
+        return None
+
+
+def write_row_file(path: Path, rows: DatasetRows) -> None:
+    """Keep `rows` for the next build (best effort: a store that cannot be written only loses the shortcut)."""
+    data = {"version": ROWS_VERSION, "index": rows.fingerprint, "complete": rows.complete,
+            "found_kind": rows.found_kind, "task_count": rows.task_count, "splits": rows.splits, "tasks": rows.tasks}
+    try:
+        write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(),
+                                         compresslevel=1, mtime=0))
+    except OSError as exc:
+        log.warning("snapshot.row_file_unwritten path=%s error=%s", path.name, exc)
+
+
+def task_values(row: TaskRow) -> tuple:
+    facets = row.facets or {}
+    tags = facets.get("tags")
+    tags = [str(t) for t in tags][:MAX_TAGS] if isinstance(tags, list) else []
+    return (row.ref, clip(row.title, TASK_TITLE_CHARS), clip(row.brief, TASK_BRIEF_CHARS),
+            _facet(facets.get("category")), _facet(facets.get("difficulty")), _facet(facets.get("grading")),
+            _facet(facets.get("runtime")), _yes_no(facets.get("runs_here")), json.dumps(tags, ensure_ascii=False))
+
+
+def clip(value, limit: int) -> str:
+    text = " ".join(str(value or "").split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _found_kind(index: Index) -> str | bool | None:
+    adapter = get_adapter(index.adapter)
+    return adapter.kind_of_index(index) if adapter is not None else None
+
+
+def _splits(index: Index) -> Iterator[tuple[str, str, int]]:
+    """A rows dataset's splits and row counts (other formats have none)."""
+    for split in (index.summary.get("splits") or [])[:200]:
+        if isinstance(split, dict):
+            yield str(split.get("config", "default")), str(split.get("split", "")), int(split.get("rows", 0))
+
+
+def _unique_rows(rows: list[TaskRow]) -> Iterator[TaskRow]:
+    refs: set[str] = set()
+    for row in rows:
+        if row.ref not in refs:
+            refs.add(row.ref)
+            yield row
+
+
+def _facet(value) -> str | None:
+    if isinstance(value, list):  # a facet may hold several values; the card shows the first
+        value = value[0] if value else None
+    if value is None or isinstance(value, (dict, bool)):
+        return None
+    text = clip(value, FACET_CHARS)
+    return text or None
+
+
+def _yes_no(value) -> int | None:
+    if value in (True, "yes"):
+        return 1
+    if value in (False, "no"):
+        return 0
+    return None
