@@ -95,10 +95,10 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         db.execute("PRAGMA journal_mode=OFF")
         db.execute("PRAGMA synchronous=OFF")
         db.execute("PRAGMA cache_size=-65536")  # 64 MB: the FTS merge and the index sorts stay in memory
+        carried = previous_sources(db, previous)  # attached before the transaction, so it can be let go
         db.execute("BEGIN")
         for statement in (*TABLES, *FTS):
             db.execute(statement)
-        carried = previous_sources(db, previous)
         lap("setup")
         counts, copied = _insert_rows(db, records, source, kind_of, carried, timings)
         mark = time.perf_counter()  # the rows' own laps (read_rows, write_rows) are timed inside _insert_rows
@@ -117,9 +117,9 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
             db.execute(statement)
         db.execute("COMMIT")
         lap("indexes")
-        if carried:
+        if carried is not None:
             db.execute("DETACH previous")
-        db.execute("ANALYZE")
+        db.execute("ANALYZE main")
         db.execute("VACUUM")
         lap("analyze_vacuum")
         verdict = db.execute("PRAGMA quick_check").fetchone()[0]

@@ -4,7 +4,8 @@ snapshot on local disk and publishes it (the database first, then the pointer).
 It runs hourly as an HF Job (`rlx snapshot build`) or as an RQ job on the `snapshot` queue. Every run publishes a
 whole snapshot or nothing: a listing that fails or comes back much smaller than the last snapshot's, a build that
 fails, a copy that lands short — each leaves the previous pointer in place. Reruns are safe: a current index costs
-no call to the source, and the snapshot is always built afresh from the listing and the indexes on disk.
+no call to the source, and the snapshot is always built afresh from the listing and the indexes on disk (the rows
+of a dataset whose index is unchanged copied from the published snapshot, the others read from the store).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from rlx.adapters import Adapter, Env, Index, all_adapters, choose, get
 from rlx.adapters.registry import SURE
 from rlx.catalog import fetch_listing, write_listing_file
 from rlx.snapshot.build import StoredIndexes, build_snapshot, env_id_of
-from rlx.snapshot.publish import publish
+from rlx.snapshot.publish import copy_published, publish
 from rlx.snapshot.schema import pointer_name
 from rlx.snapshot.scratch import build_folder
 from rlx.snapshot.state import IndexerState, load_state, save_state
@@ -110,7 +111,9 @@ def _build_and_publish(records: list[RepoRecord], store: Store, cache_dir: Path,
     _start(progress, "building", message="Building the snapshot")
     with build_folder(cache_dir) as scratch:  # removed afterwards; what a killed build left, the next one removes
         local = scratch / "catalog.db"
-        built = build_snapshot(records, CompleteIndexes(store), local, built_at=_iso(clock()))
+        # The published snapshot's rows of the datasets whose index did not change are copied, not read again.
+        previous = copy_published(store, scratch / "previous.db")
+        built = build_snapshot(records, CompleteIndexes(store), local, built_at=_iso(clock()), previous=previous)
         _finish(progress, "building", f"{built['counts']['envs']:,} environments, {built['counts']['tasks']:,} tasks")
         _start(progress, "publishing", message="Publishing the snapshot")
         published = publish(local, store, now=datetime.fromtimestamp(clock(), timezone.utc))

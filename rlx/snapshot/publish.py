@@ -7,11 +7,14 @@ simply publishes another whole snapshot. Old databases are pruned after the poin
 from __future__ import annotations
 
 import hashlib
+import logging
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from rlx.snapshot.schema import SCHEMA, open_immutable, pointer_name, read_meta
 from rlx.store import Store, copy_atomic, read_json, remove_abandoned_temps, write_json
+
+log = logging.getLogger("rlx.snapshot")
 
 KEEP = 5
 
@@ -38,6 +41,28 @@ def publish(local_db: Path, store: Store, now: datetime | None = None) -> dict:
                "counts": meta["counts"], "schema": SCHEMA}
     write_json(folder / pointer_name(SCHEMA), pointer)
     return {**pointer, "pointer": pointer_name(SCHEMA), "pruned": prune(store)}
+
+
+def copy_published(store: Store, target: Path) -> Path | None:
+    """A local copy of the snapshot the pointer names, checked against the pointer's size and sha256 (the next
+    build copies its unchanged rows from it). None when there is none, or the copy does not match."""
+    try:
+        pointer = read_json(store.snapshots_dir / pointer_name(SCHEMA))
+        if pointer is None:
+            return None  # nothing published yet (or only under another schema)
+        source = store.snapshots_dir / pointer["db"]
+        if Path(pointer["db"]).name != pointer["db"] or not source.is_file():
+            return None
+        copy_atomic(source, target)
+        if sha256_of(target) != (pointer["sha256"], pointer["size"]):
+            log.warning("snapshot.previous_mismatch db=%s: building without it", pointer["db"])
+            target.unlink(missing_ok=True)
+            return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("snapshot.previous_unreadable error=%s: building without it", exc)
+        target.unlink(missing_ok=True)
+        return None
+    return target
 
 
 def prune(store: Store, keep: int = KEEP) -> list[str]:

@@ -1,0 +1,152 @@
+"""The hourly build: rows of unchanged datasets copied from the previous snapshot, each dataset's rows read from its
+small row file while its index is unchanged, and the result the same as a build from nothing."""
+
+import json
+import sqlite3
+
+import pytest
+
+from rlx.adapters.contract import Index, TaskRow
+from rlx.adapters.indexes import save_index
+from rlx.snapshot import build as build_module
+from rlx.snapshot import build_snapshot, search_envs, search_tasks
+from rlx.snapshot.indexer import CompleteIndexes
+from rlx.snapshot.publish import copy_published, publish
+from rlx.snapshot.rowfiles import SUFFIX
+from rlx.snapshot.schema import open_immutable
+from rlx.sources.base import RepoRecord
+from rlx.store import Store
+
+TABLES = {"envs": "id", "tasks": "rowid", "env_splits": "env_id, config, split", "env_tags": "tag, env_rowid",
+          "task_facets": "rowid", "facet_totals": "facet, value", "env_sources": "env_rowid"}
+
+
+def record(name, **fields):
+    return RepoRecord(id=f"acme/{name}", repo_type="dataset", tags=("harbor",),
+                      card={"pretty_name": name.replace("-", " ").title()}, **fields)
+
+
+def index(env_id, words, count=3, revision="r1"):
+    rows = [TaskRow(ref=f"task-{i}", title=f"{words} {i}", brief=f"Solve the {words} puzzle number {i}.",
+                    facets={"difficulty": "easy", "category": words.split()[0]}) for i in range(count)]
+    return Index(env_id=env_id, adapter="harbor", revision=revision, version=1, built_at="2026-11-30T00:00:00Z",
+                 complete=True, rows=rows, summary={"splits": [{"config": "default", "split": "train", "rows": count}]})
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = Store(tmp_path / "store")
+    for name, words in (("sokoban-gym", "sokoban boxes"), ("chess-tasks", "chess endgame"),
+                        ("maze-runner", "maze escape")):
+        save_index(store, index(f"acme/{name}", words))
+    return store
+
+
+RECORDS = [record("sokoban-gym", trending_score=3.0), record("chess-tasks", trending_score=2.0),
+           record("maze-runner", trending_score=1.0)]
+
+
+def contents(path):
+    db = open_immutable(path)
+    try:
+        return {table: db.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
+                for table, order in TABLES.items()}
+    finally:
+        db.close()
+
+
+def answers(path):
+    db = open_immutable(path)
+    try:
+        return {q: (search_envs(db, q=q)["total"], [t["ref"] + "@" + t["env_id"] for t in search_tasks(db, q)["tasks"]])
+                for q in ("sokoban", "ches", "maze escape", "puzzle", "c", "rook")}
+    finally:
+        db.close()
+
+
+def test_an_hourly_build_copies_unchanged_datasets_and_equals_a_build_from_nothing(store, tmp_path):
+    first = build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")
+    assert first["copied"] == 0
+    # An hour later: chess changed, maze went private, a new dataset arrived.
+    save_index(store, index("acme/chess-tasks", "chess rook endgame", count=4, revision="r2"))
+    save_index(store, index("acme/new-gym", "rook ladder"))
+    later = [RECORDS[0], RECORDS[1], record("maze-runner", private=True), record("new-gym")]
+
+    hourly = build_snapshot(later, CompleteIndexes(store), tmp_path / "hourly.db", previous=tmp_path / "first.db")
+    cold = build_snapshot(later, CompleteIndexes(store), tmp_path / "cold.db")
+
+    assert hourly["copied"] == 1  # sokoban only: chess changed, new-gym is new, maze is gone
+    assert contents(tmp_path / "hourly.db") == contents(tmp_path / "cold.db")
+    assert answers(tmp_path / "hourly.db") == answers(tmp_path / "cold.db")
+    assert sorted(answers(tmp_path / "hourly.db")["rook"][1]) == sorted(
+        [f"task-{i}@acme/chess-tasks" for i in range(4)] + [f"task-{i}@acme/new-gym" for i in range(3)])
+    assert hourly["counts"] == cold["counts"] and hourly["counts"]["tasks"] == 3 + 4 + 3
+
+
+def test_a_dataset_gone_private_leaves_nothing_of_itself_in_the_next_snapshot(store, tmp_path):
+    save_index(store, index("acme/maze-runner", "labyrinthine minotaur"))
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")
+    assert b"minotaur" in (tmp_path / "first.db").read_bytes()
+
+    later = [RECORDS[0], RECORDS[1], record("maze-runner", private=True)]
+    build_snapshot(later, CompleteIndexes(store), tmp_path / "hourly.db", previous=tmp_path / "first.db")
+
+    everything = (tmp_path / "hourly.db").read_bytes()
+    assert b"minotaur" not in everything and b"maze-runner" not in everything
+    assert b"sokoban" in everything
+
+
+def test_an_unchanged_index_is_read_from_its_row_file_and_a_changed_one_again(store, tmp_path, monkeypatch):
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")  # writes the row files
+    assert len(list(store.indexes_dir.glob(f"*{SUFFIX}"))) == 3
+    read = []
+    real_read_index = build_module.read_index
+    monkeypatch.setattr(build_module, "read_index", lambda s, env_id: read.append(env_id) or real_read_index(s, env_id))
+
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "second.db")
+    assert read == []  # every dataset from its row file
+    save_index(store, index("acme/chess-tasks", "chess queen gambit", revision="r2"))
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "third.db")
+
+    assert read == ["acme/chess-tasks"]
+    assert answers(tmp_path / "third.db")["rook"] == (0, [])
+    db = open_immutable(tmp_path / "third.db")
+    assert search_tasks(db, "gambit")["total"] == 3
+
+
+def test_a_row_file_that_is_damaged_is_derived_again(store, tmp_path):
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")
+    for path in store.indexes_dir.glob(f"*{SUFFIX}"):
+        path.write_bytes(b"not gzip at all")
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "second.db")
+    assert contents(tmp_path / "second.db") == contents(tmp_path / "first.db")
+
+
+def test_a_previous_snapshot_of_another_schema_or_broken_is_ignored(store, tmp_path):
+    cold = build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "cold.db")
+    old = tmp_path / "old.db"
+    db = sqlite3.connect(old)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('schema', '2')")
+    db.commit()
+    db.close()
+    (tmp_path / "garbage.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 5000)
+    for previous in (old, tmp_path / "garbage.db", tmp_path / "missing.db"):
+        built = build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "again.db", previous=previous)
+        assert built["copied"] == 0 and built["counts"] == cold["counts"]
+        assert contents(tmp_path / "again.db") == contents(tmp_path / "cold.db")
+
+
+def test_the_published_snapshot_is_copied_for_the_next_build_only_when_it_matches_its_pointer(store, tmp_path):
+    assert copy_published(store, tmp_path / "previous.db") is None  # nothing published yet
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")
+    published = publish(tmp_path / "first.db", store)
+
+    copy = copy_published(store, tmp_path / "previous.db")
+    assert copy is not None and copy.read_bytes() == (tmp_path / "first.db").read_bytes()
+    named = store.snapshots_dir / published["db"]
+    named.write_bytes(named.read_bytes()[:-1] + b"\x00")  # one byte changed on the store
+    assert copy_published(store, tmp_path / "again.db") is None
+    assert not (tmp_path / "again.db").exists()
+    pointer = json.loads((store.snapshots_dir / published["pointer"]).read_text())
+    assert pointer["db"] == published["db"]
