@@ -50,13 +50,14 @@ class Plan:
     community_runs: int = 100_000  # synthetic run records behind the community pages
     live_runs: int = 4  # oracle rollouts followed over SSE for the event-to-fragment latency
     scale_mix_seconds: float = 5  # the cost curves: the mix at each scale, per connection count
+    scaled_builds: bool = True  # the snapshot builds at 10× the catalog (a few minutes: full mode only)
 
 
 FULL = Plan(builds=5, floor_runs=200, seconds_1=3, seconds_8=2, mix_seconds=5, mix_repeats=3, paint_runs=7,
             page_seconds=3, index_runs=3, big_repo_to_completion=True, concurrency_seconds=30, profile=True)
 QUICK = Plan(builds=1, floor_runs=30, seconds_1=1, seconds_8=0, mix_seconds=2, mix_repeats=1, paint_runs=3,
              page_seconds=1, index_runs=1, big_repo_to_completion=False, concurrency_seconds=10, profile=False,
-             play_steps=100, live_runs=2, scale_mix_seconds=3)
+             play_steps=100, live_runs=2, scale_mix_seconds=3, scaled_builds=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,6 +106,8 @@ def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
     step(results, "catalog", lambda: workspace.generate(ws))
     step(results, "thousand_indexed", lambda: pages.index_thousand(ws))
     step(results, "snapshot", lambda: snapshot_build.measure(ws, plan.builds))
+    if plan.scaled_builds:
+        step(results, "snapshot_10x", lambda: snapshot_build.measure_scaled(ws, 10, runs=max(1, plan.builds // 2)))
     if "snapshot" not in results:
         return  # nothing to serve
     step(results, "sitemap", lambda: sitemap.measure(ws))

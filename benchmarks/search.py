@@ -25,6 +25,7 @@ TARGET_P50_MS, TARGET_P99_MS = 5.0, 25.0
 DEEP_PAGE = 200
 PAGE_SIZE = 24
 # Datasette: the same page of cards with the same two facets the app counts (kind, and tags from the JSON list).
+# Its word searches go raw with a trailing * (envs_fts holds one token per word): the app's word-prefix match.
 DS_ENVS = "/catalog/envs.json?_size=24&_nocol=search_blob&_facet=kind&_facet_array=tags"
 DS_TASKS = "/catalog/tasks.json?_searchmode=raw&_size=24&_facet=category&_facet=difficulty"
 
@@ -42,11 +43,11 @@ def query_mix(deep_token: str | None) -> list[Query]:
     sort = "&_sort_desc="
     mix = [
         Query("Q1", "empty, trending, page 1", "/api/search", DS_ENVS + sort + "trending"),
-        Query("Q2", "common word 'agent'", "/api/search?q=agent", DS_ENVS + sort + "trending&_search=agent"),
-        Query("Q3", "3-letter substring 'rew'", "/api/search?q=rew", DS_ENVS + sort + "trending&_search=rew"),
-        Query("Q4", "rare word 'sokoban'", "/api/search?q=sokoban", DS_ENVS + sort + "trending&_search=sokoban"),
+        Query("Q2", "common word 'agent'", "/api/search?q=agent", DS_ENVS + sort + "trending&_searchmode=raw&_search=agent*"),
+        Query("Q3", "3-letter substring 'rew'", "/api/search?q=rew", DS_ENVS + sort + "trending&_searchmode=raw&_search=rew*"),
+        Query("Q4", "rare word 'sokoban'", "/api/search?q=sokoban", DS_ENVS + sort + "trending&_searchmode=raw&_search=sokoban*"),
         Query("Q5", "kind=harbor + 'terminal'", "/api/search?q=terminal&kind=harbor",
-              DS_ENVS + sort + "trending&_search=terminal&kind=harbor"),
+              DS_ENVS + sort + "trending&_searchmode=raw&_search=terminal*&kind=harbor"),
         Query("Q6", "tag filter tool-use", "/api/search?f=tag:tool-use",
               DS_ENVS + sort + "trending&tags__arraycontains=tool-use"),
     ]

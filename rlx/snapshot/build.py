@@ -101,7 +101,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
             db.execute(statement)
         lap("setup")
         counts, copied = _insert_rows(db, records, source, kind_of, carried, timings)
-        mark = time.perf_counter()  # the rows' own laps (read_rows, write_rows) are timed inside _insert_rows
+        mark = time.perf_counter()  # _insert_rows timed its own two parts
         for statement in TOTALS:
             db.execute(statement)
         meta = {"schema": str(SCHEMA), "built_at": built_at, "counts": json.dumps(counts, sort_keys=True)}
