@@ -34,6 +34,7 @@ log = logging.getLogger("rlx.snapshot")
 # Bounds on what one environment row may carry, so a strange card cannot bloat the file (the task rows' bounds
 # are in rowfiles.py).
 _HEADING_CHARS, _ENV_BRIEF_CHARS = 200, 240
+FTS_HASH_BYTES = 256 * 1024 * 1024  # only what the terms need is allocated: ~10 MB at 1×, ~150 MB at 10×
 
 
 class SnapshotBuildError(Exception):
@@ -110,6 +111,9 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         build_env_sets(db)  # the environment search's word, kind and tag sets (rlx/snapshot/search_tables.py)
         lap("env_sets")
         for table in FTS_TABLES:
+            # Terms gathered in memory (up to FTS_HASH_BYTES) before a segment is written: a catalog's index comes out as
+            # one segment, so the merge after it has next to nothing to do and frees next to no pages.
+            db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', {FTS_HASH_BYTES})")
             db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
             db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
         lap("fts")
@@ -120,7 +124,9 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         if carried is not None:
             db.execute("DETACH previous")
         db.execute("ANALYZE main")
-        db.execute("VACUUM")
+        free, pages = db.execute("PRAGMA freelist_count").fetchone()[0], db.execute("PRAGMA page_count").fetchone()[0]
+        if free > pages // 100:  # rows are written in order into a fresh file: compact unless the merges left gaps
+            db.execute("VACUUM")
         lap("analyze_vacuum")
         verdict = db.execute("PRAGMA quick_check").fetchone()[0]
         if verdict != "ok":

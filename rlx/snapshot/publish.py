@@ -53,7 +53,7 @@ def copy_published(store: Store, target: Path) -> Path | None:
         source = store.snapshots_dir / pointer["db"]
         if Path(pointer["db"]).name != pointer["db"] or not source.is_file():
             return None
-        copy_atomic(source, target)
+        copy_atomic(source, target, durable=False)  # scratch, checked against the pointer just below
         if sha256_of(target) != (pointer["sha256"], pointer["size"]):
             log.warning("snapshot.previous_mismatch db=%s: building without it", pointer["db"])
             target.unlink(missing_ok=True)

@@ -89,7 +89,7 @@ def write_row_file(path: Path, rows: DatasetRows) -> None:
             "found_kind": rows.found_kind, "task_count": rows.task_count, "splits": rows.splits, "tasks": rows.tasks}
     try:
         write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(),
-                                         compresslevel=1, mtime=0))
+                                         compresslevel=1, mtime=0), durable=False)  # a torn file fails gzip's check
     except OSError as exc:
         log.warning("snapshot.row_file_unwritten path=%s error=%s", path.name, exc)
 

@@ -24,29 +24,31 @@ _TEMP = re.compile(r"\..+?\.(?:(\d+)@([A-Za-z0-9-]+)\.)?[A-Za-z0-9_]+\.tmp")
 
 
 @contextmanager
-def atomic_file(path: Path):
+def atomic_file(path: Path, durable: bool = True):
     """A binary file to write; on leaving the block it is flushed to disk and renamed over `path`. On an error
-    the temporary file is removed and `path` is untouched."""
+    the temporary file is removed and `path` is untouched. `durable=False` skips the fsync: for a file that is
+    only a cache (checked when read), where waiting on the disk buys nothing."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}@{_HOST}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             yield fh
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    with atomic_file(path) as fh:
+def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+    with atomic_file(path, durable) as fh:
         fh.write(data)
 
 
-def copy_atomic(source: Path, target: Path) -> None:
-    with atomic_file(target) as out, open(source, "rb") as src:
+def copy_atomic(source: Path, target: Path, durable: bool = True) -> None:
+    with atomic_file(target, durable) as out, open(source, "rb") as src:
         shutil.copyfileobj(src, out, 1 << 20)
 
 
