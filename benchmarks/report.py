@@ -185,7 +185,8 @@ def _snapshot_scaled(x: dict | None) -> str:
             for kind, b in (("hourly", x["hourly"]), ("cold", x["cold"]), ("first", x["first"]))]
     gen = x.get("generated") or {}
     return (f"\n**At {x['scale']}×** ({gen.get('envs', 0):,} environments, {gen.get('tasks', 0):,} tasks; targets "
-            f"≤ 10 s, ≤ 430 MB, peak RSS ≤ 1 GB): peak RSS of the building process **{x['peak_rss'] / 1e6:.0f} MB** "
+            "≤ 10 s, ≤ 430 MB, peak RSS ≤ 1 GB): peak RSS of the building process "
+            f"**{x['peak_rss'] / 1e6:.0f} MB** "
             f"({_met(x['met']['rss'])}); hourly {_met(x['met']['seconds'])} on time, {_met(x['met']['size'])} on "
             "size.\n\n" + _table(["build", "seconds (runs)", "CPU", "size", "phases"], rows, "lllll"))
 
@@ -376,14 +377,15 @@ def _what_moves(r: dict) -> str:
                      "prefix indexes, the facet table and its index): the length kept of each task brief and what "
                      "the task word index stores are the levers on size. In the hourly build time goes to the FTS "
                      f"rebuild ({s['phases'].get('fts', 0):.2f} s: both word indexes are filled again from the rows, "
-                     f"the one part that does not shrink with fewer changes), the rows ({s['phases'].get('read_rows', 0):.2f} "
-                     f"+ {s['phases'].get('write_rows', 0):.2f} s: one fingerprint per dataset, each environment's "
-                     "row in Python, unchanged tasks copied in SQL) and VACUUM after the FTS merge.")
+                     "the one part that does not shrink with fewer changes), the rows "
+                     f"({s['phases'].get('read_rows', 0):.2f} + {s['phases'].get('write_rows', 0):.2f} s: one "
+                     "fingerprint per dataset, each environment's "
+                     "row in Python, unchanged tasks copied in SQL) and the sort indexes.")
     floor, app = r.get("floor"), r.get("app")
     if floor and app:
         q1f, q1a = floor.get("Q1", {}).get("p50_ms"), app["per_query"].get("Q1", {}).get("p50_ms")
         lines.append(f"*Search.* A cheap query costs {_n(q1f)} ms in SQLite and {_n(q1a)} ms over HTTP: the rest is "
-                     "the request path (Flask, JSON, gzip, gevent, loopback). A word search costs its trigram match "
+                     "the request path (Flask, JSON, gzip, gevent, loopback). A word search costs its word-index match "
                      "and then every count over the matches (total, kind facet, tag facet): a common word or a short "
                      "substring matches thousands of environments, and counting their tags is the heaviest "
                      "environment statement. At eight connections the two cores are shared by wrk and two workers, so "

@@ -111,8 +111,8 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         build_env_sets(db)  # the environment search's word, kind and tag sets (rlx/snapshot/search_tables.py)
         lap("env_sets")
         for table in FTS_TABLES:
-            # Terms gathered in memory (up to FTS_HASH_BYTES) before a segment is written: a catalog's index comes out as
-            # one segment, so the merge after it has next to nothing to do and frees next to no pages.
+            # Terms gathered in memory (up to FTS_HASH_BYTES) before a segment is written: a catalog's index comes
+            # out as one segment, so the merge after it has next to nothing to do and frees next to no pages.
             db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', {FTS_HASH_BYTES})")
             db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
             db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")

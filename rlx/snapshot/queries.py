@@ -164,7 +164,8 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
         scope = "SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH ?"
         params: tuple = (_task_match(tokens),)
         if env is not None:
-            scope += " AND rowid IN (SELECT rowid FROM task_facets WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?))"
+            scope += (" AND rowid IN (SELECT rowid FROM task_facets "
+                      "WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?))")
             params += (env,)
     else:
         scope, params = "SELECT rowid FROM task_facets", ()
