@@ -90,7 +90,8 @@ TOTALS = (
 # content again for bm25 when positions are not stored), so results and their order are the same as with
 # positions, for a third of the index and half its build time.
 FTS = (
-    # The environment's words (search_blob: already lowercased, accents removed, one space between words). The
+    # The environment's words (search_blob: already lowercased, accents removed, one space between words), for
+    # SQL readers of the file (Datasette's _search): the app's own search reads env_sets (search_tables.py). The
     # ascii tokenizer splits only at ASCII punctuation and spaces, so each stored word is one token, exactly as
     # rlx/catalog/words.py cut it: '"gra"*' finds the rows with a word starting "gra", '"c"' those with the word
     # "c". It replaced a trigram index: 6.7 of 58 MB and half a second of the build for 7,225 environments.
