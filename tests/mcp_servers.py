@@ -1,24 +1,23 @@
-"""Real app servers for the MCP tests: gunicorn (gevent, the production path) on loopback, on the test Redis.
+"""Real app servers for the MCP tests: gunicorn (gevent, the production path, via tests/servers.py) on loopback, on
+the test Redis.
 
-One source folder with two Harbor examples, a dataset whose task plants answers everywhere
-(tests/fixtures/answers/task), and a third example left unindexed; two server processes share Redis and the store.
+`build_world`: one source folder with two Harbor examples, a dataset whose task plants answers everywhere
+(tests/fixtures/answers/task), and a third example left unindexed. `copied_world`: bundled examples copied as they
+are. `serving` runs one or more server processes over a world; they share Redis and the store.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
+from collections.abc import Iterable
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlx import create_app
 from rlx.config import Config
 from tests.conftest import EXAMPLES, index_now
+from tests.servers import gunicorn
 
 FIXTURE_TASK = Path(__file__).parent / "fixtures" / "answers" / "task"
 INDEXED = ("rlx-examples/terminal-basics", "rlx-examples/python-bugfix", "adv/leaky")
@@ -31,57 +30,34 @@ class World:
     env: dict
     app: object
     urls: list[str] = field(default_factory=list)
-    processes: list = field(default_factory=list)
 
     def endpoint(self, env_id: str, server: int = 0) -> str:
         return f"{self.urls[server]}/mcp/d/{env_id}"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def build_world(root: Path, redis_url: str, servers: int = 2) -> World:
+def copied_world(root: Path, redis_url: str, env_ids: Iterable[str]) -> World:
+    """A world whose source folder holds copies of the bundled datasets `env_ids`; nothing indexed yet."""
     source = root / "source"
-    for env_id in (*INDEXED[:2], UNINDEXED):
+    for env_id in env_ids:
         shutil.copytree(EXAMPLES / "datasets" / env_id, source / "datasets" / env_id)
-    leaky = source / "datasets" / "adv" / "leaky"
-    shutil.copytree(FIXTURE_TASK, leaky / "tasks" / "planted")
-    (leaky / "README.md").write_text("---\ntags: [harbor]\n---\n# Leaky\n")
     env = {"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url, "RLX_SOURCE": str(source),
            "SESSION_SECRET": "test-secret"}
-    app = create_app(Config.from_env(env))
+    return World(source, env, create_app(Config.from_env(env)))
+
+
+def build_world(root: Path, redis_url: str) -> World:
+    world = copied_world(root, redis_url, (*INDEXED[:2], UNINDEXED))
+    leaky = world.source / "datasets" / "adv" / "leaky"
+    shutil.copytree(FIXTURE_TASK, leaky / "tasks" / "planted")
+    (leaky / "README.md").write_text("---\ntags: [harbor]\n---\n# Leaky\n")
     for env_id in INDEXED:
-        index_now(app, env_id)
-    world = World(source, env, app)
-    for _ in range(servers):
-        start_server(world)
+        index_now(world.app, env_id)
     return world
 
 
-def start_server(world: World) -> str:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1", "-b",
-                                f"127.0.0.1:{port}", "--log-level", "warning", "rlx:create_app()"],
-                               env={**os.environ, **world.env})
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/healthz", timeout=1)
-            break
-        except OSError:
-            assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
-            time.sleep(0.1)
-    world.urls.append(url)
-    world.processes.append(process)
-    return url
-
-
-def stop_world(world: World) -> None:
-    for process in world.processes:
-        process.terminate()
-    for process in world.processes:
-        process.wait(10)
+@contextmanager
+def serving(world: World, servers: int = 1):
+    """`servers` gunicorn processes over `world` (their URLs in world.urls) for as long as the block runs."""
+    with ExitStack() as running:
+        world.urls[:] = [running.enter_context(gunicorn(world.env)) for _ in range(servers)]
+        yield world

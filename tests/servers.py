@@ -26,9 +26,10 @@ needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian
 
 
 @contextmanager
-def gunicorn(env: dict, workers: int = 1, app: str = "rlx:create_app()", quiet: bool = False):
+def gunicorn(env: dict, workers: int = 1, app: str = "rlx:create_app()", quiet: bool = False,
+             ready: str = "/healthz"):
     """`app` under gunicorn with gevent on a free loopback port, with `env` over this process's environment;
-    yields its URL once /healthz answers, and stops it afterwards."""
+    yields its URL once `ready` answers (the admin app has no /healthz), and stops it afterwards."""
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers), "-b",
                                 f"127.0.0.1:{port}", "--log-level", "warning", app], env={**os.environ, **env},
@@ -38,7 +39,7 @@ def gunicorn(env: dict, workers: int = 1, app: str = "rlx:create_app()", quiet: 
         deadline = time.monotonic() + 90  # gunicorn's workers import the app: slow on a loaded machine
         while True:
             try:
-                urllib.request.urlopen(url + "/healthz", timeout=1)
+                urllib.request.urlopen(url + ready, timeout=1)
                 break
             except OSError:
                 assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
@@ -51,7 +52,11 @@ def gunicorn(env: dict, workers: int = 1, app: str = "rlx:create_app()", quiet: 
 
 def app_env(app, redis_url: str, **extra: str) -> dict:
     """The environment that makes a served process read the same store, source and Redis as `app`."""
-    config = app.config["RLX"]
+    return config_env(app.config["RLX"], redis_url, **extra)
+
+
+def config_env(config, redis_url: str, **extra: str) -> dict:
+    """The environment that makes a served process read the same store and source as `config`, on `redis_url`."""
     return {"REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir), "RLX_SOURCE": config.source,
             "SESSION_SECRET": "test-secret", **extra}
 

@@ -4,18 +4,11 @@ no inline script but the page's own, by hash."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-import urllib.request
-
 import pytest
 
 from rlx.admin.headers import inline_script_hashes
 from tests.test_admin import CAROL, ORIGIN, apps, people, signed_in  # noqa: F401 (fixtures)
-from tests.processes import free_port
-from tests.servers import CHROMIUM, browser_page
+from tests.servers import browser_page, config_env, gunicorn, needs_chromium
 
 
 def policy(response) -> dict[str, str]:
@@ -79,26 +72,12 @@ def admin_server(make_config, redis_url, redis_client, people):
 
     Queue("index", connection=redis_client).enqueue("builtins.print", "waiting for a worker")  # a job to list
     config = make_config(HF_ENDPOINT=people.url, ADMIN_ORG="rlx-admins")
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir), "RLX_SOURCE": config.source,
-           "SESSION_SECRET": "test-secret", "HF_ENDPOINT": people.url, "ADMIN_ORG": "rlx-admins"}
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", "1", "-b",
-                                f"127.0.0.1:{port}", "admin_wsgi:app"], env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/signin", timeout=1)
-            break
-        except OSError:
-            assert time.monotonic() < deadline and process.poll() is None, "the admin server did not start"
-            time.sleep(0.1)
-    yield url
-    process.terminate()
-    process.wait(10)
+    env = config_env(config, redis_url, HF_ENDPOINT=people.url, ADMIN_ORG="rlx-admins")
+    with gunicorn(env, app="admin_wsgi:app", ready="/signin") as url:
+        yield url
 
 
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed")
+@needs_chromium
 def test_the_rq_dashboard_works_in_chromium_without_a_policy_violation(admin_server):
     for page in browser_page(width=1280):
         problems = []

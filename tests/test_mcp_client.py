@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from rlx.queue.connection import connect
-from tests.mcp_servers import EXAMPLES, FIXTURE_TASK, UNINDEXED, build_world, stop_world
+from tests.mcp_servers import EXAMPLES, FIXTURE_TASK, UNINDEXED, build_world, serving
 
 SECRET = re.compile(r"ZX-ANSWER-\d{4}")
 TERMINAL = "rlx-examples/terminal-basics"
@@ -24,9 +24,8 @@ TOOLS = {"describe", "list_tasks", "search_tasks", "get_task", "read_file", "ran
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, redis_url):
-    world = build_world(tmp_path_factory.mktemp("mcp"), redis_url)
-    yield world
-    stop_world(world)
+    with serving(build_world(tmp_path_factory.mktemp("mcp"), redis_url), servers=2) as world:
+        yield world
 
 
 @pytest.fixture(autouse=True)

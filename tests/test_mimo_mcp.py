@@ -4,15 +4,12 @@ read_file opens its workspace and its verifier_meta.json, and no answer is in an
 
 import asyncio
 import re
-import shutil
 
 import pytest
 from mcp import Client
 
-from rlx import create_app
-from rlx.config import Config
-from tests.conftest import EXAMPLES, index_now
-from tests.mcp_servers import World, start_server, stop_world
+from tests.conftest import index_now
+from tests.mcp_servers import copied_world, serving
 
 SECRET = re.compile(r"ZX-ANSWER-\d{4}")
 RELEASE = "rlx-examples/mimo-release"
@@ -20,16 +17,10 @@ RELEASE = "rlx-examples/mimo-release"
 
 @pytest.fixture(scope="module")
 def mimo_world(tmp_path_factory, redis_url):
-    root = tmp_path_factory.mktemp("mimo-mcp")
-    shutil.copytree(EXAMPLES / "datasets" / RELEASE, root / "source" / "datasets" / RELEASE)
-    env = {"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url, "RLX_SOURCE": str(root / "source"),
-           "SESSION_SECRET": "test-secret"}
-    app = create_app(Config.from_env(env))
-    index_now(app, RELEASE)
-    world = World(root / "source", env, app)
-    start_server(world)
-    yield world
-    stop_world(world)
+    world = copied_world(tmp_path_factory.mktemp("mimo-mcp"), redis_url, [RELEASE])
+    index_now(world.app, RELEASE)
+    with serving(world):
+        yield world
 
 
 def text_of(result) -> str:

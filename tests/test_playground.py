@@ -14,7 +14,7 @@ import pytest
 from websockets.sync.client import connect
 
 from rlx.live.slots import open_count
-from tests.live_site import ECHO, start_site, stop
+from tests.live_site import ECHO, served_site
 from tests.stand_ins.bad_ws import BadWs
 
 BAD = "acme/bad-ws"
@@ -28,11 +28,9 @@ def bad_ws():
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, redis_url, openenv_server, bad_ws):
-    url, process = start_site(tmp_path_factory.mktemp("play"), redis_url,
-                              {"rlx-examples-echo-env": openenv_server, "acme-bad-ws": bad_ws.url},
-                              {BAD: "acme-bad-ws"})
-    yield url
-    stop(process)
+    with served_site(tmp_path_factory.mktemp("play"), redis_url,
+                     {"rlx-examples-echo-env": openenv_server, "acme-bad-ws": bad_ws.url}, {BAD: "acme-bad-ws"}) as url:
+        yield url
 
 
 class Player:

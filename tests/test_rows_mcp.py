@@ -3,15 +3,12 @@ tasks and reads one in full, with what was withheld named and no answer in the t
 
 import asyncio
 import re
-import shutil
 
 import pytest
 from mcp import Client
 
-from rlx import create_app
-from rlx.config import Config
-from tests.conftest import EXAMPLES, index_now
-from tests.mcp_servers import World, start_server, stop_world
+from tests.conftest import index_now
+from tests.mcp_servers import copied_world, serving
 from tests.test_rows_pages import ROWS_EXAMPLES
 
 SECRET = re.compile(r"ZX-ANSWER-\d{4}")
@@ -19,18 +16,11 @@ SECRET = re.compile(r"ZX-ANSWER-\d{4}")
 
 @pytest.fixture(scope="module")
 def rows_world(tmp_path_factory, redis_url):
-    root = tmp_path_factory.mktemp("rows-mcp")
+    world = copied_world(tmp_path_factory.mktemp("rows-mcp"), redis_url, ROWS_EXAMPLES)
     for env_id in ROWS_EXAMPLES:
-        shutil.copytree(EXAMPLES / "datasets" / env_id, root / "source" / "datasets" / env_id)
-    env = {"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url, "RLX_SOURCE": str(root / "source"),
-           "SESSION_SECRET": "test-secret"}
-    app = create_app(Config.from_env(env))
-    for env_id in ROWS_EXAMPLES:
-        index_now(app, env_id)
-    world = World(root / "source", env, app)
-    start_server(world)
-    yield world
-    stop_world(world)
+        index_now(world.app, env_id)
+    with serving(world):
+        yield world
 
 
 def text_of(result) -> str:
@@ -57,21 +47,15 @@ def short_list_world(tmp_path_factory, redis_url):
     """A verl dataset whose index lists only its first two rows, as a big split's index lists its first thousand."""
     import rlx.adapters.rows.build as rows_build
 
-    root = tmp_path_factory.mktemp("rows-mcp-short")
     env_id = "rlx-examples/countdown-verl"
-    shutil.copytree(EXAMPLES / "datasets" / env_id, root / "source" / "datasets" / env_id)
-    env = {"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url, "RLX_SOURCE": str(root / "source"),
-           "SESSION_SECRET": "test-secret"}
-    app = create_app(Config.from_env(env))
+    world = copied_world(tmp_path_factory.mktemp("rows-mcp-short"), redis_url, [env_id])
     listed, rows_build.ROWS_INDEXED_PER_SPLIT = rows_build.ROWS_INDEXED_PER_SPLIT, 2
     try:
-        index_now(app, env_id)
+        index_now(world.app, env_id)
     finally:
         rows_build.ROWS_INDEXED_PER_SPLIT = listed
-    world = World(root / "source", env, app)
-    start_server(world)
-    yield world
-    stop_world(world)
+    with serving(world):
+        yield world
 
 
 def test_a_row_past_the_listed_ones_reads_over_mcp_as_on_its_page(short_list_world):

@@ -11,18 +11,17 @@ import pytest
 from mcp import Client
 
 from rlx.live.bridge import normalised_result
-from tests.live_site import ECHO, start_site, stop
+from tests.live_site import ECHO, served_site
 
 HARBOR = "acme/harbor-like"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, redis_url, openenv_server, harbor_server):
-    url, process = start_site(tmp_path_factory.mktemp("bridge"), redis_url,
-                              {"rlx-examples-echo-env": openenv_server, "acme-harbor-like": harbor_server},
-                              {HARBOR: "acme-harbor-like"})
-    yield url
-    stop(process)
+    with served_site(tmp_path_factory.mktemp("bridge"), redis_url,
+                     {"rlx-examples-echo-env": openenv_server, "acme-harbor-like": harbor_server},
+                     {HARBOR: "acme-harbor-like"}) as url:
+        yield url
 
 
 @pytest.fixture(autouse=True)

@@ -3,15 +3,12 @@ server: each lists its tasks, reads one in full and reads its files, answers wit
 
 import asyncio
 import re
-import shutil
 
 import pytest
 from mcp import Client
 
-from rlx import create_app
-from rlx.config import Config
-from tests.conftest import EXAMPLES, index_now
-from tests.mcp_servers import World, start_server, stop_world
+from tests.conftest import index_now
+from tests.mcp_servers import copied_world, serving
 
 SECRET = re.compile(r"ZX-ANSWER-\d{4}")
 ENVS = {  # env id -> (a file the agent may read, a file that is withheld)
@@ -24,18 +21,11 @@ SOURCES = ("rlx-examples/terminal-basics", "rlx-examples/science-puzzles")  # re
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, redis_url):
-    root = tmp_path_factory.mktemp("more-mcp")
-    for env_id in [*ENVS, *SOURCES]:
-        shutil.copytree(EXAMPLES / "datasets" / env_id, root / "source" / "datasets" / env_id)
-    env = {"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url, "RLX_SOURCE": str(root / "source"),
-           "SESSION_SECRET": "test-secret"}
-    app = create_app(Config.from_env(env))
+    world = copied_world(tmp_path_factory.mktemp("more-mcp"), redis_url, [*ENVS, *SOURCES])
     for env_id in ENVS:
-        index_now(app, env_id)
-    world = World(root / "source", env, app)
-    start_server(world)
-    yield world
-    stop_world(world)
+        index_now(world.app, env_id)
+    with serving(world):
+        yield world
 
 
 def text_of(result) -> str:
