@@ -36,9 +36,12 @@ def create_app(config: Config | None = None) -> Flask:
     from rlx import queue, sources, store
     from rlx.web import register_web
 
-    app.config.update(COMPRESS_ALGORITHM=["gzip"], COMPRESS_LEVEL=6, COMPRESS_MIN_SIZE=600,
+    # gzip only, streamed answers too (flask-compress leaves gzip out of streams by default): a streamed sitemap
+    # shard is compressed chunk by chunk as it is written, so it stays streamed and memory stays bounded.
+    app.config.update(COMPRESS_ALGORITHM=["gzip"], COMPRESS_ALGORITHM_STREAMING=["gzip"], COMPRESS_LEVEL=6,
+                      COMPRESS_MIN_SIZE=600,
                       COMPRESS_MIMETYPES=["text/html", "application/json", "text/css", "application/javascript",
-                                          "image/svg+xml", "text/plain"])
+                                          "image/svg+xml", "text/plain", "application/xml"])
     Compress(app)
 
     app.extensions["rlx.store"] = store.Store(config.storage_dir)

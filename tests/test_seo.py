@@ -3,6 +3,7 @@ tags, JSON-LD, the preview pictures; and nothing private, gated or hidden in any
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import re
@@ -78,6 +79,23 @@ def test_the_sitemap_index_lists_shards_of_bounded_size_that_name_every_public_p
     assert client.get(f"/sitemap-{len(shard_urls) + 1}.xml").status_code == 404
     assert client.get("/sitemap-0.xml").status_code == 404
     assert client.get("/sitemap-99999999999999999999.xml").status_code == 404
+
+
+def test_sitemaps_come_gzipped_to_a_crawler_that_accepts_it_still_streamed_and_plain_to_one_that_does_not(
+        public_app):
+    client = public_app.test_client()
+    for path in ("/sitemap.xml", "/sitemap-1.xml", "/sitemap-2.xml"):
+        plain = client.get(path)
+        assert plain.status_code == 200 and "Content-Encoding" not in plain.headers, path
+        assert plain.data.startswith(b"<?xml"), path
+        zipped = client.get(path, headers={"Accept-Encoding": "deflate, gzip"})
+        assert zipped.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in zipped.headers["Vary"], path
+        assert gzip.decompress(zipped.data) == plain.data, path
+        refused = client.get(path, headers={"Accept-Encoding": "gzip;q=0, identity"})
+        assert "Content-Encoding" not in refused.headers and refused.data == plain.data, path
+    shard = client.get("/sitemap-1.xml", headers={"Accept-Encoding": "gzip"}, buffered=False)
+    assert shard.is_streamed and "Content-Length" not in shard.headers  # sent as it is written, length unknown
+    shard.close()
 
 
 def test_a_sitemap_url_opens_the_page_it_names_whose_canonical_url_is_that_same_url(public_app):
