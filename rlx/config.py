@@ -64,6 +64,9 @@ SETTINGS = [
             "(1 to 3600): how soon a newly published snapshot is served."),
     Setting("RLX_HF_SANDBOX_START_TIMEOUT", "180", "Seconds (1 to 900) an HF Sandbox may take to be scheduled "
             "and answer before its run fails (and its job is cancelled)."),
+    Setting("RLX_PREVIEWS_MAX_MB", "32", "Megabytes (1 to 100000) of link-preview pictures kept in "
+            "STORAGE_DIR/previews; past that, drawing a new one removes the least recently served (drawn again "
+            "when next asked for)."),
 ]
 
 _DEFAULT_SOURCE = Path(__file__).resolve().parent.parent / "examples"
@@ -90,6 +93,7 @@ class Config:
     proxy_hops: int = 0  # trusted proxies in front of us (werkzeug's ProxyFix); 0: X-Forwarded-* ignored
     snapshot_check_s: float = 60.0
     hf_sandbox_start_s: float = 180.0
+    previews_max_bytes: int = 32 * 1024 * 1024
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -121,6 +125,7 @@ class Config:
             snapshot_check_s=_check_seconds(env.get("RLX_SNAPSHOT_CHECK_S") or "60", "RLX_SNAPSHOT_CHECK_S"),
             hf_sandbox_start_s=_check_seconds(env.get("RLX_HF_SANDBOX_START_TIMEOUT") or "180",
                                               "RLX_HF_SANDBOX_START_TIMEOUT", high=900),
+            previews_max_bytes=_check_megabytes(env.get("RLX_PREVIEWS_MAX_MB") or "32", "RLX_PREVIEWS_MAX_MB"),
         )
 
     @property
@@ -208,6 +213,13 @@ def _check_seconds(value: str, name: str, low: float = 1, high: float = 3600) ->
     if not low <= seconds <= high:  # NaN fails both comparisons
         raise ConfigError(f"{name} must be a number of seconds from {low:g} to {high:g}, not {value!r}.")
     return seconds
+
+
+def _check_megabytes(value: str, name: str, low: int = 1, high: int = 100_000) -> int:
+    """A whole number of megabytes, as bytes."""
+    if not re.fullmatch(r"\d{1,6}", value.strip()) or not low <= int(value) <= high:
+        raise ConfigError(f"{name} must be a whole number of megabytes from {low} to {high:,}, not {value!r}.")
+    return int(value) * 1024 * 1024
 
 
 def _check_redis_url(value: str | None) -> str | None:

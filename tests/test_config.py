@@ -36,6 +36,9 @@ def test_session_secret_is_generated_once_and_kept(tmp_path):
         ({"REDIS_URL": "http://x"}, "REDIS_URL must look like"),
         ({"HF_ENDPOINT": "huggingface.co"}, "HF_ENDPOINT must be an http(s) URL"),
         ({"HF_ENDPOINT": "ftp://x"}, "HF_ENDPOINT must be an http(s) URL"),
+        ({"RLX_PREVIEWS_MAX_MB": "0"}, "RLX_PREVIEWS_MAX_MB must be a whole number of megabytes from 1"),
+        ({"RLX_PREVIEWS_MAX_MB": "1.5"}, "RLX_PREVIEWS_MAX_MB must be a whole number of megabytes from 1"),
+        ({"RLX_PREVIEWS_MAX_MB": "9" * 40}, "RLX_PREVIEWS_MAX_MB must be a whole number of megabytes from 1"),
     ],
 )
 def test_a_bad_value_stops_start_up_with_one_sentence(tmp_path, env, phrase):
