@@ -9,14 +9,14 @@ import json
 
 from flask import Blueprint, abort, request
 
-from rlx.live import LiveError, SpaceClient, SpaceRefused, cached_check, check_space, space_base_url
+from rlx.live import LiveError, SpaceClient
 from rlx.live.play_view import BadAction
 from rlx.live.route_forms import call_route, route_forms
 from rlx.queue import get_redis
 from rlx.web.errors import error_response
 from rlx.web.origin import same_origin_only
 from rlx.web.render import render
-from rlx.web.spaces import _local_hosts, _record
+from rlx.web.spaces import _record, checked_server
 from rlx.web.visitor import visitor_id
 
 bp = Blueprint("space_routes", __name__)
@@ -24,13 +24,7 @@ JAR_TTL_S = 30 * 60
 
 
 def _forms(record):
-    try:
-        base_url = space_base_url(record, _local_hosts())
-    except SpaceRefused as exc:
-        abort(403, str(exc))
-    report = cached_check(get_redis(), record.id)
-    if not report or report.get("checking") or not report.get("ok"):
-        report = check_space(get_redis(), record, _local_hosts())
+    base_url, report = checked_server(record)
     forms = route_forms(report)
     if not forms:
         abort(error_response(404, f"{record.id}'s server publishes no plain GET or POST routes of its own (OpenEnv's "

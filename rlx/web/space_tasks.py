@@ -7,12 +7,11 @@ import json
 
 from flask import Blueprint, abort, request
 
-from rlx.live import LiveError, SpaceClient, SpaceRefused, cached_check, check_space, space_base_url
+from rlx.live import LiveError, SpaceClient
 from rlx.live import task_api
-from rlx.queue import get_redis
 from rlx.web.errors import error_response
 from rlx.web.render import render
-from rlx.web.spaces import _local_hosts, _record
+from rlx.web.spaces import _record, checked_server
 
 bp = Blueprint("space_tasks", __name__)
 PAGE = 20
@@ -21,13 +20,7 @@ PAGE = 20
 @bp.get("/s/<org>/<name>/tasks")
 def task_browser(org: str, name: str):
     record = _record(org, name)
-    try:
-        base_url = space_base_url(record, _local_hosts())
-    except SpaceRefused as exc:
-        abort(403, str(exc))
-    report = cached_check(get_redis(), record.id)
-    if not report or report.get("checking") or not report.get("ok"):
-        report = check_space(get_redis(), record, _local_hosts())
+    base_url, report = checked_server(record)
     environments = (report or {}).get("environments") or []
     if not environments:
         abort(error_response(404, f"{record.id}'s server offers no Task API (its last check found none)."))

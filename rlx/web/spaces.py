@@ -18,7 +18,7 @@ from rlx.adapters.openenv import SpaceAdapter
 from rlx.adapters.openenv.live_sections import live_sections
 from rlx.adapters.withhold.files import withheld_file_reason
 from rlx.auth.visitor import visitor_token
-from rlx.live import SpaceRefused, check_space, public_app_url, verified_openenv
+from rlx.live import SpaceRefused, check_space, public_app_url, space_base_url, verified_openenv
 from rlx.live.checks import age_s, cached_check, is_fresh
 from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, space_runtime, wake
 from rlx.queue import get_redis
@@ -68,6 +68,19 @@ def _env_and_index(record):
 
 def _local_hosts():
     return current_app.config["RLX"].space_hosts
+
+
+def checked_server(record) -> tuple[str, dict | None]:
+    """Where the Space's server answers (403 when we may not call it) and what it offers: its last check when that
+    passed, else one made now (the routes and the Task API pages call the server, so a stale failure won't do)."""
+    try:
+        base_url = space_base_url(record, _local_hosts())
+    except SpaceRefused as exc:
+        abort(403, str(exc))
+    report = cached_check(get_redis(), record.id)
+    if not report or report.get("checking") or not report.get("ok"):
+        report = check_space(get_redis(), record, _local_hosts())
+    return base_url, report
 
 
 def _live_context(record, report):

@@ -81,8 +81,7 @@ def task_page(org: str, name: str, ref: str):
         position=position, count=count, file_view=file_view,
         run_options=for_visitor(state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
                                 signed_in=visitor_token() is not None),
-        tree=_tree(state, ref) if state.ready else [],
-        file_url=lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer",
+        tree=_tree(state, ref) if state.ready else [], **_tree_urls(org, name, ref),
     )
     if request.args.get("view") == "full" and file_view is not None:
         response = render("pages/file.html", **context)
@@ -118,9 +117,15 @@ def task_folder(org: str, name: str, ref: str):
     entries = state.adapter.list_folder(state.env, state.index, ref, folder)
     if entries is None:
         abort(404, f"This task has no folder {folder!r}.")
-    file_url = lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer"  # noqa
     return render_partial_or_page("partials/folder.html", "pages/task_folder.html", entries=entries,
-                                  file_url=file_url, org=org, name=name, ref=ref, folder=folder, state=state)
+                                  org=org, name=name, ref=ref, folder=folder, state=state, **_tree_urls(org, name, ref))
+
+
+def _tree_urls(org: str, name: str, ref: str) -> dict:
+    """The links a task's file tree draws: a file in the viewer, a task nested inside, a folder listed on demand."""
+    return {"file_url": lambda path: url_for("tasks.task_page", org=org, name=name, ref=ref, f=path) + "#viewer",
+            "task_url": lambda task: url_for("tasks.task_page", org=org, name=name, ref=task),
+            "folder_url": lambda path: url_for("tasks.task_folder", org=org, name=name, ref=ref, p=path)}
 
 
 @bp.get("/api/task/<org>/<name>/<path:ref>")
