@@ -76,21 +76,9 @@ def client(app):
 @pytest.fixture
 def running_worker(make_config, redis_url, redis_client):
     """A real `rlx worker` process on the test Redis, stopped after the test."""
-    import subprocess
-    import sys
-    import time
+    from tests.processes import config_env, start_worker
 
-    from rq import Worker
-
-    config = make_config()
-    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
-           "RLX_SOURCE": config.source, "SESSION_SECRET": "test-secret"}
-    process = subprocess.Popen([sys.executable, "-m", "workers.rq_worker"], env=env)
-    deadline = time.monotonic() + 30
-    while not Worker.all(connection=redis_client):
-        assert process.poll() is None, "the worker exited at start"
-        assert time.monotonic() < deadline, "the worker did not register within 30 s"
-        time.sleep(0.05)
+    process, _ = start_worker({**os.environ, **config_env(make_config(), redis_url)}, redis_client)
     yield process
     process.terminate()
     process.wait(15)

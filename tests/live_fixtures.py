@@ -3,6 +3,7 @@ one) on loopback, from the venv rlx.live.localenv makes once under .tools/; and 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -13,31 +14,35 @@ HARBOR_LIKE_DIR = Path(__file__).resolve().parent / "live_envs" / "harbor_like"
 ECHO_SUBDOMAIN = "rlx-examples-echo-env"
 
 
-def _start(app_dir=None, app="server.app:app"):
+@contextmanager
+def openenv_app(app_dir=None, app="server.app:app"):
+    """`app` from `app_dir` (the bundled echo-env by default) served by a real openenv server on 127.0.0.1;
+    yields its base URL while the block runs."""
     from rlx.live.localenv import ECHO_ENV_DIR, LocalEnvError, start_server
 
     try:
-        return start_server(app_dir or ECHO_ENV_DIR, app=app)
+        process, url = start_server(app_dir or ECHO_ENV_DIR, app=app)
     except LocalEnvError as exc:
         pytest.fail(f"the real openenv server could not start: {exc}")
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 @pytest.fixture(scope="session")
 def openenv_server():
     """The bundled echo-env served by a real openenv 0.10 server on 127.0.0.1; yields its base URL."""
-    process, url = _start()
-    yield url
-    process.terminate()
-    process.wait(10)
+    with openenv_app() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
 def harbor_server():
     """A real openenv server shaped like openenv.harbor's harbor_env (tests/live_envs/harbor_like)."""
-    process, url = _start(HARBOR_LIKE_DIR, app="app:app")
-    yield url
-    process.terminate()
-    process.wait(10)
+    with openenv_app(HARBOR_LIKE_DIR, app="app:app") as url:
+        yield url
 
 
 @pytest.fixture

@@ -35,18 +35,23 @@ class World:
         return f"{self.urls[server]}/mcp/d/{env_id}"
 
 
-def copied_world(root: Path, redis_url: str, env_ids: Iterable[str]) -> World:
-    """A world whose source folder holds copies of the bundled datasets `env_ids`; nothing indexed yet."""
+def copied_world(root: Path, redis_url: str, env_ids: Iterable[str], indexed: Iterable[str] | None = None) -> World:
+    """A world whose source folder holds copies of the bundled datasets `env_ids`, of which `indexed` (all unless
+    named) are indexed."""
+    env_ids = list(env_ids)
     source = root / "source"
     for env_id in env_ids:
         shutil.copytree(EXAMPLES / "datasets" / env_id, source / "datasets" / env_id)
     env = {"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url, "RLX_SOURCE": str(source),
            "SESSION_SECRET": "test-secret"}
-    return World(source, env, create_app(Config.from_env(env)))
+    world = World(source, env, create_app(Config.from_env(env)))
+    for env_id in env_ids if indexed is None else indexed:
+        index_now(world.app, env_id)
+    return world
 
 
 def build_world(root: Path, redis_url: str) -> World:
-    world = copied_world(root, redis_url, (*INDEXED[:2], UNINDEXED))
+    world = copied_world(root, redis_url, (*INDEXED[:2], UNINDEXED), indexed=())
     leaky = world.source / "datasets" / "adv" / "leaky"
     shutil.copytree(FIXTURE_TASK, leaky / "tasks" / "planted")
     (leaky / "README.md").write_text("---\ntags: [harbor]\n---\n# Leaky\n")

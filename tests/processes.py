@@ -64,8 +64,16 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_worker(env: dict, queues: str, connection, known: set[str] = frozenset()) -> tuple[subprocess.Popen, Worker]:
-    """A real worker process on `queues`, returned once it has registered in Redis (with its RQ record)."""
+def config_env(config, redis_url: str, **extra: str) -> dict:
+    """The environment that makes a process we start (server or worker) read the same store and source as
+    `config`, on `redis_url`."""
+    return {"REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir), "RLX_SOURCE": config.source,
+            "SESSION_SECRET": "test-secret", **extra}
+
+
+def start_worker(env: dict, connection, queues: str = "") -> tuple[subprocess.Popen, Worker]:
+    """A real worker process on `queues` (all of them when empty), with `env` as its whole environment; returned
+    once it has registered in Redis (with its RQ record)."""
     process = subprocess.Popen([sys.executable, "-m", "workers.rq_worker", "--queues", queues], env=env)
 
     def registered():

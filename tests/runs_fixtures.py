@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from rq import Worker
 
 from rlx import create_app
+from tests.conftest import index_now
+from tests.processes import config_env
+from tests.processes import start_worker as start_worker_process
 
 PROBES_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "runs"
 PROBES = "rlx-tests/probes"
@@ -34,30 +34,15 @@ def task_path(folder: Path, name: str) -> Path:
 def probes_app(make_config, redis_client, probes_folder):
     """The app on the probe tasks; call `index()` after changing any task."""
     app = create_app(make_config(RLX_SOURCE=str(probes_folder)))
-
-    def index():
-        from rlx.adapters import Env, pick
-
-        with app.app_context():
-            source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
-            env = Env(source.repo_info("dataset", PROBES), source, store)
-            return pick(env).build_index(env)
-
-    app.index_probes = index
+    app.index_probes = lambda: index_now(app, PROBES)
     return app
 
 
 def start_worker(app, redis_client, extra_env: dict | None = None) -> subprocess.Popen:
+    """A real worker on every queue reading `app`'s store and source, once it has registered in Redis."""
     config = app.config["RLX"]
-    env = {**os.environ, "REDIS_URL": config.redis_url, "STORAGE_DIR": str(config.storage_dir),
-           "RLX_SOURCE": config.source, "SESSION_SECRET": "test-secret", **(extra_env or {})}
-    process = subprocess.Popen([sys.executable, "-m", "workers.rq_worker"], env=env)
-    deadline = time.monotonic() + 30
-    while not Worker.all(connection=redis_client):
-        assert process.poll() is None, "the worker exited at start"
-        assert time.monotonic() < deadline, "the worker did not register within 30 s"
-        time.sleep(0.05)
-    return process
+    env = {**os.environ, **config_env(config, config.redis_url, **(extra_env or {}))}
+    return start_worker_process(env, redis_client)[0]
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import pytest
 
 from tests.conftest import HARBOR_EXAMPLES, index_now
-from tests.processes import free_port
+from tests.processes import config_env, free_port
 
 # Debian's package, never Playwright's own download (no network here but the package registries).
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -54,11 +54,6 @@ def app_env(app, redis_url: str, **extra: str) -> dict:
     """The environment that makes a served process read the same store, source and Redis as `app`."""
     return config_env(app.config["RLX"], redis_url, **extra)
 
-
-def config_env(config, redis_url: str, **extra: str) -> dict:
-    """The environment that makes a served process read the same store and source as `config`, on `redis_url`."""
-    return {"REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir), "RLX_SOURCE": config.source,
-            "SESSION_SECRET": "test-secret", **extra}
 
 
 def serve(app, redis_url: str, **extra: str):

@@ -8,7 +8,8 @@ import pytest
 
 from rlx.admin.headers import inline_script_hashes
 from tests.test_admin import CAROL, ORIGIN, apps, people, signed_in  # noqa: F401 (fixtures)
-from tests.servers import browser_page, config_env, gunicorn, needs_chromium
+from tests.processes import config_env
+from tests.servers import browser_page, gunicorn, needs_chromium
 
 
 def policy(response) -> dict[str, str]:

@@ -1,19 +1,11 @@
 """Opening a dataset not yet indexed starts one job (however many visitors), shows its progress, then the tasks."""
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from rq import Queue
 from rq.job import Job
 
-
-def wait_until(predicate, timeout=60.0, every=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(every)
-    return False
+from tests.processes import wait_until
 
 
 def test_two_visitors_opening_the_same_dataset_start_one_job(app, redis_client):

@@ -8,7 +8,6 @@ import re
 import pytest
 from mcp import Client
 
-from tests.conftest import index_now
 from tests.mcp_servers import copied_world, serving
 
 SECRET = re.compile(r"ZX-ANSWER-\d{4}")
@@ -17,9 +16,7 @@ RELEASE = "rlx-examples/mimo-release"
 
 @pytest.fixture(scope="module")
 def mimo_world(tmp_path_factory, redis_url):
-    world = copied_world(tmp_path_factory.mktemp("mimo-mcp"), redis_url, [RELEASE])
-    index_now(world.app, RELEASE)
-    with serving(world):
+    with serving(copied_world(tmp_path_factory.mktemp("mimo-mcp"), redis_url, [RELEASE])) as world:
         yield world
 
 

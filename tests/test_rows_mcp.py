@@ -16,10 +16,7 @@ SECRET = re.compile(r"ZX-ANSWER-\d{4}")
 
 @pytest.fixture(scope="module")
 def rows_world(tmp_path_factory, redis_url):
-    world = copied_world(tmp_path_factory.mktemp("rows-mcp"), redis_url, ROWS_EXAMPLES)
-    for env_id in ROWS_EXAMPLES:
-        index_now(world.app, env_id)
-    with serving(world):
+    with serving(copied_world(tmp_path_factory.mktemp("rows-mcp"), redis_url, ROWS_EXAMPLES)) as world:
         yield world
 
 
@@ -48,7 +45,7 @@ def short_list_world(tmp_path_factory, redis_url):
     import rlx.adapters.rows.build as rows_build
 
     env_id = "rlx-examples/countdown-verl"
-    world = copied_world(tmp_path_factory.mktemp("rows-mcp-short"), redis_url, [env_id])
+    world = copied_world(tmp_path_factory.mktemp("rows-mcp-short"), redis_url, [env_id], indexed=())
     listed, rows_build.ROWS_INDEXED_PER_SPLIT = rows_build.ROWS_INDEXED_PER_SPLIT, 2
     try:
         index_now(world.app, env_id)

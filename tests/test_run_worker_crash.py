@@ -16,7 +16,7 @@ import pytest
 from rq import Worker
 
 from rlx.runs import record
-from tests.processes import alive
+from tests.processes import alive, config_env
 from tests.runs_fixtures import PROBES, probes_app, probes_folder, start_worker  # noqa: F401
 from tests.runs_helpers import launch
 
@@ -47,8 +47,7 @@ def cmdline(pid: int) -> str:
 
 def start_worker_in_own_group(app) -> subprocess.Popen:
     config = app.config["RLX"]
-    env = {**os.environ, "REDIS_URL": config.redis_url, "STORAGE_DIR": str(config.storage_dir),
-           "RLX_SOURCE": config.source, "SESSION_SECRET": "test-secret"}
+    env = {**os.environ, **config_env(config, config.redis_url)}
     return subprocess.Popen([sys.executable, "-m", "workers.rq_worker"], env=env, start_new_session=True)
 
 

@@ -7,28 +7,17 @@ Real parts: the Hub stand-in over HTTP, a real Redis, a real `rlx worker` proces
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 
 import pytest
-from rq import Worker
 
 from rlx import create_app
 from rlx.adapters.indexes import read_index
 from tests.conftest import index_now
+from tests.processes import config_env, start_worker, wait_until
 from tests.stand_ins.hub_fixtures import PUBLIC_HARBOR, TASK_NAMES
 
 ENV_URL = f"/d/{PUBLIC_HARBOR}"
-
-
-def wait_until(predicate, timeout=90.0, every=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := predicate():
-            return value
-        time.sleep(every)
-    return None
 
 
 @pytest.fixture
@@ -44,11 +33,8 @@ def hub_app(hub_config, redis_client):
 @pytest.fixture
 def hub_worker(hub_config, redis_url, redis_client):
     """A real `rlx worker` process reading the Hub stand-in."""
-    env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(hub_config.storage_dir), "RLX_SOURCE": "hub",
-           "HF_ENDPOINT": hub_config.hf_endpoint, "SESSION_SECRET": "test-secret"}
-    process = subprocess.Popen([sys.executable, "-m", "workers.rq_worker"], env=env)
-    assert wait_until(lambda: Worker.all(connection=redis_client) or process.poll() is not None, timeout=30)
-    assert process.poll() is None, "the worker exited at start"
+    env = config_env(hub_config, redis_url, HF_ENDPOINT=hub_config.hf_endpoint)
+    process, _ = start_worker({**os.environ, **env}, redis_client)
     yield process
     process.terminate()
     process.wait(15)
@@ -67,7 +53,7 @@ def test_a_hub_answering_520_on_files_fails_the_indexing_instead_of_publishing_e
     hub.fail(520, times=100_000, path_contains="/resolve/")
 
     client.get(ENV_URL)
-    state = wait_until(lambda: settled_state(client))
+    state = wait_until(lambda: settled_state(client), timeout=90)
 
     assert state == "failed"
     body = client.get(f"/api/env/{PUBLIC_HARBOR}").get_json()
@@ -81,7 +67,7 @@ def test_a_hub_answering_520_on_files_fails_the_indexing_instead_of_publishing_e
     hub.clear_faults()
     retried = client.post(f"{ENV_URL}/reindex", headers={"Origin": "http://localhost"})
     assert retried.status_code == 303
-    assert wait_until(lambda: settled_state(client)) == "ready"
+    assert wait_until(lambda: settled_state(client), timeout=90) == "ready"
     index = read_index(hub_app.extensions["rlx.store"], PUBLIC_HARBOR)
     assert sorted(r.ref for r in index.rows) == sorted(TASK_NAMES) and not any(r.error for r in index.rows)
 
@@ -91,11 +77,11 @@ def test_an_index_that_failed_on_an_outage_is_tried_again_by_the_next_visit_once
     client = hub_app.test_client()
     hub.fail(520, times=100_000, path_contains="/resolve/", retry_after=1)
     client.get(ENV_URL)
-    assert wait_until(lambda: settled_state(client)) == "failed"
+    assert wait_until(lambda: settled_state(client), timeout=90) == "failed"
     hub.clear_faults()
 
     time.sleep(1.1)  # the Hub's own Retry-After: no visit before it retries
-    assert wait_until(lambda: settled_state(client)) == "ready"  # plain visits, no Try again
+    assert wait_until(lambda: settled_state(client), timeout=90) == "ready"  # plain visits, no Try again
     assert len(read_index(hub_app.extensions["rlx.store"], PUBLIC_HARBOR).rows) == len(TASK_NAMES)
 
 

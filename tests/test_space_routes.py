@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rlx import create_app
-from tests.live_fixtures import _start
+from tests.live_fixtures import openenv_app
 from tests.live_site import space_folder
 
 PLAIN = "acme/plain-api"
@@ -18,10 +18,8 @@ PLAIN_DIR = Path(__file__).resolve().parent / "live_envs" / "plain_api"
 
 @pytest.fixture(scope="module")
 def plain_server():
-    process, url = _start(PLAIN_DIR, app="app:app")
-    yield url
-    process.terminate()
-    process.wait(10)
+    with openenv_app(PLAIN_DIR, app="app:app") as url:
+        yield url
 
 
 def make_client(tmp_path, make_config, hosts, space, subdomain):

@@ -7,7 +7,6 @@ import re
 import pytest
 from mcp import Client
 
-from tests.conftest import index_now
 from tests.mcp_servers import copied_world, serving
 
 SECRET = re.compile(r"ZX-ANSWER-\d{4}")
@@ -21,10 +20,7 @@ SOURCES = ("rlx-examples/terminal-basics", "rlx-examples/science-puzzles")  # re
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, redis_url):
-    world = copied_world(tmp_path_factory.mktemp("more-mcp"), redis_url, [*ENVS, *SOURCES])
-    for env_id in ENVS:
-        index_now(world.app, env_id)
-    with serving(world):
+    with serving(copied_world(tmp_path_factory.mktemp("more-mcp"), redis_url, [*ENVS, *SOURCES], ENVS)) as world:
         yield world
 
 

@@ -40,7 +40,7 @@ def worker_env(hub_app, redis_url, redis_client):
     started = []
 
     def start(queues="index"):
-        process, _ = start_worker(env, queues, connection=redis_client)
+        process, _ = start_worker(env, redis_client, queues)
         started.append(process)
         return process
 
