@@ -144,15 +144,16 @@ def _snapshot(r: dict) -> str:
         return "## a. Snapshot build\n\n" + TODO_ROUTE + "\n"
     biggest = ", ".join(f"{name} {size / 1e6:.1f} MB" for name, size in s["tables"][:6])
     rows = [[f"**{kind}**", f"**{b['seconds']:.2f} s** ({', '.join(f'{x:.2f}' for x in b['seconds_all'])})",
-             f"{b['cpu_seconds']:.2f} s", _phases(b["phases"]), _reuse(b)]
+             f"{b['cpu_seconds']:.2f} s", _phases(b), _reuse(b)]
             for kind, b in (("hourly", s.get("hourly")), ("cold", s.get("cold")), ("first", s.get("first"))) if b]
     out = ("## a. Snapshot build\n\n"
            "**hourly**: the previous snapshot at hand, 1 % of the datasets' indexes rewritten since (the target's "
            "case); **cold**: no previous snapshot, each dataset's rows from its row file; **first**: a store never "
            "built from (every index read, its row file written). Median wall seconds (each run), the build's own CPU "
-           "seconds (the machine is shared), and the median per phase: *read_rows* finding each dataset's rows (index "
-           "fingerprints, row files or indexes), *write_rows* inserting them (or copying them from the previous "
-           "snapshot), *fts* filling and merging both word indexes, *indexes* the sort and lookup indexes, "
+           "seconds (the machine is shared), and the median CPU seconds per phase: *read_rows* finding each dataset's "
+           "rows (index fingerprints, row files or indexes), *env_rows* each environment's row and search words, "
+           "*write_rows* inserting the rows (or copying them from the previous snapshot), *totals* the facet tables, "
+           "*env_sets* the environment search's sets, *fts* the word indexes, *indexes* the sort and lookup indexes, "
            "*analyze_vacuum* statistics and compaction, *quick_check* the integrity check.\n\n"
            + _table(["build", "seconds (runs)", "CPU", "phases", "rows"], rows, "lllll") + "\n"
            + _table(["", "measured", "target"], [
@@ -165,7 +166,9 @@ def _snapshot(r: dict) -> str:
     return out + _snapshot_scaled(r.get("snapshot_10x"))
 
 
-def _phases(phases: dict) -> str:
+def _phases(build: dict) -> str:
+    """CPU seconds per phase (steady on a shared machine); wall seconds for results from before they were kept."""
+    phases = build.get("cpu_phases") or build["phases"]
     return ", ".join(f"{k} {v:.2f}" for k, v in phases.items())
 
 
@@ -181,7 +184,7 @@ def _snapshot_scaled(x: dict | None) -> str:
     if x.get("skipped"):
         return f"\n**At 10×**: not measured ({x['skipped']}).\n"
     rows = [[f"**{kind}**", f"**{b['seconds']:.2f} s** ({', '.join(f'{v:.2f}' for v in b['seconds_all'])})",
-             f"{b['cpu_seconds']:.2f} s", f"{b['size'] / 1e6:.0f} MB", _phases(b["phases"])]
+             f"{b['cpu_seconds']:.2f} s", f"{b['size'] / 1e6:.0f} MB", _phases(b)]
             for kind, b in (("hourly", x["hourly"]), ("cold", x["cold"]), ("first", x["first"]))]
     gen = x.get("generated") or {}
     return (f"\n**At {x['scale']}×** ({gen.get('envs', 0):,} environments, {gen.get('tasks', 0):,} tasks; targets "

@@ -51,7 +51,8 @@ def measure(ws: Workspace, runs: int) -> dict:
     publish_s = time.perf_counter() - started
     hourly = builds["hourly"]
     return {**builds, "runs": runs, "seconds": hourly["seconds"], "size": hourly["size"],
-            "counts": hourly["counts"], "phases": hourly["phases"], "listing_seconds": listing_s,
+            "counts": hourly["counts"], "phases": hourly["phases"], "cpu_phases": hourly["cpu_phases"],
+            "listing_seconds": listing_s,
             "publish_seconds": publish_s, "published": published["db"], "tables": table_sizes(ws.local_db),
             "met": {"seconds": hourly["seconds"] <= TARGET_SECONDS, "size": hourly["size"] <= TARGET_BYTES}}
 
@@ -100,8 +101,10 @@ def _timed(records, store: Store, out: Path, previous: Path | None = None) -> di
 def _summary(builds: list[dict]) -> dict:
     last = builds[-1]
     phases = {name: median([b["timings"].get(name, 0.0) for b in builds]) for name in last["timings"]}
+    cpu_phases = {name: median([b["cpu_timings"].get(name, 0.0) for b in builds]) for name in last["cpu_timings"]}
     return {"seconds": median([b["seconds"] for b in builds]), "seconds_all": [b["seconds"] for b in builds],
             "cpu_seconds": median([b["cpu_seconds"] for b in builds]), "size": last["size"], "phases": phases,
+            "cpu_phases": cpu_phases,
             "counts": last["counts"], "copied": last.get("copied", 0), "changed": last.get("changed", 0)}
 
 

@@ -21,9 +21,9 @@ TABLES = {"envs": "id", "tasks": "rowid", "env_splits": "env_id, config, split",
           "task_facets": "rowid", "facet_totals": "facet, value", "env_sources": "env_rowid"}
 
 
-def record(name, **fields):
-    return RepoRecord(id=f"acme/{name}", repo_type="dataset", tags=("harbor",),
-                      card={"pretty_name": name.replace("-", " ").title()}, **fields)
+def record(name, description=None, **fields):
+    card = {"pretty_name": name.replace("-", " ").title(), **({"description": description} if description else {})}
+    return RepoRecord(id=f"acme/{name}", repo_type="dataset", tags=("harbor",), card=card, **fields)
 
 
 def index(env_id, words, count=3, revision="r1"):
@@ -81,6 +81,26 @@ def test_an_hourly_build_copies_unchanged_datasets_and_equals_a_build_from_nothi
     assert sorted(answers(tmp_path / "hourly.db")["rook"][1]) == sorted(
         [f"task-{i}@acme/chess-tasks" for i in range(4)] + [f"task-{i}@acme/new-gym" for i in range(3)])
     assert hourly["counts"] == cold["counts"] and hourly["counts"]["tasks"] == 3 + 4 + 3
+
+
+def test_an_hour_that_reorders_the_listing_and_changes_a_card_equals_a_build_from_nothing(store, tmp_path):
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")
+    # An hour later: chess changed (its rook now, no endgame), a new dataset arrived, trending reordered the list,
+    # and the maze's card says something new (its words are cut again, the others' taken from the last snapshot).
+    save_index(store, index("acme/chess-tasks", "chess rook", count=4, revision="r2"))
+    save_index(store, index("acme/new-gym", "rook ladder"))
+    later = [record("maze-runner", "A minotaur lives here", trending_score=9.0), record("new-gym"), RECORDS[1],
+             RECORDS[0]]
+
+    hourly = build_snapshot(later, CompleteIndexes(store), tmp_path / "hourly.db", previous=tmp_path / "first.db")
+    build_snapshot(later, CompleteIndexes(store), tmp_path / "cold.db")
+
+    assert hourly["copied"] == 2  # sokoban and the maze: their tasks in their new places
+    assert contents(tmp_path / "hourly.db") == contents(tmp_path / "cold.db")
+    assert answers(tmp_path / "hourly.db") == answers(tmp_path / "cold.db")
+    db = open_immutable(tmp_path / "hourly.db")
+    assert search_tasks(db, "endgame")["total"] == 0 and search_tasks(db, "chess rook")["total"] == 4
+    assert [card["id"] for card in search_envs(db, "minotaur")["cards"]] == ["acme/maze-runner"]
 
 
 def test_a_dataset_gone_private_leaves_nothing_of_itself_in_the_next_snapshot(store, tmp_path):

@@ -75,20 +75,13 @@ def build_snapshot(
         raise
     seconds = round(time.perf_counter() - started, 3)
     return {"schema": SCHEMA, "built_at": built_at, "counts": counts, "size": out_path.stat().st_size,
-            "seconds": seconds, "timings": timings, "copied": copied}
+            "seconds": seconds, "timings": timings.wall, "cpu_timings": timings.cpu, "copied": copied}
 
 
 def _write_database(path: Path, records, source, kind_of, built_at: str, previous: Path | None
-                    ) -> tuple[dict, int, dict]:
-    timings: dict[str, float] = {}
-    mark = time.perf_counter()
-
-    def lap(name: str) -> None:
-        nonlocal mark
-        now = time.perf_counter()
-        timings[name] = round(now - mark, 3)
-        mark = now
-
+                    ) -> tuple[dict, int, Laps]:
+    timings = Laps()
+    lap = timings.lap
     db = sqlite3.connect(f"file:{quote(str(path))}", uri=True, isolation_level=None)
     try:
         # A build that dies is thrown away whole, so a journal and fsyncs would buy nothing.
@@ -102,7 +95,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
             db.execute(statement)
         lap("setup")
         counts, copied = _insert_rows(db, records, source, kind_of, carried, timings)
-        mark = time.perf_counter()  # _insert_rows timed its own two parts
+        timings.restart()  # _insert_rows timed its own parts
         for statement in TOTALS:
             db.execute(statement)
         meta = {"schema": str(SCHEMA), "built_at": built_at, "counts": json.dumps(counts, sort_keys=True)}
@@ -161,16 +154,23 @@ def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str,
             for env_id, rowid, fingerprint, found, task_count in rows}
 
 
-def _insert_rows(db: sqlite3.Connection, records, source, kind_of, carried: dict | None, timings: dict
+def previous_cards(db: sqlite3.Connection) -> dict[str, tuple[str, str, str, str]]:
+    """Each environment's (heading, brief, tags, search_blob) in the attached previous snapshot: an environment
+    whose card text is unchanged takes its search words from there instead of cutting them again."""
+    return {env_id: tuple(rest) for env_id, *rest in
+            db.execute("SELECT id, heading, brief, tags, search_blob FROM previous.envs")}
+
+
+def _insert_rows(db: sqlite3.Connection, records, source, kind_of, carried: dict | None, timings: Laps
                  ) -> tuple[dict, int]:
     """Every public environment and its tasks, in listing order; (counts, datasets copied from `previous`)."""
     counts = {"envs": 0, "tasks": 0, "datasets": 0, "spaces": 0, "indexed": 0, "skipped_private": 0,
               "skipped_gated": 0}
-    reading = copying = 0.0
-    copied = 0
     envs: list[tuple] = []  # inserted together at the end; tasks name them by the rowid given here
     env_tags: list[tuple[str, int]] = []
     seen: set[str] = set()
+    copies = _Copies(db)
+    cards = previous_cards(db) if carried is not None else {}
     for record in records:
         if record.private or record.gated:
             counts["skipped_private" if record.private else "skipped_gated"] += 1
@@ -179,24 +179,25 @@ def _insert_rows(db: sqlite3.Connection, records, source, kind_of, carried: dict
         if env_id in seen:  # a listing merged from several tag queries may repeat a repository
             continue
         seen.add(env_id)
-        mark = time.perf_counter()
+        timings.restart()
         fingerprint = source.fingerprint(env_id)
         before = (carried or {}).get(env_id)
         if fingerprint is not None and before is not None and before[1] == fingerprint:
             rows = DatasetRows(fingerprint, True, before[2], before[3])  # its tasks are copied below
         else:
             rows, before = source.dataset_rows(env_id, fingerprint), None
-        reading += time.perf_counter() - mark
+        timings.lap("read_rows")
         kind = kind_of(record, None if rows is None else rows.found_kind)
         env_rowid = len(envs) + 1
-        values, plain_tags = _env_values(record, env_id, kind, rows.task_count if rows is not None else 0)
+        values, plain_tags = _env_values(record, env_id, kind, rows.task_count if rows is not None else 0,
+                                         cards.get(env_id))
         envs.append((env_rowid, *values))
         env_tags.extend((tag, env_rowid) for tag in plain_tags)
-        mark = time.perf_counter()
+        timings.lap("env_rows")
         if before is not None:
-            _copy_rows(db, env_id, env_rowid, before[0])
-            copied += 1
+            copies.add(env_id, env_rowid, before[0])
         elif rows is not None:
+            copies.flush()  # the tasks copied so far come first: rowids in listing order, as in a build from nothing
             db.executemany("INSERT INTO env_splits (env_id, config, split, rows) VALUES (?, ?, ?, ?)",
                            ((env_id, *split) for split in rows.splits))
             db.executemany("INSERT INTO tasks (env_rowid, ref, title, brief, category, difficulty, grading, runtime, "
@@ -205,40 +206,96 @@ def _insert_rows(db: sqlite3.Connection, records, source, kind_of, carried: dict
         if rows is not None and rows.fingerprint is not None:
             db.execute("INSERT INTO env_sources (env_rowid, fingerprint, found_kind) VALUES (?, ?, ?)",
                        (env_rowid, rows.fingerprint, json.dumps(rows.found_kind)))
-        copying += time.perf_counter() - mark
+        timings.lap("write_rows")
         counts["envs"] += 1
         counts["datasets" if record.repo_type == "dataset" else "spaces"] += 1
         counts["indexed"] += rows is not None
         counts["tasks"] += rows.task_count if rows is not None else 0
-    mark = time.perf_counter()
+    timings.restart()
+    copies.flush()
     db.executemany("INSERT INTO envs (rowid, id, key, repo_type, kind, heading, brief, likes, downloads, trending, "
                    "created, modified, task_count, tags, sdk, stage, search_blob) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", envs)
     db.executemany("INSERT INTO env_tags (tag, env_rowid) VALUES (?, ?)", env_tags)
-    copying += time.perf_counter() - mark
-    timings["read_rows"], timings["write_rows"] = round(reading, 3), round(copying, 3)
-    return counts, copied
+    timings.lap("write_rows")
+    return counts, copies.datasets
 
 
-def _copy_rows(db: sqlite3.Connection, env_id: str, env_rowid: int, previous_rowid: int) -> None:
-    """One unchanged dataset's tasks and splits, as the previous snapshot holds them, in their order."""
-    db.execute("INSERT INTO tasks (env_rowid, ref, title, brief, category, difficulty, grading, runtime, runs_here, "
-               "tags) SELECT ?, ref, title, brief, category, difficulty, grading, runtime, runs_here, tags "
-               "FROM previous.tasks WHERE env_rowid = ? ORDER BY rowid", (env_rowid, previous_rowid))
-    db.execute("INSERT INTO env_splits (env_id, config, split, rows) SELECT env_id, config, split, rows "
-               "FROM previous.env_splits WHERE env_id = ?", (env_id,))
+class Laps:
+    """Wall and CPU seconds per phase of a build; a phase met several times (once per dataset) adds up."""
+
+    def __init__(self):
+        self._walls: dict[str, float] = {}
+        self._cpus: dict[str, float] = {}
+        self.restart()
+
+    @property
+    def wall(self) -> dict[str, float]:
+        return {name: round(seconds, 3) for name, seconds in self._walls.items()}
+
+    @property
+    def cpu(self) -> dict[str, float]:
+        return {name: round(seconds, 3) for name, seconds in self._cpus.items()}
+
+    def restart(self) -> None:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+
+    def lap(self, name: str) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        self._walls[name] = self._walls.get(name, 0.0) + wall - self._wall
+        self._cpus[name] = self._cpus.get(name, 0.0) + cpu - self._cpu
+        self._wall, self._cpu = wall, cpu
 
 
-def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int) -> tuple[tuple, list[str]]:
-    """The environment's row (without its rowid) and its plain tags."""
+class _Copies:
+    """Unchanged datasets' tasks and splits, copied from the previous snapshot a run at a time: one statement for
+    each run of consecutive unchanged datasets instead of two per dataset."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self.pending: list[tuple[str, int, int]] = []  # (env_id, env rowid now, env rowid in the previous snapshot)
+        self.datasets = 0
+
+    def add(self, env_id: str, env_rowid: int, previous_rowid: int) -> None:
+        self.pending.append((env_id, env_rowid, previous_rowid))
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        db = self.db
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS copying (env_rowid INTEGER PRIMARY KEY, "
+                   "previous_rowid INTEGER NOT NULL, env_id TEXT NOT NULL)")
+        db.executemany("INSERT INTO temp.copying (env_id, env_rowid, previous_rowid) VALUES (?, ?, ?)", self.pending)
+        # Datasets in listing order, each one's tasks in their own order (the previous task_facets index holds
+        # (env_rowid, rowid)). CROSS JOIN keeps that loop order, which is the ORDER BY: nothing is sorted.
+        db.execute("INSERT INTO tasks (env_rowid, ref, title, brief, category, difficulty, grading, runtime, "
+                   "runs_here, tags) SELECT c.env_rowid, t.ref, t.title, t.brief, t.category, t.difficulty, "
+                   "t.grading, t.runtime, t.runs_here, t.tags FROM temp.copying c "
+                   "CROSS JOIN previous.task_facets f ON f.env_rowid = c.previous_rowid "
+                   "CROSS JOIN previous.tasks t ON t.rowid = f.rowid ORDER BY c.env_rowid, f.rowid")
+        db.execute("INSERT INTO env_splits (env_id, config, split, rows) SELECT s.env_id, s.config, s.split, s.rows "
+                   "FROM temp.copying c CROSS JOIN previous.env_splits s ON s.env_id = c.env_id")
+        db.execute("DELETE FROM temp.copying")
+        self.datasets += len(self.pending)
+        self.pending.clear()
+
+
+def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int, before: tuple | None = None
+                ) -> tuple[tuple, list[str]]:
+    """The environment's row (without its rowid) and its plain tags. `before` is its (heading, brief, tags,
+    search_blob) in the previous snapshot: while the card's text is the same, so are its words."""
     heading = clip(record.pretty_name, _HEADING_CHARS)
     brief = clip(record.card.get("short_description") or record.card.get("description"), _ENV_BRIEF_CHARS)
     tags = list(dict.fromkeys(str(t) for t in record.tags))[:MAX_TAGS]
+    tags_json = json.dumps(tags, ensure_ascii=False)
     plain_tags = plain_tags_of(tags)
-    blob = words.blob(heading, brief, record.id, " ".join(plain_tags))
+    if before is not None and before[:3] == (heading, brief, tags_json):
+        blob = before[3]
+    else:
+        blob = words.blob(heading, brief, record.id, " ".join(plain_tags))
     return (env_id, record.id, record.repo_type, kind, heading, brief, int(record.likes or 0),
             int(record.downloads or 0), float(record.trending_score or 0.0), record.created_at, record.last_modified,
-            task_count, json.dumps(tags, ensure_ascii=False), record.sdk, record.stage, blob), plain_tags
+            task_count, tags_json, record.sdk, record.stage, blob), plain_tags
 
 
 def plain_tags_of(tags: list[str]) -> list[str]:
