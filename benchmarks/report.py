@@ -384,7 +384,8 @@ def _what_moves(r: dict) -> str:
                      "again from the rows, the one part that does not shrink with fewer changes; keeping the "
                      "previous one needs task keys that survive trending's reordering, and hashed keys, tried, made "
                      f"the task word index 80 % larger), then the rows ({cpu.get('read_rows', 0):.2f} s finding them: "
-                     f"one index fingerprint per dataset; {cpu.get('env_rows', 0):.2f} s each environment's row in Python; "
+                     f"one index fingerprint per dataset; {cpu.get('env_rows', 0):.2f} s each environment's row in "
+                     "Python; "
                      f"{cpu.get('write_rows', 0):.2f} s writing them, unchanged tasks copied in SQL), the "
                      f"environment search's sets ({cpu.get('env_sets', 0):.2f} s) and the sort indexes "
                      f"({cpu.get('indexes', 0):.2f} s).")
