@@ -22,9 +22,9 @@ def _kb(field: str) -> int:
 
 
 def main(root: Path, out: Path) -> dict:
-    from benchmarks.snapshot_build import Indexes
     from rlx.catalog import fetch_listing
     from rlx.snapshot.build import build_snapshot
+    from rlx.snapshot.indexer import CompleteIndexes
     from rlx.sources.folder import FolderSource
     from rlx.store import Store
 
@@ -32,9 +32,10 @@ def main(root: Path, out: Path) -> dict:
     records = fetch_listing(FolderSource(root / "source"))
     listing_s = time.perf_counter() - started
     before_build_kb = _kb("VmHWM")
-    built = build_snapshot(records, Indexes(Store(root / "store")), out, built_at="2026-11-30T00:00:00Z")
+    built = build_snapshot(records, CompleteIndexes(Store(root / "store")), out, built_at="2026-11-30T00:00:00Z")
     return {"seconds": built["seconds"], "size": built["size"], "counts": built["counts"],
-            "phases": built.get("timings", {}), "listing_seconds": listing_s,
+            "phases": built.get("timings", {}), "cpu_phases": built.get("cpu_timings", {}),
+            "listing_seconds": listing_s,
             "peak_rss_mb": _kb("VmHWM") / 1024, "peak_before_build_mb": before_build_kb / 1024}
 
 
