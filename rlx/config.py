@@ -3,6 +3,7 @@ sentence; the README documents each of them (a test keeps the two in step)."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import secrets
@@ -41,6 +42,12 @@ SETTINGS = [
     Setting("RLX_PUBLIC_URL", None, "The address visitors reach this app at (https://explorer.example.org): the "
             "MCP snippets, canonical URLs, sharing tags and the sitemap use it, and MCP requests must name its "
             "host. Default: each request's own URL, with MCP open to loopback and IP-address hosts only."),
+    Setting("RLX_ADMIN_URL", None, "The address the admin app (`rlx admin`) is reached at when it is served on "
+            "another origin than the explorer (https://admin.example.org): its writes must come from that origin and "
+            "its host is trusted. Default: RLX_PUBLIC_URL."),
+    Setting("RLX_MODEL_DNS", None, "The DNS server (ip or ip:port) that resolves the names of model endpoints "
+            "visitors bring, at the form's check and again at every connection the worker makes to them. "
+            "Default: the system's resolver."),
     Setting("RLX_SPACE_HOSTS", None, "Spaces served on this machine instead of at <subdomain>.hf.space, as "
             "`subdomain=http://127.0.0.1:port` pairs separated by commas; loopback addresses only (tests and "
             "`rlx demo`, which sets it for the bundled OpenEnv example)."),
@@ -81,6 +88,8 @@ class Config:
     source: str  # "hub", or an absolute folder path
     session_secret: str
     public_url: str | None = None  # scheme://host[:port], no trailing slash
+    admin_url: str | None = None  # the admin app's own, when it is not public_url's origin
+    model_dns: tuple[str, int] | None = None  # (ip, port) of the DNS server for visitors' model endpoints
     viewer_url: str = "https://datasets-server.huggingface.co"
     space_hosts: tuple[tuple[str, str], ...] = ()  # (subdomain, loopback base URL): Spaces served locally
     openid_provider_url: str | None = None
@@ -111,6 +120,8 @@ class Config:
             source=_check_source(env.get("RLX_SOURCE") or str(_DEFAULT_SOURCE)),
             session_secret=env.get("SESSION_SECRET") or _stored_secret(storage),
             public_url=_check_public_url(env.get("RLX_PUBLIC_URL") or None),
+            admin_url=_check_public_url(env.get("RLX_ADMIN_URL") or None, "RLX_ADMIN_URL"),
+            model_dns=_check_nameserver(env.get("RLX_MODEL_DNS") or None),
             viewer_url=_check_http_url(env.get("HF_VIEWER_URL") or "https://datasets-server.huggingface.co",
                                        "HF_VIEWER_URL"),
             space_hosts=_check_space_hosts(env.get("RLX_SPACE_HOSTS") or ""),
@@ -161,14 +172,31 @@ def _check_scopes(value: str) -> str:
     return " ".join(dict.fromkeys(["openid", "profile", *scopes]))
 
 
-def _check_public_url(value: str | None) -> str | None:
+def _check_public_url(value: str | None, name: str = "RLX_PUBLIC_URL") -> str | None:
     if value is None:
         return None
     parsed = urlparse(value)
     if parsed.scheme not in ("http", "https") or not parsed.hostname or parsed.path.strip("/") or parsed.query:
-        raise ConfigError(f"RLX_PUBLIC_URL must be the app's address alone, such as https://explorer.example.org, "
+        raise ConfigError(f"{name} must be the app's address alone, such as https://explorer.example.org, "
                           f"not {value!r}.")
     return f"{parsed.scheme}://{parsed.netloc}"
+
+
+def _check_nameserver(value: str | None) -> tuple[str, int] | None:
+    if value is None:
+        return None
+    host, port = value.strip(), "53"
+    if host.count(":") == 1 or host.startswith("["):  # ip:port, or [ipv6]:port
+        host, _, port = host.rpartition(":")
+    host = host.strip("[]")
+    try:
+        ipaddress.ip_address(host)
+        number = int(port)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= 65535:
+        raise ConfigError(f"RLX_MODEL_DNS must be a DNS server's IP address, optionally with :port, not {value!r}.")
+    return host, number
 
 
 _SUBDOMAIN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")

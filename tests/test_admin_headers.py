@@ -67,6 +67,39 @@ def test_the_admin_refuses_foreign_hosts_and_big_bodies(apps):
     assert big.status_code == 413
 
 
+EXPLORER_URL, ADMIN_URL = "https://explorer.example.org", "https://admin.example.org"
+
+
+@pytest.fixture
+def admin_apart(make_config, redis_client, people):
+    """The admin served on an origin of its own (RLX_ADMIN_URL), as on a second Space."""
+    from rlx.admin import create_admin_app
+
+    return create_admin_app(make_config(HF_ENDPOINT=people.url, ADMIN_ORG="rlx-admins", RLX_PUBLIC_URL=EXPLORER_URL,
+                                        RLX_ADMIN_URL=ADMIN_URL))
+
+
+def test_an_admin_served_apart_takes_writes_from_its_own_origin_only(admin_apart):
+    carol = admin_apart.test_client()
+    own = {"Origin": ADMIN_URL}
+    signin = carol.post("/signin/token", data={"token": CAROL}, headers=own, base_url=ADMIN_URL)
+    assert signin.status_code == 303
+    banner = {"text": "Office hours on Friday", "id": "fri"}
+    assert carol.post("/admin/banner", data=banner, headers={"Origin": EXPLORER_URL},
+                      base_url=ADMIN_URL).status_code == 403  # the explorer's pages are another site to it
+    assert carol.post("/admin/banner", data=banner, headers={"Referer": f"{EXPLORER_URL}/admin/"},
+                      base_url=ADMIN_URL).status_code == 403
+    assert carol.post("/admin/banner", data=banner, headers=own, base_url=ADMIN_URL).status_code == 303
+    assert carol.get("/admin/settings", base_url=ADMIN_URL).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["evil.example", "explorer.example.org", "admin.example.org.evil.example"])
+def test_an_admin_served_apart_refuses_any_other_host(admin_apart, host):
+    response = admin_apart.test_client().post("/signin/token", data={"token": CAROL},
+                                              headers={"Origin": ADMIN_URL, "Host": host})
+    assert response.status_code == 400
+
+
 @pytest.fixture
 def admin_server(make_config, redis_url, redis_client, people):
     from rq import Queue

@@ -55,7 +55,7 @@ def init_app(app: Flask) -> None:
             response.headers["Content-Security-Policy"] = _policy_text(policy)
         return response
 
-    public_url = app.config["RLX"].public_url or ""
+    public_url = app.config.get("OWN_PUBLIC_URL") or ""
     Talisman(app, force_https=False, strict_transport_security=True,
              strict_transport_security_include_subdomains=False, content_security_policy=ADMIN_CSP,
              content_security_policy_nonce_in=["script-src", "style-src"], frame_options="DENY",

@@ -1,64 +1,55 @@
 """Models a visitor brings: an OpenAI-compatible endpoint, checked before use, with its key kept out of the store.
 
 The endpoint must be public https: its host resolves only to public addresses (no loopback, private, link-local
-or reserved ones), so a run cannot be pointed at this server's own network. Tests allow loopback by
-configuration (RLX_ALLOW_LOOPBACK_MODELS), never by a form field. The key travels in Redis under the run's id,
+or reserved ones), so a run cannot be pointed at this server's own network; the worker's connections are judged
+again when they are made (rlx/runs/egress.py). Tests allow loopback by configuration
+(RLX_ALLOW_LOOPBACK_MODELS), never by a form field. The key travels in Redis under the run's id,
 with a time limit, and the job takes it once (GETDEL); Redis here is never saved to disk.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
-import os
-import socket
 from urllib.parse import urlparse
 
-import requests
+import httpx
 
 from rlx.queue.defaults import KEY_PREFIX
+from rlx.runs.egress import Egress, ModelError, guarded_client
 
 CHECK_TIMEOUT = 5.0
 
 
-class ModelError(ValueError):
-    """One sentence about the endpoint."""
-
-
-def loopback_allowed(app) -> bool:
-    """Tests point runs at a model stand-in on 127.0.0.1; nothing a visitor sends can turn this on."""
-    return bool(app.config.get("RLX_ALLOW_LOOPBACK_MODELS")) or os.environ.get("RLX_ALLOW_LOOPBACK_MODELS") == "1"
-
-
-def check_endpoint_address(url: str, allow_loopback: bool = False) -> str:
-    """The endpoint, normalised (no trailing slash), or ModelError saying why it cannot be used."""
+def check_endpoint_address(url: str, egress: Egress) -> str:
+    """The endpoint, normalised (no trailing slash), or ModelError saying why it cannot be used. The worker judges
+    the address again at every connection (rlx/runs/egress.py): this check gives the form its clear answer."""
     parsed = urlparse(url)
     if parsed.scheme not in ("https", "http") or not parsed.hostname:
         raise ModelError("The endpoint must be a URL such as https://api.example.com/v1.")
     if parsed.username or parsed.password or parsed.query or parsed.fragment:
         raise ModelError("The endpoint must not carry credentials, a query or a fragment; put the key in its field.")
     try:
-        infos = socket.getaddrinfo(parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 80),
-                                   type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError):
-        raise ModelError(f"The endpoint's host {parsed.hostname!r} does not resolve.") from None
-    addresses = {ipaddress.ip_address(info[4][0]) for info in infos}
-    loopback_only = all(a.is_loopback for a in addresses)
-    if allow_loopback and loopback_only:
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    except ValueError:
+        raise ModelError("The endpoint's port must be a number from 1 to 65535.") from None
+    addresses = egress.resolve(parsed.hostname, port)
+    if egress.allow_loopback and all(a.is_loopback for a in addresses):
         return url.rstrip("/")
     if parsed.scheme != "https":
         raise ModelError("The endpoint must use https.")
-    if any(not a.is_global for a in addresses):
+    if any(egress.why_refused(a) for a in addresses):
         raise ModelError("The endpoint resolves to a private or local address; only public endpoints are allowed.")
     return url.rstrip("/")
 
 
-def check_endpoint_live(url: str, key: str | None, model: str) -> None:
-    """Ask the endpoint for its models before the run spends anything; ModelError when it does not answer well."""
+def check_endpoint_live(url: str, key: str | None, model: str, egress: Egress) -> None:
+    """Ask the endpoint for its models before the run spends anything; ModelError when it does not answer well,
+    EgressRefused when its name now points somewhere private."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
-        response = requests.get(f"{url}/models", headers=headers, timeout=CHECK_TIMEOUT, allow_redirects=False)
-    except requests.RequestException as exc:
+        with guarded_client(egress, timeout=CHECK_TIMEOUT) as client:
+            response = client.get(f"{url}/models", headers=headers)
+    except httpx.HTTPError as exc:
         raise ModelError(f"The model endpoint did not answer: {type(exc).__name__}.") from None
     if response.status_code in (401, 403):
         raise ModelError("The model endpoint refused the key (HTTP {}).".format(response.status_code))

@@ -22,7 +22,8 @@ from rlx.queue import get_redis
 from rlx.runs import events, index, limits, record, sandboxes
 from rlx.runs.launch import next_batch_runs
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
-from rlx.runs.models import ModelError, check_endpoint_address, check_endpoint_live, loopback_allowed, take_secret
+from rlx.runs.egress import egress_for, route_litellm_through
+from rlx.runs.models import ModelError, check_endpoint_live, take_secret
 from rlx.runs.feed import TrialFeed
 from rlx.runs.taskfiles import copy_task
 
@@ -84,7 +85,9 @@ class _Stopped(Exception):
 
 def _agent_config(run: RunRecord, redis):
     """Harbor's AgentConfig. A model's key goes into this work horse's own environment (RQ forks one per job),
-    where litellm reads it: never into the config Harbor writes to disk, never into the sandbox."""
+    where litellm reads it: never into the config Harbor writes to disk, never into the sandbox. Every connection
+    to the endpoint, from the /models check to the last model call, is judged when it is made (the name may have
+    been re-pointed at a private address since the form was checked)."""
     from harbor.models.trial.config import AgentConfig
 
     if run.agent != "terminus-2":
@@ -92,8 +95,9 @@ def _agent_config(run: RunRecord, redis):
     secret = take_secret(redis, run.id)
     if not secret or not run.model:
         raise ModelError("terminus-2 needs a model, and this run's model settings have expired; start it again.")
-    endpoint = check_endpoint_address(secret["endpoint"], allow_loopback=loopback_allowed(current_app))
-    check_endpoint_live(endpoint, secret.get("key"), run.model)
+    endpoint, egress = secret["endpoint"], egress_for(current_app)
+    check_endpoint_live(endpoint, secret.get("key"), run.model, egress)
+    route_litellm_through(egress)
     os.environ["OPENAI_API_KEY"] = secret.get("key") or "none"
     return AgentConfig(name="terminus-2", model_name=f"openai/{run.model}", base_url=endpoint, kwargs={
         "max_turns": MAX_TURNS, "record_terminal_session": False, "enable_summarize": False,

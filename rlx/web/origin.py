@@ -1,7 +1,8 @@
 """No cross-site writes: every POST, PUT, PATCH or DELETE must come from our own pages.
 
 The browser says where a request comes from in Origin (or, when it sends none, Referer). That origin must be
-RLX_PUBLIC_URL's (behind a TLS proxy the request itself looks like plain http, so Host cannot tell), or this
+RLX_PUBLIC_URL's (RLX_ADMIN_URL's on the admin app, when set; behind a TLS proxy the request itself looks like
+plain http, so Host cannot tell), or this
 request's own when it names a loopback or IP address (only a page served from this very address can). Without
 RLX_PUBLIC_URL the request's own origin is accepted: its Host has already been checked against the trusted names
 (rlx/web/hosts.py). A request with neither header is refused; endpoints for non-browser clients (MCP) opt out of
@@ -35,9 +36,15 @@ def _origin_of(url: str) -> str | None:
     return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
 
 
+def own_public_url(app: Flask) -> str | None:
+    """Where `app`'s own pages are served: RLX_PUBLIC_URL for the explorer; for the admin app, RLX_ADMIN_URL when
+    it is served on an origin of its own (create_admin_app sets OWN_PUBLIC_URL)."""
+    return app.config.get("OWN_PUBLIC_URL", app.config["RLX"].public_url)
+
+
 def app_origins() -> set[str]:
     """The origins our own pages are served from, as far as this request can tell."""
-    public = current_app.config["RLX"].public_url
+    public = own_public_url(current_app)
     own = _origin_of(request.host_url)
     origins = {_origin_of(public)} if public else {own}
     if public and is_local_or_ip(request.host.rsplit(":", 1)[0].strip("[]").lower()):

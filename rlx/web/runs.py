@@ -18,7 +18,8 @@ from rlx.runs import events, record
 from rlx.runs.form import FormError, read_run_form
 from rlx.runs.launch import MAX_JOB_SEC, request_stop, settle, start_run
 from rlx.runs.limits import LimitReached
-from rlx.runs.models import ModelError, check_endpoint_address, loopback_allowed, store_secret
+from rlx.runs.egress import egress_for
+from rlx.runs.models import ModelError, check_endpoint_address, store_secret
 from rlx.runs import sandboxes
 from rlx.auth.visitor import visitor_token
 from rlx.runs.record import RunRecord
@@ -76,7 +77,7 @@ def _model_fields(choice) -> tuple[str | None, str | None]:
     if not values.get("model") or not values.get("endpoint"):
         raise FormError("terminus-2 needs a model: give its name and an OpenAI-compatible endpoint "
                         "(https://…/v1), and the endpoint's API key if it asks for one.")
-    endpoint = check_endpoint_address(values["endpoint"], allow_loopback=loopback_allowed(current_app))
+    endpoint = check_endpoint_address(values["endpoint"], egress_for(current_app))
     return values["model"], endpoint
 
 
