@@ -100,6 +100,14 @@ def test_an_admin_served_apart_refuses_any_other_host(admin_apart, host):
     assert response.status_code == 400
 
 
+def test_the_admin_sends_hsts_on_its_own_https_origin_and_not_on_plain_http(admin_apart, apps):
+    served_apart = admin_apart.test_client().get("/admin/", base_url=ADMIN_URL)
+    assert "max-age=" in served_apart.headers["Strict-Transport-Security"]
+    _, local = apps  # no public URL: a developer's plain http
+    plain = local.test_client().get("/admin/", headers={"X-Forwarded-Proto": "https"})
+    assert "Strict-Transport-Security" not in plain.headers
+
+
 @pytest.fixture
 def admin_server(make_config, redis_url, redis_client, people):
     from rq import Queue

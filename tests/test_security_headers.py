@@ -81,6 +81,32 @@ def test_hsts_is_sent_when_the_request_came_over_https(client):
     assert "max-age=" in headers["Strict-Transport-Security"]
 
 
+def test_a_forged_forwarded_proto_on_plain_http_gets_no_hsts(client):
+    """No proxy is configured (RLX_PROXY_HOPS=0): X-Forwarded-Proto is anyone's to write, so it proves nothing."""
+    headers = client.get("/healthz", headers={"X-Forwarded-Proto": "https"}).headers
+    assert "Strict-Transport-Security" not in headers
+
+
+def test_hsts_is_sent_when_a_configured_proxy_says_https(make_config, redis_client):
+    from rlx import create_app
+
+    client = create_app(make_config(RLX_PROXY_HOPS="1")).test_client()
+    proxied = client.get("/healthz", headers={"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9"})
+    assert "max-age=" in proxied.headers["Strict-Transport-Security"]
+    assert "Strict-Transport-Security" not in client.get("/healthz", headers={"X-Forwarded-Proto": "http"}).headers
+
+
+@pytest.mark.parametrize("public_url, sent", [("https://explorer.example.org", True),
+                                              ("http://explorer.example.org", False)])
+def test_hsts_follows_the_public_url_whatever_the_last_hop_was(make_config, redis_client, public_url, sent):
+    """TLS often ends at a proxy the operator did not count in RLX_PROXY_HOPS; an https public URL says enough."""
+    from rlx import create_app
+
+    client = create_app(make_config(RLX_PUBLIC_URL=public_url)).test_client()
+    headers = client.get("/healthz", base_url="http://explorer.example.org").headers
+    assert ("Strict-Transport-Security" in headers) is sent
+
+
 def test_a_space_page_may_embed_only_hf_space_apps(client):
     csp = csp_of(client.get("/"))
     assert csp["frame-src"] == "https://*.hf.space" and csp["frame-ancestors"] == "'none'"

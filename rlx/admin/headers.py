@@ -16,7 +16,7 @@ import re
 from flask import Flask, request
 from flask_talisman import Talisman
 
-from rlx.web.headers import CSP, PERMISSIONS
+from rlx.web.headers import CSP, PERMISSIONS, send_hsts_behind_https
 
 ADMIN_CSP = {**CSP, "frame-src": "'none'"}  # the admin embeds no Space
 RQ_BLUEPRINT = "rq_dashboard"
@@ -56,7 +56,8 @@ def init_app(app: Flask) -> None:
         return response
 
     public_url = app.config.get("OWN_PUBLIC_URL") or ""
-    Talisman(app, force_https=False, strict_transport_security=True,
+    send_hsts_behind_https(app)
+    Talisman(app, force_https=False, strict_transport_security=False,
              strict_transport_security_include_subdomains=False, content_security_policy=ADMIN_CSP,
              content_security_policy_nonce_in=["script-src", "style-src"], frame_options="DENY",
              referrer_policy="same-origin", permissions_policy=PERMISSIONS,

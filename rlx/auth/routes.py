@@ -17,7 +17,7 @@ from rlx.auth.hub_identity import TokenRejected, account_for
 from rlx.auth.oauth import provider
 from rlx.auth.redirects import own_path
 from rlx.auth.visitor import current_visitor, signed_out_for_now
-from rlx.web.origin import same_origin_only
+from rlx.web.origin import own_public_url, same_origin_only
 from rlx.web.ratelimit import rate_limited
 from rlx.web.render import render
 
@@ -51,7 +51,7 @@ def signin_hf():
     if client is None:
         abort(404, "Sign-in with Hugging Face is not set up here; paste a token instead.")
     session[NEXT_KEY] = own_path(request.args.get("next"))
-    public = current_app.config["RLX"].public_url
+    public = own_public_url(current_app)  # the admin app, served apart, signs in on its own origin
     callback = f"{public}{url_for('auth.callback')}" if public else url_for("auth.callback", _external=True)
     try:
         return client.authorize_redirect(callback)

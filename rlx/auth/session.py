@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from cryptography.fernet import Fernet, InvalidToken
 from flask import Response, current_app, request
 
+from rlx.web.origin import own_public_url
+
 COOKIE = "rlx_account"
 MAX_AGE_S = 8 * 3600  # as long as a Space's default sign-in (hf_oauth_expiration_minutes: 480)
 MAX_ORGS = 64  # a cookie stays well under 4 KB
@@ -73,7 +75,7 @@ def lifetime(expires_in) -> float:
 
 
 def _secure() -> bool:
-    public = current_app.config["RLX"].public_url
+    public = own_public_url(current_app)
     return request.is_secure or bool(public and public.startswith("https://"))
 
 

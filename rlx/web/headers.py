@@ -1,13 +1,19 @@
 """Security headers on every answer, set by flask-talisman: a Content-Security-Policy that runs only our own
 script files plus one inline snippet carrying a per-response nonce (the remembered theme, applied before the first
 paint without a second request), the inline stylesheet likewise, no framing, no
-MIME sniffing, a strict Referrer-Policy, no powerful browser features, and HSTS when the request came over https.
+MIME sniffing, a strict Referrer-Policy, no powerful browser features, and HSTS behind https (the public URL's or
+the request's).
 """
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, request
 from flask_talisman import Talisman
+from flask_talisman.talisman import ONE_YEAR_IN_SECS
+
+from rlx.web.origin import own_public_url
+
+HSTS = f"max-age={ONE_YEAR_IN_SECS}"
 
 CSP = {
     "default-src": "'self'",
@@ -30,12 +36,26 @@ PERMISSIONS = {feature: "()" for feature in (
     "interest-cohort", "browsing-topics")}
 
 
+def send_hsts_behind_https(app: Flask) -> None:
+    """HSTS when the app's public URL is https, or this request came over https (as ProxyFix reports it when
+    RLX_PROXY_HOPS counts the proxies). Not Talisman's: it also believes a raw X-Forwarded-Proto, which anyone can
+    send to a plain-http development server (and pin its name to https in their browser for a year)."""
+    public_https = (own_public_url(app) or "").startswith("https://")
+
+    @app.after_request
+    def _hsts(response):
+        if public_https or request.is_secure:
+            response.headers["Strict-Transport-Security"] = HSTS
+        return response
+
+
 def init_app(app: Flask) -> None:
     public_url = app.config["RLX"].public_url or ""
+    send_hsts_behind_https(app)
     Talisman(
         app,
-        force_https=False,  # TLS ends at the proxy in front of us; HSTS below tells browsers to stay on https
-        strict_transport_security=True,  # sent only on requests that arrived over https
+        force_https=False,  # TLS ends at the proxy in front of us; HSTS tells browsers to stay on https
+        strict_transport_security=False,  # send_hsts_behind_https
         strict_transport_security_include_subdomains=False,
         content_security_policy=CSP,
         content_security_policy_nonce_in=["script-src", "style-src"],
