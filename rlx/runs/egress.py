@@ -78,6 +78,9 @@ class Egress:
         addresses = self.resolve(host, port)
         for address in addresses:
             kind = self.why_refused(address)
+            if kind and str(address) == host.strip("[]"):
+                raise EgressRefused(f"The model endpoint's address {address} is {kind}; only public addresses are "
+                                    f"allowed, so nothing was sent.")
             if kind:
                 raise EgressRefused(f"The model endpoint's host {host} resolved to {address}, {kind}, when the worker "
                                     f"connected to it; only public addresses are allowed, so nothing was sent.")
