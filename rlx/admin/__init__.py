@@ -32,8 +32,8 @@ def create_admin_app(config: Config | None = None) -> Flask:
     app = Flask("rlx.admin", template_folder=str(TEMPLATES), static_folder=str(STATIC))
     own_url = config.admin_url or config.public_url  # its own origin, when it is served apart from the explorer
     app.wsgi_app = behind_proxies(TrustedHosts(app.wsgi_app, own_url, config.trusted_hosts), config.proxy_hops)
-    app.config.update(RLX=config, OWN_PUBLIC_URL=own_url, SECRET_KEY=config.session_secret, SESSION_COOKIE_HTTPONLY=True,
-                      MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+    app.config.update(RLX=config, OWN_PUBLIC_URL=own_url, SECRET_KEY=config.session_secret,
+                      SESSION_COOKIE_HTTPONLY=True, MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_NAME="rlx_admin_session",
                       RQ_DASHBOARD_REDIS_URL=config.redis_url, RQ_DASHBOARD_DISABLE_DELETE=True)
     app.extensions["rlx.store"] = store.Store(config.storage_dir)

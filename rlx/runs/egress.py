@@ -7,9 +7,10 @@ are opened here: the host is resolved once, every address it answers is judged, 
 judged address itself. TLS still names the host (SNI and certificate check) and Host stays the host, because
 httpcore does both from the URL, not from the address we connect to.
 
-Why written here rather than taken from a library: the SSRF transports on PyPI resolve with the system resolver
-only (tests must steer the answers with a DNS server of their own), some open a TCP probe to the refused address,
-and none covers both httpx's sync and async clients, which we need (the /models check and litellm).
+Why written here rather than taken from a library: the DNS-pinning httpx transports on PyPI (httpx-secure 2.0,
+egressweave 0.1) are async-only (the /models check is sync), resolve with the system resolver only (tests steer
+the answers with a DNS server of their own, RLX_MODEL_DNS), and httpx-secure opens a TCP probe to an address it
+then refuses. advocate (requests only) is unmaintained since 2020.
 """
 
 from __future__ import annotations
@@ -66,8 +67,9 @@ class Egress:
         if address.is_global and not address.is_multicast:
             return None
         for kind, flag in (("an unspecified address", address.is_unspecified),  # 0.0.0.0 reaches this machine
-                           ("a link-local address", address.is_link_local), ("a multicast address", address.is_multicast),
-                           ("a reserved address", address.is_reserved), ("a private address", address.is_private)):
+                           ("a link-local address", address.is_link_local),
+                           ("a multicast address", address.is_multicast), ("a reserved address", address.is_reserved),
+                           ("a private address", address.is_private)):
             if flag:
                 return kind
         return "a reserved address"
