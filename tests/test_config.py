@@ -39,6 +39,9 @@ def test_session_secret_is_generated_once_and_kept(tmp_path):
         ({"RLX_PREVIEWS_MAX_MB": "0"}, "RLX_PREVIEWS_MAX_MB must be a whole number of megabytes from 1"),
         ({"RLX_PREVIEWS_MAX_MB": "1.5"}, "RLX_PREVIEWS_MAX_MB must be a whole number of megabytes from 1"),
         ({"RLX_PREVIEWS_MAX_MB": "9" * 40}, "RLX_PREVIEWS_MAX_MB must be a whole number of megabytes from 1"),
+        ({"RLX_ADMIN_URL": "https://admin.example.org/admin"}, "RLX_ADMIN_URL must be the app's address alone"),
+        ({"RLX_MODEL_DNS": "dns.example"}, "RLX_MODEL_DNS must be a DNS server's IP address"),
+        ({"RLX_MODEL_DNS": "127.0.0.1:99999"}, "RLX_MODEL_DNS must be a DNS server's IP address"),
     ],
 )
 def test_a_bad_value_stops_start_up_with_one_sentence(tmp_path, env, phrase):
@@ -74,3 +77,9 @@ def test_every_setting_is_documented_in_the_readme():
     readme = README.read_text()
     for setting in SETTINGS:
         assert re.search(rf"`{setting.name}`", readme), f"README.md does not document {setting.name}"
+
+
+@pytest.mark.parametrize("value, parsed", [("10.0.0.53", ("10.0.0.53", 53)), ("127.0.0.1:5353", ("127.0.0.1", 5353)),
+                                           ("[::1]:53", ("::1", 53)), ("::1", ("::1", 53))])
+def test_the_model_dns_server_is_an_address_and_a_port(tmp_path, value, parsed):
+    assert Config.from_env({"STORAGE_DIR": str(tmp_path), "RLX_MODEL_DNS": value}).model_dns == parsed
