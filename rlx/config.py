@@ -103,6 +103,7 @@ class Config:
     snapshot_check_s: float = 60.0
     hf_sandbox_start_s: float = 180.0
     previews_max_bytes: int = 32 * 1024 * 1024
+    hf_router_url: str = "https://router.huggingface.co/v1"  # Inference Providers: terminus-2 with the visitor's token
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -117,6 +118,8 @@ class Config:
             cache_dir=cache,
             redis_url=_check_redis_url(env.get("REDIS_URL") or None),
             hf_endpoint=_check_http_url(env.get("HF_ENDPOINT") or "https://huggingface.co", "HF_ENDPOINT"),
+            hf_router_url=_check_http_url(env.get("HF_ROUTER_URL") or "https://router.huggingface.co/v1",
+                                          "HF_ROUTER_URL"),
             source=_check_source(env.get("RLX_SOURCE") or str(_DEFAULT_SOURCE)),
             session_secret=env.get("SESSION_SECRET") or _stored_secret(storage),
             public_url=_check_public_url(env.get("RLX_PUBLIC_URL") or None),

@@ -8,6 +8,10 @@ Batch runs count against the server's overall cap (rlx/runs/limits.py); when tha
 rest for the next call (the next run ending, or the next look at the batch page). A visitor has at most a few
 batches running at once (a sorted set in Redis, like the run slots), and may stop one: nothing more starts, and
 its queued and running runs are stopped.
+
+A terminus-2 batch's model key (the visitor's endpoint key, or their token for Inference Providers) lives in Redis
+under the batch's id with an expiry, never in the batch record; `advance` copies it to each run as it queues it
+(the run's job takes its copy once), and it is deleted when the batch finishes or is stopped.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from rlx.queue.defaults import KEY_PREFIX
-from rlx.runs import record
+from rlx.runs import models, record
 from rlx.runs.limits import LimitReached
 from rlx.runs.record import RunRecord
 from rlx.store import Store, read_json, write_json
@@ -37,6 +41,7 @@ class BatchRecord:
     agent: str
     refs: list[str]
     cap: int
+    model: str | None = None  # terminus-2's model name; where it is served and its key stay in Redis
     revision: str | None = None
     visitor: str | None = None
     visibility: str = "private"
@@ -74,11 +79,14 @@ def runs_of(store: Store, batch: BatchRecord) -> list[RunRecord | None]:
     return [record.load(store, run_id) for run_id in batch.run_ids]
 
 
-def create(store: Store, redis, batch: BatchRecord, max_active: int = MAX_ACTIVE_PER_VISITOR) -> BatchRecord:
+def create(store: Store, redis, batch: BatchRecord, max_active: int = MAX_ACTIVE_PER_VISITOR,
+           model_secret: dict | None = None) -> BatchRecord:
     """Write the batch and start its first runs; LimitReached (nothing written) when its visitor has
-    `max_active` batches running already."""
+    `max_active` batches running already. `model_secret` (endpoint and key) is kept in Redis for its runs."""
     if batch.visitor:
         _take_visitor_slot(store, redis, batch, max_active)
+    if model_secret is not None:
+        models.store_batch_secret(redis, batch.id, model_secret, BATCH_SLOT_SEC)
     save(store, batch)
     return advance(store, redis, batch.id)
 
@@ -106,6 +114,7 @@ def _take_visitor_slot(store: Store, redis, batch: BatchRecord, max_active: int)
 def _end(store: Store, redis, batch: BatchRecord, status: str) -> None:
     batch.status, batch.finished_at = status, record.now_iso()
     save(store, batch)
+    models.drop_batch_secret(redis, batch.id)
     if batch.visitor:
         redis.zrem(_slots_key(batch.visitor), batch.id)
 
@@ -136,11 +145,14 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
         active = sum(1 for run in runs_of(store, batch) if run is None or run.active)
         while len(batch.run_ids) < len(batch.refs) and active < batch.cap:
             run = RunRecord(id=record.new_run_id(), env_id=batch.env_id, ref=batch.refs[len(batch.run_ids)],
-                            agent=batch.agent, revision=batch.revision, visitor=batch.visitor,
+                            agent=batch.agent, model=batch.model, revision=batch.revision, visitor=batch.visitor,
                             visibility=batch.visibility, batch=batch.id)
+            if batch.model:  # an expired key lets the run start and end saying its model settings expired
+                models.lend_batch_secret(redis, batch.id, run.id)
             try:
                 start_run(run)
             except LimitReached:
+                models.drop_secret(redis, run.id)
                 break  # the server is full: the next run ending (anyone's) or the next page view tries again
             batch.run_ids.append(run.id)
             active += 1

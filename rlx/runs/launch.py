@@ -18,7 +18,7 @@ from rq.job import Job, JobStatus
 from rlx.adapters.indexes import load_pack
 from rlx.queue import get_queue, get_redis
 from rlx.queue.defaults import QUEUES
-from rlx.runs import events, index, limits, record, sandboxes
+from rlx.runs import events, index, limits, models, record, sandboxes
 from rlx.runs.record import FAILED, QUEUED, STOPPED, RunRecord
 
 log = logging.getLogger("rlx.runs")
@@ -110,6 +110,7 @@ def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -
     current.status, current.outcome, current.error_type = status, outcome, error_type
     current.finished_at = record.now_iso()
     _remove_scratch(current.id)
+    models.drop_secret(redis, current.id)  # a run stopped while queued never had its job take the key
     limits.release_slot(redis, limits.slot_owner(current) or "-", current.id)
     index.upsert(store, current)  # before the record, as the job does: a record seen ended is indexed ended
     record.save(store, current)

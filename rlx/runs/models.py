@@ -1,15 +1,18 @@
 """Models a visitor brings: an OpenAI-compatible endpoint, checked before use, with its key kept out of the store.
 
-The endpoint must be public https: its host resolves only to public addresses (no loopback, private, link-local
-or reserved ones), so a run cannot be pointed at this server's own network; the worker's connections are judged
-again when they are made (rlx/runs/egress.py). Tests allow loopback by configuration
-(RLX_ALLOW_LOOPBACK_MODELS), never by a form field. The key travels in Redis under the run's id,
-with a time limit, and the job takes it once (GETDEL); Redis here is never saved to disk.
+A model is either the visitor's own OpenAI-compatible endpoint or, with no endpoint given, Inference Providers'
+router with the signed-in visitor's token (`:fastest` unless the name picks a policy or provider). The endpoint
+must be public https: its host resolves only to public addresses (no loopback, private, link-local or reserved
+ones), so a run cannot be pointed at this server's own network; the worker's connections are judged again when
+they are made (rlx/runs/egress.py). Tests allow loopback by configuration (RLX_ALLOW_LOOPBACK_MODELS), never by a
+form field. The key travels in Redis under the run's id, with a time limit, and the job takes it once (GETDEL); a
+batch keeps one under its own id and copies it to each run it starts. Redis here is never saved to disk.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from urllib.parse import urlparse
 
 import httpx
@@ -18,6 +21,8 @@ from rlx.queue.defaults import KEY_PREFIX
 from rlx.runs.egress import Egress, ModelError, guarded_client
 
 CHECK_TIMEOUT = 5.0
+ROUTER_POLICY = ":fastest"
+MAX_MODEL_NAME = 200
 
 
 def check_endpoint_address(url: str, egress: Egress) -> str:
@@ -42,6 +47,42 @@ def check_endpoint_address(url: str, egress: Egress) -> str:
     return url.rstrip("/")
 
 
+@dataclass
+class ModelChoice:
+    model: str
+    endpoint: str
+    key: str | None  # the endpoint's key or the visitor's token: Redis only, never a record
+
+    def secret(self) -> dict:
+        return {"endpoint": self.endpoint, "key": self.key}
+
+
+def choose_model(agent: str, model: str, endpoint: str, key: str | None, visitor_token: str | None,
+                 router_url: str, egress: Egress) -> ModelChoice | None:
+    """What the run form's model fields ask for: None for an agent that uses no model, else the model and
+    where to reach it; ModelError with one sentence when the fields do not fit together."""
+    if agent != "terminus-2":
+        if model or endpoint or key:
+            raise ModelError(f"The {agent} agent uses no model: leave the model fields empty.")
+        return None
+    if not model or len(model) > MAX_MODEL_NAME or any(c.isspace() for c in model):
+        raise ModelError("terminus-2 needs a model: its name (no spaces), and either an OpenAI-compatible endpoint "
+                         "(https://…/v1) with its key, or your Hugging Face sign-in for Inference Providers.")
+    if endpoint:
+        return ModelChoice(model, check_endpoint_address(endpoint, egress), key)
+    if key:
+        raise ModelError("An API key goes with an endpoint; to use Inference Providers leave both empty and sign in.")
+    if not visitor_token:
+        raise ModelError("terminus-2 needs a model reachable with your key: sign in to use Inference Providers with "
+                         "your Hugging Face account, or give an OpenAI-compatible endpoint (https://…/v1).")
+    return ModelChoice(model if ":" in model else model + ROUTER_POLICY, router_url.rstrip("/"), visitor_token)
+
+
+def _served_as(model: str, served: list) -> bool:
+    """The router lists `org/model`; a run asks for `org/model:fastest` (or `:provider`)."""
+    return model in served or model.rsplit(":", 1)[0] in served
+
+
 def check_endpoint_live(url: str, key: str | None, model: str, egress: Egress) -> None:
     """Ask the endpoint for its models before the run spends anything; ModelError when it does not answer well,
     EgressRefused when its name now points somewhere private."""
@@ -59,7 +100,7 @@ def check_endpoint_live(url: str, key: str | None, model: str, egress: Egress) -
         served = [m.get("id") for m in response.json().get("data", []) if isinstance(m, dict)]
     except (ValueError, AttributeError):
         raise ModelError("The model endpoint's /models answer is not OpenAI-style JSON.") from None
-    if served and model not in served:
+    if served and not _served_as(model, served):
         raise ModelError(f"The endpoint does not serve {model!r} (it lists {', '.join(map(str, served[:5]))}).")
 
 
@@ -74,3 +115,29 @@ def store_secret(redis, run_id: str, endpoint: str, key: str | None, ttl: int = 
 def take_secret(redis, run_id: str) -> dict | None:
     raw = redis.getdel(secret_key(run_id))
     return json.loads(raw) if raw else None
+
+
+def drop_secret(redis, run_id: str) -> None:
+    """A run that ends without its job taking the key (stopped while queued, refused by the limits)."""
+    redis.delete(secret_key(run_id))
+
+
+def batch_secret_key(batch_id: str) -> str:
+    return f"{KEY_PREFIX}batch:{batch_id}:model"
+
+
+def store_batch_secret(redis, batch_id: str, secret: dict, ttl: int) -> None:
+    redis.set(batch_secret_key(batch_id), json.dumps(secret), ex=ttl)
+
+
+def lend_batch_secret(redis, batch_id: str, run_id: str, ttl: int = 24 * 60 * 60) -> bool:
+    """Copy the batch's model key to one run about to be queued; False when it has expired."""
+    raw = redis.get(batch_secret_key(batch_id))
+    if raw is None:
+        return False
+    redis.set(secret_key(run_id), raw, ex=ttl)
+    return True
+
+
+def drop_batch_secret(redis, batch_id: str) -> None:
+    redis.delete(batch_secret_key(batch_id))

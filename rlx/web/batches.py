@@ -14,20 +14,24 @@ from rlx.queue import get_redis
 from rlx.runs import batch as batches
 from rlx.runs import record
 from rlx.runs.batch import BatchRecord
-from rlx.runs.batch_results import counts, histogram, result_rows, to_csv, to_jsonl, to_parquet
+from rlx.runs.batch_results import counts, histogram, result_rows, to_csv, to_jsonl, to_parquet, withdrawn_count
 from rlx.runs.launch import settle
 from rlx.runs.limits import LimitReached
+from rlx.runs.models import ModelChoice, ModelError
+from rlx.auth.visitor import visitor_token
 from rlx.web.errors import error_response
 from rlx.web.loaders import load_env
 from rlx.web.origin import same_origin_only
 from rlx.web.render import render
+from rlx.web.runs import model_from_form
 from rlx.web.tasklist import TaskQuery, search_index
 from rlx.web.visitor import visitor_id
 
 bp = Blueprint("batches", __name__)
-AGENTS = ("oracle", "nop")  # terminus-2 needs a model key kept for the whole batch: not offered yet
+AGENTS = ("oracle", "nop", "terminus-2")
 VISIBILITIES = ("private", "public")
-FIELDS = {"agent", "visibility", "cap", "q", "f"}
+FIELDS = {"agent", "visibility", "cap", "q", "f", "model", "endpoint", "api_key"}
+MAX_TEXT, MAX_SECRET = 200, 400
 EXPORTS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson", "parquet": "application/vnd.apache.parquet"}
 
 
@@ -35,11 +39,11 @@ class BatchFormError(ValueError):
     pass
 
 
-def read_batch_form(form) -> tuple[str, str, int, TaskQuery]:
+def read_batch_form(form) -> tuple[str, str, int, TaskQuery, ModelChoice | None]:
     unknown = sorted(set(form.keys()) - FIELDS)
     if unknown:
         raise BatchFormError(f"The form has a field a batch does not take: {unknown[0][:40]!r}.")
-    for name in ("agent", "visibility", "cap", "q"):
+    for name in ("agent", "visibility", "cap", "q", "model", "endpoint", "api_key"):
         if len(form.getlist(name)) > 1:
             raise BatchFormError(f"The field {name!r} was sent more than once.")
     agent = form.get("agent", "")
@@ -53,15 +57,23 @@ def read_batch_form(form) -> tuple[str, str, int, TaskQuery]:
         raise BatchFormError(f"Runs at once must be a whole number from 1 to {batches.MAX_CAP}, not {raw_cap[:20]!r}.")
     if len(form.get("q", "")) > 200 or len(form.getlist("f")) > 24 or any(len(v) > 240 for v in form.getlist("f")):
         raise BatchFormError("The task filters are too long (at most 200 characters of words and 24 filters).")
+    if len(form.get("model", "")) > MAX_TEXT or len(form.get("endpoint", "")) > MAX_TEXT:
+        raise BatchFormError(f"The model and endpoint fields take at most {MAX_TEXT} characters.")
+    if len(form.get("api_key", "")) > MAX_SECRET:
+        raise BatchFormError(f"The API key is longer than {MAX_SECRET} characters.")
+    try:
+        model = model_from_form(agent, form, form.get("api_key", "").strip() or None, visitor_token())
+    except ModelError as exc:
+        raise BatchFormError(str(exc)) from None
     query = TaskQuery.from_args(MultiDict([("q", form.get("q", "")), *[("f", v) for v in form.getlist("f")]]))
-    return agent, visibility, int(raw_cap), query
+    return agent, visibility, int(raw_cap), query, model
 
 
 @bp.post("/d/<org>/<name>/batch")
 @same_origin_only
 def start(org: str, name: str):
     try:
-        agent, visibility, cap, query = read_batch_form(request.form)
+        agent, visibility, cap, query, model = read_batch_form(request.form)
     except BatchFormError as exc:
         abort(400, str(exc))
     state = load_env(org, name, start_indexing=False)
@@ -75,11 +87,12 @@ def start(org: str, name: str):
         abort(400, f"These filters match {len(refs)} tasks; a batch covers at most {batches.MAX_TASKS}. "
                    "Narrow them and start again.")
     batch = BatchRecord(id=record.new_run_id(), env_id=state.env.id, agent=agent, refs=refs, cap=cap,
-                        revision=state.env.revision, visitor=visitor_id(create=True), visibility=visibility,
+                        model=model.model if model else None, revision=state.env.revision, visitor=visitor_id(create=True), visibility=visibility,
                         filters={"q": query.q, "f": query.args().get("f", [])})
     max_active = int(current_app.config.get("RLX_MAX_BATCHES_PER_VISITOR", batches.MAX_ACTIVE_PER_VISITOR))
     try:
-        batches.create(current_app.extensions["rlx.store"], get_redis(), batch, max_active)
+        batches.create(current_app.extensions["rlx.store"], get_redis(), batch, max_active,
+                       model.secret() if model else None)
     except LimitReached as exc:
         return error_response(429, str(exc), retry_after=exc.retry_after)
     return redirect(url_for("batches.batch_page", batch_id=batch.id), 303)
@@ -109,9 +122,10 @@ def _context(batch_id: str) -> dict:
     if batch.status == batches.RUNNING:  # a batch stalled by the server's cap resumes when someone looks
         batch = batches.advance(store, redis, batch.id) or batch
         runs = batches.runs_of(store, batch)
-    rows = result_rows(batch, runs)
     owner = batch.visitor is not None and batch.visitor == visitor_id()
+    rows = result_rows(batch, runs, hide_withdrawn=not owner)
     return {"batch": batch, "rows": rows, "counts": counts(rows), "hist": histogram(rows),
+            "withdrawn": 0 if owner else withdrawn_count(runs),
             "active": batch.status == batches.RUNNING or any(run is not None and run.active for run in runs),
             "can_stop": owner and batch.status == batches.RUNNING}
 

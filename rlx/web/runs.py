@@ -19,7 +19,7 @@ from rlx.runs.form import FormError, read_run_form
 from rlx.runs.launch import MAX_JOB_SEC, request_stop, settle, start_run
 from rlx.runs.limits import LimitReached
 from rlx.runs.egress import egress_for
-from rlx.runs.models import ModelError, check_endpoint_address, store_secret
+from rlx.runs.models import ModelChoice, ModelError, choose_model, drop_secret, store_secret
 from rlx.runs import sandboxes
 from rlx.auth.visitor import visitor_token
 from rlx.runs.record import RunRecord
@@ -50,35 +50,29 @@ def start(org: str, name: str, ref: str):
     options = sandboxes.for_visitor(state.adapter.run_options(state.env, state.index, ref), token is not None)
     try:
         choice = read_run_form(request.form, options)
-        model, endpoint = _model_fields(choice)
+        model = model_from_form(choice.values["agent"], choice.values, choice.secret, token)
     except (FormError, ModelError) as exc:
         abort(400, str(exc))
     run = RunRecord(id=record.new_run_id(), env_id=state.env.id, ref=ref, agent=choice.values["agent"],
-                    sandbox=choice.option.key, model=model, revision=state.env.revision,
+                    sandbox=choice.option.key, model=model.model if model else None, revision=state.env.revision,
                     visitor=visitor_id(create=True), visibility=choice.values["visibility"])
-    if endpoint:
-        store_secret(get_redis(), run.id, endpoint, choice.secret)
+    if model:
+        store_secret(get_redis(), run.id, model.endpoint, model.key)
     if run.sandbox == sandboxes.HF:  # the job takes it from Redis once; the record never holds it
         sandboxes.hand_token(get_redis(), run.id, token, MAX_JOB_SEC)
     try:
         start_run(run)
     except LimitReached as exc:
         get_redis().delete(sandboxes.token_key(run.id))
+        drop_secret(get_redis(), run.id)
         return error_response(429, str(exc), retry_after=exc.retry_after)
     return redirect(url_for("runs.run_page", run_id=run.id), 303)
 
 
-def _model_fields(choice) -> tuple[str | None, str | None]:
-    values = choice.values
-    if values["agent"] != "terminus-2":
-        if values.get("model") or values.get("endpoint") or choice.secret:
-            raise FormError(f"The {values['agent']} agent uses no model: leave the model fields empty.")
-        return None, None
-    if not values.get("model") or not values.get("endpoint"):
-        raise FormError("terminus-2 needs a model: give its name and an OpenAI-compatible endpoint "
-                        "(https://…/v1), and the endpoint's API key if it asks for one.")
-    endpoint = check_endpoint_address(values["endpoint"], egress_for(current_app))
-    return values["model"], endpoint
+def model_from_form(agent: str, values, api_key: str | None, token: str | None) -> ModelChoice | None:
+    """The model a run or batch form asks for (rlx/runs/models.py), with this server's router and loopback rule."""
+    return choose_model(agent, values.get("model", "").strip(), values.get("endpoint", "").strip(), api_key, token,
+                        current_app.config["RLX"].hf_router_url, egress_for(current_app))
 
 
 def _visible_run(run_id: str) -> RunRecord:

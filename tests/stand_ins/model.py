@@ -3,7 +3,8 @@
 It speaks the wire protocol litellm's `openai/` provider uses: GET /v1/models and POST /v1/chat/completions with
 a `chat.completion` answer (choices[0].message, finish_reason, usage). Each answer's content is the next scripted
 terminus-2 action, a JSON object with analysis, plan, commands (keystrokes and a duration) and task_complete, so a
-real terminus-2 types those keystrokes into a real tmux in the sandbox. The last scripted answer repeats.
+real terminus-2 types those keystrokes into a real tmux in the sandbox. Each conversation follows the script on its own (the answer is chosen by how many
+answers the conversation already holds), so several runs at once each get the whole script; the last repeats.
 
 Tests steer it: `key` makes it refuse requests without that bearer token (401), `hang` makes it never answer,
 `garbage` makes it answer text no agent can parse; `requests` records what it was asked.
@@ -30,8 +31,6 @@ class ModelStandIn:
         self.hang = False
         self.garbage = False
         self.requests: list[dict] = []
-        self._served = 0
-        self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -49,11 +48,9 @@ class ModelStandIn:
         self._server.shutdown()
         self._server.server_close()
 
-    def next_reply(self) -> str:
-        with self._lock:
-            reply = self.script[min(self._served, len(self.script) - 1)]
-            self._served += 1
-        return json.dumps(reply)
+    def next_reply(self, messages: list) -> str:
+        answered = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+        return json.dumps(self.script[min(answered, len(self.script) - 1)])
 
     def _handler(self):
         stand_in = self
@@ -95,7 +92,7 @@ class ModelStandIn:
                     return
                 while stand_in.hang:
                     time.sleep(0.1)
-                content = "I am not sure what to do." if stand_in.garbage else stand_in.next_reply()
+                content = "I am not sure what to do." if stand_in.garbage else stand_in.next_reply(body.get("messages") or [])
                 self._send(200, {
                     "id": f"chatcmpl-{len(stand_in.requests)}", "object": "chat.completion", "created": int(time.time()),
                     "model": body.get("model") or stand_in.model,
