@@ -165,7 +165,10 @@ def test_a_filtered_batch_covers_only_the_matching_tasks_and_starts_no_more_than
 
 
 @pytest.mark.parametrize("form, sentence", [
-    ({"agent": "terminus-2"}, "A batch runs one of oracle, nop"),
+    ({"agent": "terminus-3"}, "A batch runs one of oracle, nop, terminus-2"),
+    ({"agent": "terminus-2"}, "terminus-2 needs a model"),
+    ({"agent": "terminus-2", "model": "m", "endpoint": "http://93.184.216.34/v1"}, "must use https"),
+    ({"agent": "terminus-2", "model": "m", "endpoint": "https://192.168.1.9/v1"}, "private or local address"),
     ({"cap": "5"}, "from 1 to 4"),
     ({"cap": "-1"}, "from 1 to 4"),
     ({"cap": "99999999999999999999"}, "from 1 to 4"),
@@ -228,3 +231,43 @@ def test_a_visitor_has_at_most_two_batches_running(twenty_app):
 
     client.post(f"/b/{first}/stop", headers={"Origin": "http://localhost"})
     assert batch_id_of(start_batch(client, cap="1"))  # a stopped batch frees its place
+
+
+def test_a_run_an_admin_withdrew_leaves_the_public_batch_page_and_its_exports_but_not_its_owners(twenty_app):
+    from rlx.admin.rollouts import set_withdrawn
+    from rlx.runs import index
+    from rlx.runs.batch import BatchRecord
+    from rlx.runs.record import RunRecord
+
+    owner = twenty_app.test_client()
+    probe = batch_id_of(start_batch(owner, q="even-00", cap="1"))  # gives this browser its owner id
+    with twenty_app.app_context():
+        store = twenty_app.extensions["rlx.store"]
+        visitor = batches.load(store, probe).visitor
+        runs = [RunRecord(id=record.new_run_id(), env_id=DATASET, ref=ref, agent="oracle", visitor=visitor,
+                          visibility="public", status="finished", scored=True, rewards={"reward": reward},
+                          finished_at=record.now_iso()) for ref, reward in (("odd-01", 0.25), ("odd-03", 0.75))]
+        for run in runs:
+            record.save(store, run)
+            index.upsert(store, run)
+        batch = BatchRecord(id=record.new_run_id(), env_id=DATASET, agent="oracle", refs=["odd-01", "odd-03"],
+                            cap=1, visitor=visitor, visibility="public", run_ids=[r.id for r in runs],
+                            status="finished")
+        batches.save(store, batch)
+        set_withdrawn(store, runs[1].id, withdrawn=True)  # what an admin's "take off community" does
+
+    anyone = twenty_app.test_client()
+    page = anyone.get(f"/b/{batch.id}").get_data(as_text=True)
+    assert f"/r/{runs[0].id}" in page and ">odd-01<" in page
+    assert runs[1].id not in page and "odd-03" not in page and "0.75" not in page
+    assert "1 run of this batch was taken off community by an admin and is not shown" in page
+    for fmt in ("csv", "jsonl"):
+        body = anyone.get(f"/b/{batch.id}/results.{fmt}").get_data(as_text=True)
+        assert "odd-01" in body and "odd-03" not in body and runs[1].id not in body, fmt
+    table = pq.read_table(io.BytesIO(anyone.get(f"/b/{batch.id}/results.parquet").get_data()))
+    assert table.column("task").to_pylist() == ["odd-01"]
+
+    mine = owner.get(f"/b/{batch.id}").get_data(as_text=True)  # its owner still sees their own run
+    assert f"/r/{runs[1].id}" in mine and "taken off community" not in mine
+    rows = list(csv.DictReader(io.StringIO(owner.get(f"/b/{batch.id}/results.csv").get_data(as_text=True))))
+    assert [r["task"] for r in rows] == ["odd-01", "odd-03"]

@@ -2,6 +2,7 @@
 
 A run that was not scored has no reward, never 0: an empty CSV cell, null in JSONL and parquet, and it stays out
 of the histogram (which says how many it left out). Answers never appear: only the run's reward and outcome.
+A run an admin took off community (withdrawn) is left out for everyone but the batch's owner, as community does.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rlx.runs.batch import BatchRecord
-from rlx.runs.record import RunRecord
+from rlx.runs.record import WITHDRAWN, RunRecord
 
 WAITING = "waiting"
 NOT_STARTED = "not started"  # a stopped batch's tasks it never got to
@@ -35,10 +36,12 @@ class ResultRow:
         return {c: getattr(self, c) for c in COLUMNS}
 
 
-def result_rows(batch: BatchRecord, runs: list[RunRecord | None]) -> list[ResultRow]:
+def result_rows(batch: BatchRecord, runs: list[RunRecord | None], hide_withdrawn: bool = True) -> list[ResultRow]:
     rows = []
     for i, ref in enumerate(batch.refs):
         run = runs[i] if i < len(runs) else None
+        if run is not None and run.visibility == WITHDRAWN and hide_withdrawn:
+            continue
         if run is None and batch.status == "stopped":
             rows.append(ResultRow(ref, None, NOT_STARTED, False, None, None, "The batch was stopped before it."))
         elif run is None:
@@ -46,6 +49,10 @@ def result_rows(batch: BatchRecord, runs: list[RunRecord | None]) -> list[Result
         else:
             rows.append(ResultRow(ref, run.id, run.status, run.scored, run.reward, _seconds(run), run.outcome))
     return rows
+
+
+def withdrawn_count(runs: list[RunRecord | None]) -> int:
+    return sum(1 for run in runs if run is not None and run.visibility == WITHDRAWN)
 
 
 def _seconds(run: RunRecord) -> float | None:
