@@ -162,6 +162,26 @@ def test_rewriting_a_run_counts_it_once_and_where_it_now_stands(indexed_app):
         .split("<h2>Environments</h2>")[1]
 
 
+def test_the_heatmap_shows_each_new_rollout_and_drops_a_withdrawn_one_at_once(indexed_app):
+    """The drawn heatmap is kept between views; it must never show rows older than the index."""
+    first = write_run(indexed_app, reward=1.0)
+    client = indexed_app.test_client()
+
+    def cell() -> str | None:
+        page = client.get(f"/community/{SCIENCE}").get_data(as_text=True)
+        found = re.search(rf"<title>{re.escape(REF)} · terminus-2 · gpt-test: ([^<]+)</title>", page)
+        return found.group(1) if found else None
+
+    assert cell() == "mean 1.00 over 1 rollout"
+    assert cell() == "mean 1.00 over 1 rollout"  # drawn once, shown again
+    write_run(indexed_app, reward=0.0)
+    assert cell() == "mean 0.50 over 2 rollouts"
+    with indexed_app.app_context():
+        first.visibility = "withdrawn"  # an admin took it down
+        index.upsert(indexed_app.extensions["rlx.store"], first)
+    assert cell() == "mean 0.00 over 1 rollout"
+
+
 def test_compare_with_from_a_run_page_offers_the_other_ended_runs_of_the_task_and_its_aliases(indexed_app,
                                                                                              monkeypatch):
     from rlx.adapters.harbor.adapter import HarborAdapter as Adapter

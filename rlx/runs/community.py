@@ -53,6 +53,13 @@ def leaderboard(store: Store, env_id: str) -> list[dict]:
     return [{**dict(r), "label": model_label(r["agent"], r["model"])} for r in rows]
 
 
+def version(store: Store, env_id: str) -> int:
+    """Grows with every change to this environment's community rows (0: it has none yet)."""
+    with closing(connect(store)) as db:
+        row = db.execute("SELECT version FROM community_versions WHERE env_id=?", (env_id,)).fetchone()
+    return row["version"] if row else 0
+
+
 def heatmap(store: Store, env_id: str) -> dict:
     """Mean reward per task (rows) and agent/model (columns), bounded to the most-run tasks and models."""
     with closing(connect(store)) as db:

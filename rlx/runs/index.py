@@ -58,6 +58,19 @@ COMMUNITY_TASKS = [
       "DELETE FROM community_tasks WHERE env_id=old.env_id AND ref=old.ref AND runs<=0; END"
       for name, event in (("update_old", "UPDATE"), ("delete", "DELETE"))],
 ]
+# Per environment, a number that grows whenever one of its community rows is written or leaves the community (a
+# withdrawn run), kept by triggers, so a page may keep what it drew from those rows (the heatmap) until it grows.
+_BUMP = ("INSERT INTO community_versions VALUES ({r}.env_id, 1) "
+         "ON CONFLICT (env_id) DO UPDATE SET version=version+1;")
+COMMUNITY_VERSIONS = [
+    "CREATE TABLE community_versions (env_id TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID",
+    f"CREATE TRIGGER community_version_insert AFTER INSERT ON runs WHEN {_COMMUNITY_ROW.format(r='new')} "
+    f"BEGIN {_BUMP.format(r='new')} END",
+    f"CREATE TRIGGER community_version_update AFTER UPDATE ON runs WHEN {_COMMUNITY_ROW.format(r='new')} OR "
+    f"{_COMMUNITY_ROW.format(r='old')} BEGIN {_BUMP.format(r='new')} {_BUMP.format(r='old')} END",
+    f"CREATE TRIGGER community_version_delete AFTER DELETE ON runs WHEN {_COMMUNITY_ROW.format(r='old')} "
+    f"BEGIN {_BUMP.format(r='old')} END",
+]
 COLUMNS = ("id", "env_id", "ref", "agent", "model", "sandbox", "visitor", "visibility", "status", "scored",
            "reward", "created_at", "finished_at")
 
@@ -74,12 +87,13 @@ def _connect(store: Store) -> sqlite3.Connection:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA busy_timeout=10000")
     db.executescript(SCHEMA)
-    if not _has_table(db, "community_tasks"):
-        db.execute("BEGIN IMMEDIATE")  # one process creates and fills it; the others find it made
-        if not _has_table(db, "community_tasks"):
-            for statement in COMMUNITY_TASKS:
-                db.execute(statement)
-        db.execute("COMMIT")
+    for table, statements in (("community_tasks", COMMUNITY_TASKS), ("community_versions", COMMUNITY_VERSIONS)):
+        if not _has_table(db, table):
+            db.execute("BEGIN IMMEDIATE")  # one process creates and fills it; the others find it made
+            if not _has_table(db, table):
+                for statement in statements:
+                    db.execute(statement)
+            db.execute("COMMIT")
     return db
 
 

@@ -11,7 +11,11 @@ Community answers come from the index of runs only and never say who ran what.
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, request
+import threading
+from collections import OrderedDict
+
+from flask import Blueprint, abort, current_app, render_template, request
+from markupsafe import Markup
 
 from rlx.queue import get_redis
 from rlx.runs import community, index, record
@@ -24,6 +28,9 @@ bp = Blueprint("community", __name__)
 MAX_UNTRIED = 200
 MAX_CANDIDATES = 30  # runs offered to add to a comparison
 MAX_ALIAS_TASKS = 10  # a task's own name and at most this many aliases are searched for them
+HEATMAPS_KEPT = 64  # environments whose drawn heatmap this process keeps
+_heatmaps: OrderedDict[tuple[str, str], tuple[int, Markup]] = OrderedDict()
+_heatmaps_lock = threading.Lock()
 
 
 @bp.get("/community")
@@ -41,9 +48,29 @@ def community_env(org: str, name: str):
         tried = community.tried_refs(store, env_id)
         untried = [row.ref for row in state.index.rows if row.ref not in tried]
     return render("pages/community_env.html", env_id=env_id, org=org, name=name,
-                  board=community.leaderboard(store, env_id), heat=community.heatmap(store, env_id),
+                  board=community.leaderboard(store, env_id), heatmap_html=_heatmap_html(store, env_id),
                   recent=community.recent(store, env_id), untried=(untried or [])[:MAX_UNTRIED],
                   untried_total=None if untried is None else len(untried))
+
+
+def _heatmap_html(store, env_id: str) -> Markup:
+    """The heatmap's SVG section. Querying and drawing up to 720 cells is most of the page's time, so each process
+    keeps the last drawing per environment, good while the index's version for it has not grown: every process
+    sees the same version in the shared index, so none serves a drawing older than the rows."""
+    key = (str(index.index_path(store)), env_id)
+    version = community.version(store, env_id)  # read before the rows: a drawing is never older than its version
+    with _heatmaps_lock:
+        kept = _heatmaps.get(key)
+        if kept is not None and kept[0] == version:
+            _heatmaps.move_to_end(key)
+            return kept[1]
+    html = Markup(render_template("partials/community_heatmap.html", heat=community.heatmap(store, env_id)))
+    with _heatmaps_lock:
+        _heatmaps[key] = (version, html)
+        _heatmaps.move_to_end(key)
+        while len(_heatmaps) > HEATMAPS_KEPT:
+            _heatmaps.popitem(last=False)
+    return html
 
 
 @bp.get("/compare")
