@@ -271,3 +271,94 @@ def test_a_run_an_admin_withdrew_leaves_the_public_batch_page_and_its_exports_bu
     assert f"/r/{runs[1].id}" in mine and "taken off community" not in mine
     rows = list(csv.DictReader(io.StringIO(owner.get(f"/b/{batch.id}/results.csv").get_data(as_text=True))))
     assert [r["task"] for r in rows] == ["odd-01", "odd-03"]
+
+
+SLOW = "rlx-tests/slow"
+SLEEP = "sleep 613"  # the oracle's command, unique enough to find among the host's processes
+
+
+@pytest.fixture
+def slow_app(make_config, redis_client, tmp_path):
+    """Two tasks whose oracle sleeps ten minutes: a run of them is surely running when the batch is stopped."""
+    folder = tmp_path / "source"
+    for i in range(2):
+        task = folder / "datasets" / SLOW / "tasks" / f"slow-{i}"
+        for part in ("environment", "solution", "tests"):
+            (task / part).mkdir(parents=True)
+        (task / "task.toml").write_text(
+            f'schema_version = "1.1"\n[task]\nname = "rlx-tests/slow-{i}"\n[verifier]\ntimeout_sec = 20.0\n'
+            '[agent]\ntimeout_sec = 900.0\n[environment]\nnetwork_mode = "no-network"\n')
+        (task / "instruction.md").write_text("Wait.\n")
+        (task / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nWORKDIR /app\n")
+        (task / "solution" / "solve.sh").write_text(f"#!/usr/bin/env bash\n{SLEEP}\n")
+        (task / "tests" / "test.sh").write_text("#!/usr/bin/env bash\nmkdir -p /logs/verifier\necho 1 > "
+                                                "/logs/verifier/reward.txt\n")
+        for script in (task / "solution" / "solve.sh", task / "tests" / "test.sh"):
+            script.chmod(0o755)
+    app = create_app(make_config(RLX_SOURCE=str(folder)))
+    from rlx.adapters import Env, pick
+
+    with app.app_context():
+        source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
+        env = Env(source.repo_info("dataset", SLOW), source, store)
+        pick(env).build_index(env)
+    return app
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
+def test_stopping_a_batch_stops_its_running_run_and_leaves_no_sandbox(slow_app, redis_client):
+    from tests.processes import alive, descendants_of
+    from tests.runs_fixtures import processes_matching
+
+    def sandboxes_of(pid: int) -> set[int]:
+        """The bubblewrap processes under the worker: its runs' sandboxes."""
+        found = set()
+        for child in descendants_of(pid):
+            try:
+                if b"bwrap" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.add(child)
+            except OSError:
+                pass
+        return found
+
+    worker = start_worker(slow_app, redis_client)
+    try:
+        client = slow_app.test_client()
+        response = client.post(f"/d/{SLOW}/batch", data={"agent": "oracle", "visibility": "private", "cap": "1"},
+                               headers={"Origin": "http://localhost"})
+        batch_id = batch_id_of(response)
+        deadline = time.monotonic() + 180
+        while not processes_matching(SLEEP):  # the oracle is at work inside its sandbox
+            assert time.monotonic() < deadline, "the batch's first run did not start within 3 minutes"
+            time.sleep(0.2)
+        with slow_app.app_context():
+            run_id = batches.load(slow_app.extensions["rlx.store"], batch_id).run_ids[0]
+            assert record.load(slow_app.extensions["rlx.store"], run_id).status == "running"
+        sandbox = sandboxes_of(worker.pid) | set(processes_matching(SLEEP))
+        assert sandboxes_of(worker.pid), "no sandbox under the worker"
+
+        response = client.post(f"/b/{batch_id}/stop", headers={"Origin": "http://localhost"})
+        assert response.status_code == 303
+        with slow_app.app_context():
+            store = slow_app.extensions["rlx.store"]
+            deadline = time.monotonic() + 120
+            while record.load(store, run_id).active:
+                assert time.monotonic() < deadline, "the running run was not stopped within 2 minutes"
+                time.sleep(0.2)
+            run, batch = record.load(store, run_id), batches.load(store, batch_id)
+        assert run.status == "stopped" and run.reward is None and "Stopped" in run.outcome
+        assert batch.status == "stopped" and batch.run_ids == [run_id]  # the second task never started
+        deadline = time.monotonic() + 10  # the job's end kills the sandbox before it writes the record
+        while any(alive(pid) for pid in sandbox):
+            assert time.monotonic() < deadline, f"the stopped run's sandbox is still there: {sandbox}"
+            time.sleep(0.1)
+        assert sandboxes_of(worker.pid) == set() and processes_matching(SLEEP) == []
+        assert not list(slow_app.config["RLX"].cache_dir.glob(f"rlx-run-{run_id}-*"))  # its task copy, removed
+        assert [w.get_state() for w in Worker.all(connection=redis_client)] == ["idle"]
+        page = client.get(f"/b/{batch_id}").get_data(as_text=True)
+        assert "<strong>Stopped</strong>" in page and "hx-trigger" not in page
+        assert re.search(rf'<a href="/r/{run_id}">slow-0</a></td>\s*<td>stopped</td>', page)
+        assert re.search(r"<td>slow-1</td>\s*<td>not started</td>", page)
+    finally:
+        worker.terminate()
+        worker.wait(15)

@@ -25,7 +25,7 @@ from rlx.web.origin import same_origin_only
 from rlx.web.render import render
 from rlx.web.runs import model_from_form
 from rlx.web.tasklist import TaskQuery, search_index
-from rlx.web.visitor import visitor_id
+from rlx.web.visitor import owns, stop_as_owner, visitor_id
 
 bp = Blueprint("batches", __name__)
 AGENTS = ("oracle", "nop", "terminus-2")
@@ -87,7 +87,8 @@ def start(org: str, name: str):
         abort(400, f"These filters match {len(refs)} tasks; a batch covers at most {batches.MAX_TASKS}. "
                    "Narrow them and start again.")
     batch = BatchRecord(id=record.new_run_id(), env_id=state.env.id, agent=agent, refs=refs, cap=cap,
-                        model=model.model if model else None, revision=state.env.revision, visitor=visitor_id(create=True), visibility=visibility,
+                        model=model.model if model else None, revision=state.env.revision,
+                        visitor=visitor_id(create=True), visibility=visibility,
                         filters={"q": query.q, "f": query.args().get("f", [])})
     max_active = int(current_app.config.get("RLX_MAX_BATCHES_PER_VISITOR", batches.MAX_ACTIVE_PER_VISITOR))
     try:
@@ -102,15 +103,13 @@ def start(org: str, name: str):
 @same_origin_only
 def stop(batch_id: str):
     batch = _visible_batch(batch_id)
-    if batch.visitor is None or batch.visitor != visitor_id():
-        abort(403, "Only whoever started a batch may stop it.")
-    batches.stop(current_app.extensions["rlx.store"], get_redis(), batch.id)
-    return redirect(url_for("batches.batch_page", batch_id=batch.id), 303)
+    return stop_as_owner(batch, "batch", lambda b: batches.stop(current_app.extensions["rlx.store"], get_redis(), b.id),
+                         "batches.batch_page", batch_id=batch.id)
 
 
 def _visible_batch(batch_id: str) -> BatchRecord:
     batch = batches.load(current_app.extensions["rlx.store"], batch_id)
-    if batch is None or (batch.visibility != "public" and (batch.visitor is None or batch.visitor != visitor_id())):
+    if batch is None or (batch.visibility != "public" and not owns(batch)):
         abort(404, "There is no batch with that id (or it is private to whoever started it).")
     return batch
 
@@ -122,7 +121,7 @@ def _context(batch_id: str) -> dict:
     if batch.status == batches.RUNNING:  # a batch stalled by the server's cap resumes when someone looks
         batch = batches.advance(store, redis, batch.id) or batch
         runs = batches.runs_of(store, batch)
-    owner = batch.visitor is not None and batch.visitor == visitor_id()
+    owner = owns(batch)
     rows = result_rows(batch, runs, hide_withdrawn=not owner)
     return {"batch": batch, "rows": rows, "counts": counts(rows), "hist": histogram(rows),
             "withdrawn": 0 if owner else withdrawn_count(runs),

@@ -29,7 +29,7 @@ from rlx.web.loaders import load_env
 from rlx.web.origin import same_origin_only
 from rlx.web.ratelimit import rate_limited
 from rlx.web.render import render
-from rlx.web.visitor import visitor_id
+from rlx.web.visitor import owns, stop_as_owner, visitor_id
 
 bp = Blueprint("runs", __name__)
 _EVENT_ID = re.compile(r"^\d{1,20}-\d{1,10}$")
@@ -78,7 +78,7 @@ def model_from_form(agent: str, values, api_key: str | None, token: str | None) 
 def _visible_run(run_id: str) -> RunRecord:
     store = current_app.extensions["rlx.store"]
     run = record.load(store, run_id)
-    if run is None or (run.visibility != "public" and (run.visitor is None or run.visitor != visitor_id())):
+    if run is None or (run.visibility != "public" and not owns(run)):
         abort(404, "There is no run with that id (or it is private to whoever started it).")
     return run
 
@@ -90,7 +90,7 @@ def run_page(run_id: str):
     live = events.read(redis, run.id, count=events.MAX_EVENTS)
     shown = [e for _id, e in live] if live else events.archived(store, run.id)
     last_id = live[-1][0] if live else "0"
-    view = run_view(store, run, shown, owner=run.visitor is not None and run.visitor == visitor_id())
+    view = run_view(store, run, shown, owner=owns(run))
     return render("pages/run.html", view=view, run=run, last_id=last_id)
 
 
@@ -101,7 +101,7 @@ def run_events(run_id: str):
     after = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
     if after != "0" and not _EVENT_ID.match(after):
         abort(400, "`after` must be an event id such as 1712345678901-0.")
-    owner = run.visitor is not None and run.visitor == visitor_id()
+    owner = owns(run)
     store, redis = current_app.extensions["rlx.store"], get_redis()
 
     def stream():
@@ -150,11 +150,7 @@ def _sse(name: str, html: str, event_id: str | None) -> str:
 @same_origin_only
 def stop(run_id: str):
     run = _visible_run(run_id)
-    if run.visitor is None or run.visitor != visitor_id():
-        abort(403, "Only whoever started a run may stop it.")
-    if run.active:
-        request_stop(run)
-    return redirect(url_for("runs.run_page", run_id=run.id), 303)
+    return stop_as_owner(run, "run", lambda r: request_stop(r) if r.active else r, "runs.run_page", run_id=run.id)
 
 
 @bp.get("/api/runs/<run_id>")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from flask import session
+from flask import abort, redirect, session, url_for
 
 from rlx.auth.visitor import visitor_key
 
@@ -27,3 +27,16 @@ def visitor_id(create: bool = False) -> str | None:
         session["visitor"] = raw
         session.permanent = True
     return "s:" + hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+
+def owns(thing) -> bool:
+    """Whether this visitor started `thing` (a run or a batch: anything with a `visitor` owner id)."""
+    return thing.visitor is not None and thing.visitor == visitor_id()
+
+
+def stop_as_owner(thing, noun: str, stop, page: str, **page_args):
+    """A Stop button's POST, for runs and batches alike: only whoever started it may; then back to its page."""
+    if not owns(thing):
+        abort(403, f"Only whoever started a {noun} may stop it.")
+    stop(thing)
+    return redirect(url_for(page, **page_args), 303)
