@@ -354,7 +354,10 @@ def test_stopping_a_batch_stops_its_running_run_and_leaves_no_sandbox(slow_app, 
             time.sleep(0.1)
         assert sandboxes_of(worker.pid) == set() and processes_matching(SLEEP) == []
         assert not list(slow_app.config["RLX"].cache_dir.glob(f"rlx-run-{run_id}-*"))  # its task copy, removed
-        assert [w.get_state() for w in Worker.all(connection=redis_client)] == ["idle"]
+        deadline = time.monotonic() + 15  # the job writes the record, then returns: the worker goes idle after
+        while [w.get_state() for w in Worker.all(connection=redis_client)] != ["idle"]:
+            assert time.monotonic() < deadline, "the worker is still busy after its run was stopped"
+            time.sleep(0.1)
         page = client.get(f"/b/{batch_id}").get_data(as_text=True)
         assert "<strong>Stopped</strong>" in page and "hx-trigger" not in page
         assert re.search(rf'<a href="/r/{run_id}">slow-0</a></td>\s*<td>stopped</td>', page)
