@@ -54,6 +54,20 @@ def probes_worker(probes_app, redis_client):
         process.wait(15)
 
 
+def sandboxes_of(pid: int) -> set[int]:
+    """The bubblewrap processes under a worker: its runs' sandboxes (not other sandboxes on this machine)."""
+    from tests.processes import descendants_of
+
+    found = set()
+    for child in descendants_of(pid):
+        try:
+            if b"bwrap" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.add(child)
+        except OSError:
+            pass
+    return found
+
+
 def processes_matching(marker: str) -> list[int]:
     """Host pids whose command line contains `marker` (a sandboxed process is visible from the host)."""
     found = []

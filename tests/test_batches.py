@@ -307,19 +307,8 @@ def slow_app(make_config, redis_client, tmp_path):
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
 def test_stopping_a_batch_stops_its_running_run_and_leaves_no_sandbox(slow_app, redis_client):
-    from tests.processes import alive, descendants_of
-    from tests.runs_fixtures import processes_matching
-
-    def sandboxes_of(pid: int) -> set[int]:
-        """The bubblewrap processes under the worker: its runs' sandboxes."""
-        found = set()
-        for child in descendants_of(pid):
-            try:
-                if b"bwrap" in Path(f"/proc/{child}/cmdline").read_bytes():
-                    found.add(child)
-            except OSError:
-                pass
-        return found
+    from tests.processes import alive
+    from tests.runs_fixtures import processes_matching, sandboxes_of
 
     worker = start_worker(slow_app, redis_client)
     try:

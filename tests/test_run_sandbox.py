@@ -17,7 +17,7 @@ import pytest
 
 from rlx.runs import record
 from tests.runs_fixtures import PROBES, children_of, probes_app, probes_folder, probes_worker  # noqa: F401
-from tests.runs_fixtures import processes_matching, task_path
+from tests.runs_fixtures import processes_matching, sandboxes_of, task_path
 from tests.runs_helpers import launch, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
@@ -94,7 +94,8 @@ def test_a_worker_killed_mid_run_leaves_nothing_behind_and_a_failed_record(probe
     while not processes_matching("sleep 4343"):
         assert time.monotonic() < deadline, "the sandboxed agent never started"
         time.sleep(0.1)
-    sandbox_pids = processes_matching("bwrap") + processes_matching("sleep 4343")
+    assert sandboxes_of(probes_worker.pid), "no sandbox found under the worker running it"
+    sandbox_pids = [*sandboxes_of(probes_worker.pid), *processes_matching("sleep 4343")]
     horses = children_of(probes_worker.pid)
     assert horses, "the worker has no work horse"
     for horse in horses:

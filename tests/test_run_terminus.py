@@ -88,7 +88,7 @@ def impatient_worker(probes_app, redis_client):
 
 def test_a_model_that_hangs_ends_the_run_with_a_record_that_says_so_and_nothing_left(probes_app, model,
                                                                                      impatient_worker):
-    from tests.runs_fixtures import processes_matching
+    from tests.runs_fixtures import sandboxes_of
 
     model.hang = True
     client = probes_app.test_client()
@@ -98,4 +98,4 @@ def test_a_model_that_hangs_ends_the_run_with_a_record_that_says_so_and_nothing_
     assert not run.active and run.reward != 1.0
     assert model.requests, "the model was never asked"
     assert "timed out" in (run.outcome or "").lower() or "timeout" in (run.outcome or "").lower(), run.outcome
-    assert processes_matching(f"rlx-run-{run_id}") == []  # no sandbox, no tmux of this run
+    assert sandboxes_of(impatient_worker.pid) == set()  # no sandbox (and so no tmux inside one) left by this run
