@@ -297,14 +297,27 @@ def test_the_best_task_match_comes_first(tmp_path):
     assert answer["tasks"][0]["runs_here"] is None and answer["tasks"][0]["env_kind"] == "harbor"
 
 
-def test_a_very_broad_task_search_lists_in_catalog_order(snapshot, monkeypatch):
-    db, _, _ = snapshot
+def test_a_broad_task_search_ranks_its_first_matches_then_lists_the_rest_in_catalog_order(tmp_path, monkeypatch):
+    # Six tasks name "sokoban", in this catalog order; only the first three are scored (RANK_LIMIT 3): the
+    # strongest of those (the word in a short title) leads, and the strong match past the limit keeps its place.
+    long_text = "Plan the routes of the warehouse robots carefully. " * 4
+    rows = [TaskRow(ref="weak", title="Warehouse", brief=long_text + "Like sokoban."),
+            TaskRow(ref="middling", title="Crates", brief="Crates like sokoban, and sokoban again. " + long_text),
+            TaskRow(ref="strong", title="Sokoban", brief="Sokoban."),
+            TaskRow(ref="fourth", title="Boxes", brief=long_text + "Sokoban."),
+            TaskRow(ref="also-strong", title="Sokoban", brief="Sokoban sokoban."),
+            TaskRow(ref="sixth", title="Goals", brief=long_text + "Sokoban.")]
+    record = RepoRecord(id="acme/puzzles", repo_type="dataset", tags=("harbor",))
+    index = Index(env_id=record.id, adapter="harbor", revision="r", version=1, built_at="", complete=True, rows=rows)
+    build_snapshot([record], {record.id: index}, tmp_path / "catalog.db")
+    db = open_immutable(tmp_path / "catalog.db")
     monkeypatch.setattr(queries, "RANK_LIMIT", 3)
-    answer = search_tasks(db, "task", size=100)
-    rowids = [db.execute("SELECT t.rowid FROM tasks t JOIN envs e ON e.rowid = t.env_rowid WHERE e.id = ? AND t.ref = ?",
-                         (t["env_id"], t["ref"])).fetchone()[0]
-              for t in answer["tasks"]]
-    assert not answer["ranked"] and rowids == sorted(rowids)
+    expected = ["strong", "middling", "weak", "fourth", "also-strong", "sixth"]
+    answer = search_tasks(db, "sokoban", size=100)
+    assert [t["ref"] for t in answer["tasks"]] == expected and answer["total"] == 6
+    assert answer["ranked_matches"] == 3
+    paged = [t["ref"] for page in (1, 2, 3) for t in search_tasks(db, "sokoban", page=page, size=2)["tasks"]]
+    assert paged == expected  # pages across the scored and unscored parts neither overlap nor skip
 
 
 # -- trending rank ----------------------------------------------------------------------------------------------

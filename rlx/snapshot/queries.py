@@ -23,7 +23,7 @@ MAX_WORDS = words.MAX_WORDS
 MAX_WORD_CHARS = words.MAX_WORD_CHARS
 MAX_PAGE = 10_000  # deeper than any listing goes; beyond it SQLite's OFFSET would overflow
 MAX_PAGE_SIZE = 100
-RANK_LIMIT = 5000  # task matches beyond which results are listed in catalog order instead of by relevance
+RANK_LIMIT = 500  # task matches scored for relevance (the first in catalog order); the rest follow unscored
 FACET_SIZE = 30
 TASK_FACETS_EXACT = 3000  # task matches up to which category and difficulty are counted one by one
 TASK_FACET_SAMPLE = 1500  # past that, about this many of the matches are counted and the counts scaled
@@ -172,14 +172,33 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
         if env is not None:
             scope, params = f"{scope} WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?)", (env,)
     total = db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0]
-    # Scoring costs time for every match; past RANK_LIMIT matches the words say too little to rank by, so
-    # such broad searches list in catalog order instead.
-    order = "rank, rowid" if tokens and total <= RANK_LIMIT else "rowid"
-    rowids = [r[0] for r in db.execute(f"{scope} ORDER BY {order} LIMIT ? OFFSET ?",
-                                       (*params, size, (page - 1) * size))]
+    offset = (page - 1) * size
+    if tokens:
+        rowids = _ranked_page(db, scope, params, total, offset, size)
+    else:
+        rowids = [r[0] for r in db.execute(f"{scope} ORDER BY rowid LIMIT ? OFFSET ?", (*params, size, offset))]
     counted, about = _task_facets(db, scope, params, total) if facets else ({}, False)
     return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size,
-            "ranked": order.startswith("rank"), "facets": counted, "facets_about": about}
+            "ranked": bool(tokens), "ranked_matches": min(total, RANK_LIMIT) if tokens else 0,
+            "facets": counted, "facets_about": about}
+
+
+def _ranked_page(db: sqlite3.Connection, scope: str, params: tuple, total: int, offset: int, size: int) -> list[int]:
+    """One page of matches, best first. Scoring re-reads each match's text, so only the first RANK_LIMIT matches
+    in catalog order are scored (FTS5 seeks a rowid bound, so the rest are never read): they come first, best
+    first, and the matches past them follow in catalog order. The cost stays flat however broad the words are."""
+    if total <= RANK_LIMIT:
+        return [r[0] for r in db.execute(f"{scope} ORDER BY rank, rowid LIMIT ? OFFSET ?", (*params, size, offset))]
+    last = db.execute(f"{scope} ORDER BY rowid LIMIT 1 OFFSET ?", (*params, RANK_LIMIT - 1)).fetchone()[0]
+    page: list[int] = []
+    if offset < RANK_LIMIT:
+        page = [r[0] for r in db.execute(f"{scope} AND rowid <= ? ORDER BY rank, rowid LIMIT ? OFFSET ?",
+                                         (*params, last, size, offset))]
+    if len(page) < size:
+        rest = db.execute(f"{scope} AND rowid > ? ORDER BY rowid LIMIT ? OFFSET ?",
+                          (*params, last, size - len(page), max(0, offset - RANK_LIMIT)))
+        page += [r[0] for r in rest]
+    return page
 
 
 def task_tokens(q: str) -> list[str]:
