@@ -4,11 +4,11 @@ Order: the synthetic catalog; the 1,000-task dataset indexed from it (for the pa
 (b) the floor, then Datasette, then the app (each alone on the machine while measured), with (c) first paint and
 (e) the pages on the same warm app; (g) 200 concurrent clients on a fresh app; (d) indexing through the Hub
 stand-in; (h) a 3,500-task suite indexed from a folder and through the Hub; profiles where a target was missed;
-(n) the cost curves at 0.1×, 1× and 10× the catalog (0.1× and 1× when quick: benchmarks/scaling.py); (i) the
+(n) the cost curves at 0.1×, 1× and 10× the catalog (0.1× only when quick: benchmarks/scaling.py); (i) the
 playground's relay (per-step overhead, 100 sessions on one worker); (l) the community pages over 100,000 run
 records; (j) event-to-fragment latency of live rollouts and (k) 8 oracle rollouts at once; (f) a 1,000,000-row
 parquet dataset; (m) the sitemap served shard by shard, right after the snapshot build.
-`--quick` is a smoke run of about three minutes: fewer and shorter runs, its figures noisier.
+`--quick` is a smoke run of a few minutes: fewer and shorter runs, its figures noisier.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ FULL = Plan(builds=5, floor_runs=200, seconds_1=3, seconds_8=2, mix_seconds=5, m
             page_seconds=3, index_runs=3, big_repo_to_completion=True, concurrency_seconds=30, profile=True)
 QUICK = Plan(builds=1, floor_runs=30, seconds_1=1, seconds_8=0, mix_seconds=2, mix_repeats=1, paint_runs=3,
              page_seconds=1, index_runs=1, big_repo_to_completion=False, concurrency_seconds=10, profile=False,
-             play_steps=100, live_runs=2, scale_mix_seconds=3, scaled_builds=False)
+             play_steps=100, live_runs=2, scale_mix_seconds=3, scaled_builds=False, community_runs=10_000)
 
 
 def main(argv: list[str] | None = None) -> int:
