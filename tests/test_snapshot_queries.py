@@ -318,6 +318,9 @@ def test_a_broad_task_search_ranks_its_first_matches_then_lists_the_rest_in_cata
     assert answer["ranked_matches"] == 3
     paged = [t["ref"] for page in (1, 2, 3) for t in search_tasks(db, "sokoban", page=page, size=2)["tasks"]]
     assert paged == expected  # pages across the scored and unscored parts neither overlap nor skip
+    monkeypatch.setattr(queries, "RANK_BROADEST", 5)  # too broad to rank at all: catalog order
+    broad = search_tasks(db, "sokoban", size=100)
+    assert [t["ref"] for t in broad["tasks"]] == [row.ref for row in rows] and not broad["ranked"]
 
 
 # -- trending rank ----------------------------------------------------------------------------------------------

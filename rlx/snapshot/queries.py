@@ -24,9 +24,10 @@ MAX_WORD_CHARS = words.MAX_WORD_CHARS
 MAX_PAGE = 10_000  # deeper than any listing goes; beyond it SQLite's OFFSET would overflow
 MAX_PAGE_SIZE = 100
 RANK_LIMIT = 500  # task matches scored for relevance (the first in catalog order); the rest follow unscored
+RANK_BROADEST = 20_000  # past this many matches a search lists in catalog order (see search_tasks)
 FACET_SIZE = 30
-TASK_FACETS_EXACT = 3000  # task matches up to which category and difficulty are counted one by one
-TASK_FACET_SAMPLE = 1500  # past that, about this many of the matches are counted and the counts scaled
+TASK_FACETS_EXACT = 2000  # task matches up to which category and difficulty are counted one by one
+TASK_FACET_SAMPLE = 1000  # past that, about this many of the matches are counted and the counts scaled
 
 FILTERS = ("tags",)  # facet filters besides kind, which has its own argument
 _ENV_CARD = ("id", "key", "repo_type", "kind", "heading", "brief", "likes", "downloads", "trending", "created",
@@ -173,30 +174,32 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
             scope, params = f"{scope} WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?)", (env,)
     total = db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0]
     offset = (page - 1) * size
-    if tokens:
+    # Scoring weighs each word by how many tasks have it, one more pass over every match: past RANK_BROADEST
+    # matches that pass alone costs more than the rest of the search and the words say too little to rank by,
+    # so such a search lists in catalog order.
+    ranked = bool(tokens) and total <= RANK_BROADEST
+    if ranked:
         rowids = _ranked_page(db, scope, params, total, offset, size)
     else:
         rowids = [r[0] for r in db.execute(f"{scope} ORDER BY rowid LIMIT ? OFFSET ?", (*params, size, offset))]
     counted, about = _task_facets(db, scope, params, total) if facets else ({}, False)
-    return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size,
-            "ranked": bool(tokens), "ranked_matches": min(total, RANK_LIMIT) if tokens else 0,
-            "facets": counted, "facets_about": about}
+    return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size, "ranked": ranked,
+            "ranked_matches": min(total, RANK_LIMIT) if ranked else 0, "facets": counted, "facets_about": about}
 
 
 def _ranked_page(db: sqlite3.Connection, scope: str, params: tuple, total: int, offset: int, size: int) -> list[int]:
     """One page of matches, best first. Scoring re-reads each match's text, so only the first RANK_LIMIT matches
-    in catalog order are scored (FTS5 seeks a rowid bound, so the rest are never read): they come first, best
-    first, and the matches past them follow in catalog order. The cost stays flat however broad the words are."""
+    in catalog order are scored: they come first, best first, and the matches past them follow in catalog order."""
     if total <= RANK_LIMIT:
         return [r[0] for r in db.execute(f"{scope} ORDER BY rank, rowid LIMIT ? OFFSET ?", (*params, size, offset))]
-    last = db.execute(f"{scope} ORDER BY rowid LIMIT 1 OFFSET ?", (*params, RANK_LIMIT - 1)).fetchone()[0]
     page: list[int] = []
-    if offset < RANK_LIMIT:
-        page = [r[0] for r in db.execute(f"{scope} AND rowid <= ? ORDER BY rank, rowid LIMIT ? OFFSET ?",
-                                         (*params, last, size, offset))]
+    if offset < RANK_LIMIT:  # the scored part: one pass over its matches, each scored as it is read
+        scored = scope.replace("SELECT rowid FROM", "SELECT rowid, rank FROM", 1)
+        page = [r[0] for r in db.execute(f"SELECT rowid FROM ({scored} ORDER BY rowid LIMIT ?) "
+                                         "ORDER BY rank, rowid LIMIT ? OFFSET ?", (*params, RANK_LIMIT, size, offset))]
     if len(page) < size:
-        rest = db.execute(f"{scope} AND rowid > ? ORDER BY rowid LIMIT ? OFFSET ?",
-                          (*params, last, size - len(page), max(0, offset - RANK_LIMIT)))
+        rest = db.execute(f"{scope} ORDER BY rowid LIMIT ? OFFSET ?",
+                          (*params, size - len(page), RANK_LIMIT + max(0, offset - RANK_LIMIT)))
         page += [r[0] for r in rest]
     return page
 
