@@ -458,3 +458,30 @@ def test_copies_left_by_a_dead_process_are_cleaned_up(store, tmp_path, make_read
     (cache / ".999999999-4-in-process.db.999999999.building").write_bytes(b"a fallback build killed part-way")
     make_reader()
     assert list(cache.iterdir()) == []
+
+
+def _resident_bytes_of(path) -> int:
+    """How much of `path`, memory-mapped by this process, is resident in it (the Rss of its mappings)."""
+    resident, inside = 0, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if fields and "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+                inside = len(fields) >= 6 and fields[5] == str(path)
+            elif inside and fields[0] == "Rss:":
+                resident += int(fields[1]) * 1024
+    return resident
+
+
+def test_opening_a_snapshot_does_not_load_the_whole_file_into_the_process(store, tmp_path, make_reader):
+    # The check of a new snapshot reads every page; a web worker must not keep them all (at 10x the catalog that
+    # was the whole 580 MB file in every worker), only what its queries read.
+    publish_catalog(store, tmp_path, envs=4000)
+    reader = make_reader()
+    assert reader.check() is True
+    with reader.connection() as db:
+        copy = next(p for p in (tmp_path / "cache" / "snapshots").iterdir() if p.suffix == ".db")
+        size = copy.stat().st_size
+        db.execute("SELECT id FROM envs WHERE rowid = 1").fetchone()  # one query: its pages, not the file
+        assert size > 2_000_000
+        assert _resident_bytes_of(copy.resolve()) < size / 4
