@@ -340,15 +340,14 @@ def _verified_meta(path: Path, counts: dict | None, own_counts: bool = False) ->
     """The database's meta, once its schema, its row counts (the pointer's, or with `own_counts` its meta's) and
     SQLite's quick_check agree.
 
-    Checked on a connection of its own, closed after, that reads without the memory map: quick_check reads every
-    page, and read through the serving connection's map each stayed resident in this process, so every web worker
-    held the whole file (591 MB each at 10x the catalog) instead of the pages its queries touch."""
+    Checked on a connection of its own, closed after: quick_check reads every page, and the pages the serving
+    connections keep should be the ones queries read (when they were memory-mapped, every web worker held the
+    whole file after this check, 591 MB each at 10x the catalog)."""
     try:
         db = open_immutable(path)
     except sqlite3.Error as exc:
         raise Rejected(f"the database cannot be opened ({exc}).") from None
     try:
-        db.execute("PRAGMA mmap_size=0")
         return _checked(db, counts, own_counts)
     finally:
         db.close()
