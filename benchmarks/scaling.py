@@ -208,7 +208,7 @@ def render(r: dict, plot_name: str | None = None) -> str | None:
                "run (each takes longer), so 0 req/s" for key, x in s.items() for who in ("app", "datasette")
                for n in CONNECTIONS if x[who].get(f"requests_{n}") == 0]
     per_query = next((x["app"].get("per_query") for x in s.values() if x["app"].get("per_query")), None)
-    text = ("## j. Cost curves: 0.1×, 1× and 10× the catalog\n\n"
+    text = ("## n. Cost curves: 0.1×, 1× and 10× the catalog\n\n"
             "`scripts/synth_catalog.py --scale N`, the same recipe at N times the size. *build*: the snapshot job's "
             "work (listing the source, then build_snapshot) in a process of its own, its peak RSS from VmHWM. The "
             "search mix is the shared queries of section b in turn, through `rlx serve --with-workers` (2 gevent "

@@ -114,7 +114,7 @@ def render(r: dict) -> str | None:
          f"growth ≤ {t['rss_growth_mb']:.0f} MB"),
     ]
     lines = ["| figure | measured | target |", "| --- | --: | --: |"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
-    return ("## j. The sitemap, shard by shard\n\n`benchmarks/sitemap.py`: the app in this process on the published "
+    return ("## m. The sitemap, shard by shard\n\n`benchmarks/sitemap.py`: the app in this process on the published "
             "snapshot of the synthetic catalog; /sitemap.xml, then every shard it names, each read as a stream. "
             "The peak is the kernel's VmHWM, reset just before the first shard.\n\n" + "\n".join(lines) + "\n")
 
