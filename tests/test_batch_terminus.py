@@ -15,6 +15,7 @@ from rlx import create_app
 from rlx.runs import batch as batches
 from rlx.runs import record
 from rlx.runs.models import batch_secret_key, secret_key
+from tests.conftest import index_now
 from tests.runs_fixtures import start_worker
 from tests.runs_helpers import wait_for
 from tests.stand_ins.hf_jobs import HFJobsStandIn
@@ -77,12 +78,7 @@ def three_app(make_config, redis_client, tmp_path, hub, router):
     write_tasks(folder)
     app = create_app(make_config(RLX_SOURCE=str(folder), HF_ENDPOINT=hub.url, HF_ROUTER_URL=router.url))
     app.config["RLX_ALLOW_LOOPBACK_MODELS"] = True
-    from rlx.adapters import Env, pick
-
-    with app.app_context():
-        source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
-        env = Env(source.repo_info("dataset", DATASET), source, store)
-        pick(env).build_index(env)
+    index_now(app, DATASET)
     return app
 
 

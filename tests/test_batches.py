@@ -19,6 +19,7 @@ from rq import Worker
 from rlx import create_app
 from rlx.runs import batch as batches
 from rlx.runs import record
+from tests.conftest import index_now
 from tests.runs_fixtures import start_worker
 
 DATASET = "rlx-tests/twenty"
@@ -55,12 +56,7 @@ def twenty_app(make_config, redis_client, tmp_path):
     folder = tmp_path / "source"
     write_tasks(folder)
     app = create_app(make_config(RLX_SOURCE=str(folder)))
-    from rlx.adapters import Env, pick
-
-    with app.app_context():
-        source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
-        env = Env(source.repo_info("dataset", DATASET), source, store)
-        pick(env).build_index(env)
+    index_now(app, DATASET)
     return app
 
 
@@ -296,12 +292,7 @@ def slow_app(make_config, redis_client, tmp_path):
         for script in (task / "solution" / "solve.sh", task / "tests" / "test.sh"):
             script.chmod(0o755)
     app = create_app(make_config(RLX_SOURCE=str(folder)))
-    from rlx.adapters import Env, pick
-
-    with app.app_context():
-        source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
-        env = Env(source.repo_info("dataset", SLOW), source, store)
-        pick(env).build_index(env)
+    index_now(app, SLOW)
     return app
 
 
