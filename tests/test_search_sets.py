@@ -112,7 +112,7 @@ def test_task_facets_are_exact_for_a_narrow_search(db):
 def test_a_broad_task_search_estimates_its_facets_and_says_so(db, monkeypatch):
     monkeypatch.setattr(queries, "TASK_FACETS_EXACT", 3)
     monkeypatch.setattr(queries, "TASK_FACET_SAMPLE", 2)
-    answer = search_tasks(db, "task")  # all ten tasks: every 5th is counted (t4 code, t9 code) and scaled by 5
+    answer = search_tasks(db, "task")  # all ten tasks: a hashed draw of about 2 is counted (both code) and scaled up
     assert answer["total"] == 10
     assert answer["facets"]["category"] == [("code", 10)]
     assert answer["facets_about"] is True

@@ -142,7 +142,7 @@ def open_immutable(path: Path) -> sqlite3.Connection:
     # from 8 MB up (benchmarks: the same in-process times at 1x and 10x) and bounded per connection.
     db.execute("PRAGMA mmap_size=0")
     db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
-    # Word matches are gathered once per query into a temporary table (memory only; the file stays untouched).
+    # Sorts and temporary b-trees a query needs stay in memory: the snapshot file is never written.
     db.execute("PRAGMA temp_store=MEMORY")
     return db
 
