@@ -693,7 +693,8 @@ class HubStandIn:
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Host)
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True, name=f"space-host-{repo_id}").start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True,
+                         name=f"space-host-{repo_id}").start()
         self._space_hosts.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}"
 
