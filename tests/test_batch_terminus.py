@@ -16,6 +16,7 @@ from rlx.runs import batch as batches
 from rlx.runs import record
 from rlx.runs.models import batch_secret_key, secret_key
 from tests.conftest import index_now
+from tests.processes import stop_all
 from tests.runs_fixtures import start_worker
 from tests.runs_helpers import wait_for
 from tests.stand_ins.hf_jobs import HFJobsStandIn
@@ -86,10 +87,7 @@ def three_app(make_config, redis_client, tmp_path, hub, router):
 def workers(three_app, redis_client):
     processes = [start_worker(three_app, redis_client, {"RLX_ALLOW_LOOPBACK_MODELS": "1"}) for _ in range(2)]
     yield processes
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.wait(15)
+    stop_all(processes)
 
 
 def start_batch(client, **form):

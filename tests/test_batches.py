@@ -20,6 +20,7 @@ from rlx import create_app
 from rlx.runs import batch as batches
 from rlx.runs import record
 from tests.conftest import index_now
+from tests.processes import stop_all
 from tests.runs_fixtures import start_worker
 
 DATASET = "rlx-tests/twenty"
@@ -64,15 +65,8 @@ def twenty_app(make_config, redis_client, tmp_path):
 def three_workers(twenty_app, redis_client):
     """Three workers, so a cap of 2 is the batch's doing and not a shortage of workers."""
     processes = [start_worker(twenty_app, redis_client) for _ in range(3)]
-    deadline = time.monotonic() + 30
-    while len(Worker.all(connection=redis_client)) < 3:
-        assert time.monotonic() < deadline, "three workers did not register within 30 s"
-        time.sleep(0.05)
     yield processes
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.wait(15)
+    stop_all(processes)
 
 
 def start_batch(client, **form):
