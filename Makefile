@@ -16,9 +16,16 @@ demo: $(UV)
 	@$(UV) sync --frozen --inexact --quiet
 	@.venv/bin/rlx demo
 
+# The suite runs on TEST_WORKERS pytest-xdist processes (each with its own Redis, store and ports; `make test
+# TEST_WORKERS=0` runs it in one). Tests that must not overlap share an xdist_group, hence --dist loadgroup.
+# Every Python process the tests start caches its bytecode under .tools/pycache (never beside the sources: examples/
+# and fixture folders are data the app lists) even where PYTHONDONTWRITEBYTECODE is set: each gunicorn, worker and
+# CLI process would otherwise compile its imports afresh, and pytest would rewrite every test module again.
+TEST_WORKERS ?= 3
 test: $(UV)
 	@$(UV) sync --frozen --inexact --quiet
-	@.venv/bin/python -m pytest $(PYTEST_ARGS)
+	@env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/.tools/pycache \
+		.venv/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The benchmarks (benchmarks/README.md) rewrite benchmarks/RESULTS.md; `make bench BENCH_ARGS=--quick` is a smoke run.
 bench: $(UV)

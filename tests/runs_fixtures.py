@@ -16,6 +16,9 @@ from tests.processes import start_worker as start_worker_process
 
 PROBES_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "runs"
 PROBES = "rlx-tests/probes"
+# The probe `sleeper` runs `sleep 4343`, and these tests look for it among all of the host's processes: under
+# pytest-xdist they share one worker, one after another, so none sees (or waits for) another's sleeper.
+SLEEPER_ALONE = pytest.mark.xdist_group("sleeper-probe")
 
 
 @pytest.fixture

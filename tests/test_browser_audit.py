@@ -22,7 +22,8 @@ from tests.conftest import EXAMPLES, HARBOR_EXAMPLES, index_now
 from tests.processes import free_port
 from tests.servers import app_env, chromium, gunicorn, needs_chromium
 
-pytestmark = needs_chromium
+# One pytest-xdist worker runs the whole audit: one server, one browser, and one screenshot folder it empties first.
+pytestmark = [needs_chromium, pytest.mark.xdist_group("browser-audit")]
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
 WIDTHS = (390, 768, 1280, 1680)

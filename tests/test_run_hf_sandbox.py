@@ -17,7 +17,7 @@ from rlx.adapters.harbor.runoptions import hf_option
 from rlx.runs import events
 from rlx.runs.sandboxes import token_key
 from tests.conftest import index_now
-from tests.runs_fixtures import PROBES, probes_folder, start_worker, task_path  # noqa: F401
+from tests.runs_fixtures import PROBES, SLEEPER_ALONE, probes_folder, start_worker, task_path  # noqa: F401
 from tests.processes import children_of
 from tests.runs_helpers import wait_for
 from tests.stand_ins.hf_jobs import HFJobsStandIn
@@ -144,6 +144,7 @@ def test_tasks_an_hf_sandbox_cannot_run_say_why(entry, why):
     assert why in option.why_not
 
 
+@SLEEPER_ALONE
 def test_stopping_a_run_cancels_its_sandbox_job_upstream(hf_app, jobs, redis_client, tmp_path):
     app = hf_app[1]
     index_now(app, PROBES)
@@ -172,6 +173,7 @@ def _start_sleeper(app, jobs, client) -> str:
     return run_id
 
 
+@SLEEPER_ALONE
 def test_a_worker_killed_mid_run_still_cancels_the_sandbox_upstream(hf_app, jobs, redis_client, tmp_path):
     app = hf_app[1]
     index_now(app, PROBES)

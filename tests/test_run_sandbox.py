@@ -17,7 +17,7 @@ import pytest
 
 from rlx.runs import record
 from tests.runs_fixtures import PROBES, children_of, probes_app, probes_folder, probes_worker  # noqa: F401
-from tests.runs_fixtures import processes_matching, sandboxes_of, task_path
+from tests.runs_fixtures import SLEEPER_ALONE, processes_matching, sandboxes_of, task_path
 from tests.runs_helpers import launch, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
@@ -66,6 +66,7 @@ def test_a_verifier_that_writes_no_reward_is_not_scored(probes_app, probes_worke
     assert "Not scored" in run.outcome
 
 
+@pytest.mark.exclusive  # its bomb holds every process `nobody` may have: no other sandbox could start meanwhile
 def test_a_fork_bomb_hits_the_process_cap_and_leaves_nothing(probes_app, probes_worker):
     probes_app.index_probes()
     run = wait_for(probes_app, launch(probes_app, PROBES, "fork-bomb").id)
@@ -86,6 +87,7 @@ def test_an_agent_that_loops_is_stopped_at_its_time_limit(probes_app, probes_wor
     assert processes_matching("while true; do echo looping") == []
 
 
+@SLEEPER_ALONE
 def test_a_worker_killed_mid_run_leaves_nothing_behind_and_a_failed_record(probes_app, probes_worker):
     probes_app.index_probes()
     run = launch(probes_app, PROBES, "sleeper")
@@ -111,6 +113,7 @@ def test_a_worker_killed_mid_run_leaves_nothing_behind_and_a_failed_record(probe
     assert not list(cache.glob(f"rlx-run-{run.id}-*")), "the task copy was left in the cache"
 
 
+@SLEEPER_ALONE
 def test_a_run_past_its_jobs_time_limit_is_taken_down_and_says_so(probes_app, probes_worker):
     probes_app.index_probes()
     run = wait_for(probes_app, launch(probes_app, PROBES, "sleeper", job_timeout=6).id)

@@ -75,8 +75,11 @@ def test_a_model_that_answers_garbage_is_cut_off_at_the_turn_limit(probes_app, m
 
 
 @pytest.fixture
-def impatient_worker(probes_app, redis_client):
-    """A worker that gives a model answer three seconds, not ninety."""
+def impatient_worker(probes_app, probes_folder, redis_client):
+    """A worker that gives a model answer three seconds, not ninety; the task's agent gets 30 s, not 120: a hung
+    model still fails call after call before the run is taken down, and the test no longer waits two minutes."""
+    task = probes_folder / "datasets" / PROBES / "tasks" / "write-answer" / "task.toml"
+    task.write_text(task.read_text().replace("[agent]\ntimeout_sec = 120.0", "[agent]\ntimeout_sec = 30.0"))
     probes_app.config["RLX_ALLOW_LOOPBACK_MODELS"] = True
     probes_app.index_probes()
     process = start_worker(probes_app, redis_client, {"RLX_ALLOW_LOOPBACK_MODELS": "1",

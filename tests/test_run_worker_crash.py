@@ -17,7 +17,7 @@ from rq import Worker
 
 from rlx.runs import record
 from tests.processes import alive, config_env
-from tests.runs_fixtures import PROBES, probes_app, probes_folder, start_worker  # noqa: F401
+from tests.runs_fixtures import PROBES, SLEEPER_ALONE, probes_app, probes_folder, start_worker  # noqa: F401
 from tests.runs_helpers import launch
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed")
@@ -61,6 +61,7 @@ def poll(check, timeout: float, what: str):
         time.sleep(0.1)
 
 
+@SLEEPER_ALONE
 def test_a_crashed_worker_group_leaves_no_sandbox_mount_or_copy_and_the_next_worker_marks_the_run_failed(
         probes_app, redis_client):
     probes_app.index_probes()
