@@ -58,3 +58,25 @@ def test_a_verifier_that_installs_system_packages_is_flagged_where_it_runs_unpri
     plain = {"tests/test.sh": "#!/bin/bash\n# apt-get install is not needed here\npytest /tests\n"}
     assert "apt-get" in " ".join(_verifier_caveats(installs, HARBOR))
     assert _verifier_caveats(plain, HARBOR) == []
+
+
+def test_a_cloned_dataset_whose_card_has_no_tags_is_in_a_folders_catalog(tmp_path, make_config, redis_client):
+    """A clone of a public Harbor dataset (no front matter: its card is plain Markdown) dropped into RLX_SOURCE
+    shows on the home page with its tasks, while a tagged repository of some other kind still stays out."""
+    from rlx import create_app
+    from rlx.snapshot.indexer import run_indexer
+
+    _dataset(tmp_path, "cookbook", {
+        "cookbook/recipes/hello/task.toml": TASK_TOML,
+        "cookbook/recipes/hello/instruction.md": "Write hello.txt.\n",
+        "cookbook/recipes/hello/tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+    })
+    _dataset(tmp_path, "photos", {"README.md": "---\ntags: [image-classification]\n---\n# Cat pictures\n"})
+    app = create_app(make_config(RLX_SOURCE=str(tmp_path)))
+    config = app.config["RLX"]
+    run_indexer(app.extensions["rlx.source"], app.extensions["rlx.store"], config.cache_dir, max_builds=2)
+
+    home = app.test_client().get("/").get_data(as_text=True)
+    assert 'href="/d/someone/cookbook"' in home and "someone/photos" not in home
+    page = app.test_client().get("/d/someone/cookbook").get_data(as_text=True)
+    assert "cookbook/recipes/hello" in page

@@ -83,11 +83,15 @@ class FolderSource:
     # Listing and info
 
     def list_repos(self, repo_type: RepoType, tags: Sequence[str], token: str | None = None) -> list[RepoRecord]:
+        # A repository whose card carries no tags at all is listed too: on the Hub tags pick environments out of
+        # millions of repositories, but a folder holds what its owner put there (a clone of a Harbor dataset
+        # usually has no card tags), and the adapters still decide whether it is an environment.
         wanted = set(tags)
         records = [
             record
             for repo_id in self._repo_ids(repo_type)
-            if (record := self._record(repo_type, repo_id)) and (not wanted or wanted & set(record.tags))
+            if (record := self._record(repo_type, repo_id))
+            and (not wanted or not record.tags or wanted & set(record.tags))
         ]
         records.sort(key=lambda r: (-r.trending_score, r.id))
         return records
