@@ -52,6 +52,10 @@ def test_community_lists_public_finished_scored_runs_and_never_their_owner(index
     assert row and row.groups() == ("2", "1", "0.500")
     for run in shown:
         assert f'href="/r/{run.id}"' in home
+    # Each latest rollout links to its task and says when it finished the way the catalog does, not as a raw stamp.
+    latest = home[home.index("Latest rollouts"):]
+    assert latest.count(f'<a href="/t/{SCIENCE}/{REF}">{SCIENCE} · {REF}</a>') == 2
+    assert latest.count(">just now</time>") == 2 and not re.search(r">\d{4}-\d\d-\d\dT", latest)
     for run in hidden:
         assert run.id not in home
     page = client.get(f"/community/{SCIENCE}").get_data(as_text=True)
@@ -74,7 +78,7 @@ def test_leaderboard_heatmap_and_the_tasks_nobody_tried(indexed_app):
     assert "<script" not in svg and " on" not in re.sub(r'"[^"]*"', '""', svg)  # plain SVG, no handlers
     assert f"<title>{REF} · terminus-2 · gpt-test: mean 0.50 over 2 rollouts</title>" in svg
     assert f"<title>{REF} · oracle: mean 1.00 over 1 rollout</title>" in svg
-    untried = page[page.index("Tasks nobody has tried"):]
+    untried = page[page.index("Tasks nobody has tried"):page.index("Latest rollouts")]
     assert f"/t/{SCIENCE}/{OTHER_REF}" in untried  # only a private rollout: nobody in the community tried it
     assert f"/t/{SCIENCE}/{REF}\"" not in untried
 
@@ -134,7 +138,7 @@ def test_a_public_oracle_run_reaches_the_community_pages(indexed_app, running_wo
     assert f'href="/r/{run_id}"' in home
     page = indexed_app.test_client().get(f"/community/{SCIENCE}").get_data(as_text=True)
     assert "<tr><td>1</td><td>oracle</td><td>1.000</td><td>1</td><td>1</td><td>1</td>" in page
-    assert f"/t/{SCIENCE}/{REF}\"" not in page[page.index("Tasks nobody has tried"):]
+    assert f"/t/{SCIENCE}/{REF}\"" not in page[page.index("Tasks nobody has tried"):page.index("Latest rollouts")]
 
 
 def test_compare_accepts_runs_of_a_task_the_adapter_names_as_an_alias(indexed_app, monkeypatch):
