@@ -60,6 +60,7 @@ def test_oracle_from_the_form_to_its_reward_on_the_run_page(indexed_app, running
     assert "The agent started" in body and "The verifier started" in body
     final = body.rsplit("event: status", 1)[1]
     assert 'class="run-reward">1<' in final.replace("data: ", "")
+    assert f'<a class="compare-with" href="/compare?runs={run_id}">' in final  # no reload needed to compare
     done = client.get(f"/r/{run_id}").get_data(as_text=True)
     assert 'class="run-reward">1<' in done and "sse-connect" not in done and "Finished" in done
     assert "<dt>Harbor</dt><dd>0.25" in done and "<dt>Task revision</dt>" in done
