@@ -60,3 +60,11 @@ def test_unknown_repositories_and_revisions_are_not_found(source):
         source.repo_info("dataset", "../etc")
     with pytest.raises(EntryNotFound):
         source.read_file("dataset", "rlx-examples/science-puzzles", "README.md", revision="deadbeef")
+
+
+def test_a_missing_repository_is_a_404_that_names_it_but_not_the_servers_folder(client):
+    for path in ("/d/nobody/nothing", "/api/env/nobody/nothing", "/t/nobody/nothing/a-task"):
+        response = client.get(path)
+        text = response.get_data(as_text=True)
+        assert response.status_code == 404 and "nobody/nothing" in text, path
+        assert str(EXAMPLES) not in text, path

@@ -174,7 +174,7 @@ class FolderSource:
             raise RepoNotFound(f"{repo_id!r} is not a repository id (expected org/name).")
         folder = self.root / _TYPE_DIRS[repo_type] / repo_id
         if not folder.is_dir():
-            raise RepoNotFound(f"the {repo_type} {repo_id} does not exist in {self.root}.")
+            raise RepoNotFound(f"there is no {repo_type} {repo_id} in this catalog.")  # never the server's path
         return folder
 
     def _inside(self, repo: Path, path: str) -> Path:
