@@ -138,6 +138,12 @@ def test_the_home_page_first_response_holds_the_first_page_of_cards(api):
     assert re.search(r"\d+</strong> indexed tasks", html)
 
 
+def test_the_home_page_counts_read_as_english(api):
+    html = api.get("/").get_data(as_text=True)
+    assert "<strong>1</strong> Space</span>" in html  # the bundled catalog has one Space app: not "1 Spaces"
+    assert re.search(r"<strong>(1\d|[2-9]\d*)</strong> datasets</span>", html)
+
+
 def test_the_banner_closes_for_a_week_and_cross_site_posts_are_refused(catalog_app, api):
     write_settings(catalog_app, banner={"text": "Hello explorers", "href": "https://example.org", "id": "b1"})
     assert "Hello explorers" in api.get("/").get_data(as_text=True)
