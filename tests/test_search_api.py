@@ -193,3 +193,17 @@ def test_a_visitor_who_arrives_with_a_search_sees_its_results_first_and_honest_c
     all_chip = re.search(r'value="" checked> All <span class="count" id="kind-n-all">([\d,]+)</span>', html)
     assert all_chip and all_chip.group(1) == "1"  # the one environment the words match, not the whole catalog
     assert "Trending</h2>" in api.get("/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("path, found_q, found_link", [
+    ("/", "terminal -basics", 'href="/d/rlx-examples/terminal-basics"'),
+    ("/d/rlx-examples/terminal-basics", "nginx -log", 'href="/t/rlx-examples/terminal-basics/nginx-log-summary"')])
+def test_a_search_in_operator_syntax_that_finds_nothing_says_there_are_no_operators(api, path, found_q, found_link):
+    hint = "Search has no operators"
+    for q in ("qqqzz OR wwwxx", '"qqqzz wwwxx"', "qqqzz -wwwxx", "qqqzz NOT wwwxx"):
+        html = api.get(path, query_string={"q": q}).get_data(as_text=True)
+        assert "matches.</strong>" in html and hint in html, q
+    plain = api.get(path, query_string={"q": "qqqzz wwwxx"}).get_data(as_text=True)
+    assert "matches.</strong>" in plain and hint not in plain
+    found = api.get(path, query_string={"q": found_q}).get_data(as_text=True)
+    assert found_link in found and hint not in found  # said only when nothing was found

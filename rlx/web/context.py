@@ -9,7 +9,7 @@ from flask import Flask
 from markupsafe import Markup
 
 from rlx.catalog.kinds import KINDS
-from rlx.web.format import compact_number, file_size, relative_date
+from rlx.web.format import compact_number, file_size, operator_hint, relative_date
 from rlx.web.richtext import render_code, render_markdown
 
 
@@ -17,6 +17,7 @@ def init_context(app: Flask) -> None:
     app.jinja_env.filters["compact"] = compact_number
     app.jinja_env.filters["ago"] = relative_date
     app.jinja_env.filters["filesize"] = file_size
+    app.jinja_env.filters["operator_hint"] = operator_hint
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["code"] = render_code
     app.jinja_env.trim_blocks = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 
@@ -50,3 +51,15 @@ def file_size(n) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return ""
+
+
+_OPERATOR_WORDS = re.compile(r"(?:^|\s)(?:OR|AND|NOT)(?:\s|$)|[\"*()]|(?:^|\s)-\w")
+
+
+def operator_hint(q: str | None) -> str:
+    """For a search that found nothing: why, when it was written in a search-engine syntax we do not have
+    (rlx/catalog/words.py: every word must match, punctuation means nothing), so "cpp OR rust" is not a mystery."""
+    if not q or not _OPERATOR_WORDS.search(q):
+        return ""
+    return ("Search has no operators: every word must match, OR, AND and NOT are words like any other, and quotes, "
+            "stars, brackets and minus signs are ignored. Search for one alternative at a time.")
