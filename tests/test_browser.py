@@ -91,3 +91,16 @@ def test_a_long_unbroken_task_name_wraps_inside_a_phone_screen(phone, path):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing pushes the page sideways
     heading = "h1" if path.startswith("/t/") else ".task-title"
     assert page.evaluate(f"document.querySelector('{heading}').getBoundingClientRect().right") <= 390
+
+
+def test_the_batch_form_stacks_each_field_under_its_label_like_the_run_form(page, server):
+    page.goto(server + "/d/rlx-examples/terminal-basics")
+    boxes = page.evaluate("""() => [...document.querySelectorAll('form.batch-form > label')].map(label => {
+        const own = label.getBoundingClientRect(), field = label.querySelector('select, input').getBoundingClientRect();
+        return {top: own.top, bottom: own.bottom, fieldTop: field.top, textTop: own.top};
+    })""")
+    assert len(boxes) == 3  # agent, runs at once, visibility
+    for above, below in zip(boxes, boxes[1:]):
+        assert below["top"] >= above["bottom"]  # one field per line, not three squeezed on one
+    for box in boxes:
+        assert box["fieldTop"] > box["textTop"] + 8  # the control sits under its label's words
