@@ -104,3 +104,18 @@ def test_the_batch_form_stacks_each_field_under_its_label_like_the_run_form(page
         assert below["top"] >= above["bottom"]  # one field per line, not three squeezed on one
     for box in boxes:
         assert box["fieldTop"] > box["textTop"] + 8  # the control sits under its label's words
+
+
+def test_the_community_tables_put_each_heading_over_its_column(app, page, server):
+    from tests.test_community_compare import write_run
+
+    write_run(app, reward=0.5)
+    page.goto(server + "/community")
+    # Where each heading's words and the first row's words start, column by column (text, not cell boxes).
+    lefts = page.evaluate("""() => [...document.querySelectorAll('table.community-recent tr')].slice(0, 2).map(row =>
+        [...row.children].map(cell => { const r = document.createRange(); r.selectNodeContents(cell);
+                                       return r.getBoundingClientRect().left; }))""")
+    headings, first_row = lefts
+    assert len(headings) == 5
+    for heading, value in zip(headings, first_row):
+        assert abs(heading - value) < 2  # "Reward" starts where "0.5" starts, not centred above it
