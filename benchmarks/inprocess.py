@@ -36,14 +36,18 @@ class InProcessApp:
 
     def statements(self, path: str, timed_connection) -> None:
         """Answer `path` once with every query going through `timed_connection` (see profiling.statements)."""
+        self.on_connection(path, timed_connection)
+
+    def on_connection(self, path: str, db) -> dict:
+        """Answer `path` once on the connection `db` instead of one from the app's reader."""
         import rlx.web.search as search_module
 
         @contextmanager
-        def timed_catalog():
-            yield timed_connection
+        def given_catalog():
+            yield db
 
-        with mock.patch.object(search_module, "catalog", timed_catalog), self.request(path) as answer:
-            answer(timed=timed_connection)
+        with mock.patch.object(search_module, "catalog", given_catalog), self.request(path) as answer:
+            return answer(timed=db)
 
     @staticmethod
     def _answer_for(path: str) -> Callable[..., dict]:

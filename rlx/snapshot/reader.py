@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from rlx.snapshot.schema import SCHEMA, open_immutable, pointer_name, read_meta
+from rlx.snapshot.warm import warm_up
 from rlx.store import Store
 
 log = logging.getLogger("rlx.snapshot")
@@ -57,6 +58,7 @@ class _Generation:
     built_at: str
     counts: dict
     since: float
+    warm_up: dict | None = None  # what the warm-up of its first connection did (rlx/snapshot/warm.py)
     idle: list[sqlite3.Connection] = field(default_factory=list)
     users: int = 0
     retired: bool = False
@@ -226,10 +228,12 @@ class SnapshotReader:
         except BaseException:
             db.close()
             raise
+        # Before the swap makes it current: the connection the first request will get reads the common pages now.
+        warmed = warm_up(db)
         self._numbers += 1
         return _Generation(number=self._numbers, path=path, name=name, origin=origin,
                            sha256=pointer["sha256"] if pointer else None, built_at=meta["built_at"],
-                           counts=meta["counts"], since=now, idle=[db])
+                           counts=meta["counts"], since=now, warm_up=warmed.as_dict(), idle=[db])
 
     def _cache_path(self, name: str) -> Path:
         self._numbers += 1
@@ -294,6 +298,7 @@ class SnapshotReader:
             "built_at": current.built_at if current else None,
             "counts": dict(current.counts) if current else None,
             "in_use_since": _iso(current.since) if current else None,
+            "warm_up": dict(current.warm_up) if current and current.warm_up else None,
             "last_checked": _iso(self._last_checked) if self._last_checked is not None else None,
             "last_rejection": dict(self._last_rejection) if self._last_rejection else None,
             "pointer_problem": dict(self._pointer_problem) if self._pointer_problem else None,
