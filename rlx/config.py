@@ -69,6 +69,11 @@ SETTINGS = [
             "(`Authorization: Bearer ...`). When absent, /metrics answers loopback addresses only."),
     Setting("RLX_SNAPSHOT_CHECK_S", "60", "Seconds between a web process's looks at the snapshot pointer "
             "(1 to 3600): how soon a newly published snapshot is served."),
+    Setting("RLX_WORKER_HEARTBEAT_S", "2", "Seconds (1 to 60) between an RQ worker's heartbeats; every worker and "
+            "web process of one deployment must agree."),
+    Setting("RLX_WORKER_LAPSE_S", "60", "Seconds (5 to 3600) past its heartbeat interval a silent RQ worker is still "
+            "taken for alive (busy, or its machine overloaded); one whose process is gone from the machine that "
+            "looks is given up after five missed heartbeats."),
     Setting("RLX_HF_SANDBOX_START_TIMEOUT", "180", "Seconds (1 to 900) an HF Sandbox may take to be scheduled "
             "and answer before its run fails (and its job is cancelled)."),
     Setting("RLX_PREVIEWS_MAX_MB", "32", "Megabytes (1 to 100000) of link-preview pictures kept in "
@@ -101,6 +106,8 @@ class Config:
     metrics_token: str | None = None
     proxy_hops: int = 0  # trusted proxies in front of us (werkzeug's ProxyFix); 0: X-Forwarded-* ignored
     snapshot_check_s: float = 60.0
+    worker_heartbeat_s: int = 2  # rlx/queue/liveness.py
+    worker_lapse_s: int = 60
     hf_sandbox_start_s: float = 180.0
     previews_max_bytes: int = 32 * 1024 * 1024
     hf_router_url: str = "https://router.huggingface.co/v1"  # Inference Providers: terminus-2 with the visitor's token
@@ -137,6 +144,9 @@ class Config:
             metrics_token=env.get("METRICS_TOKEN") or None,
             proxy_hops=_check_proxy_hops(env.get("RLX_PROXY_HOPS") or "0"),
             snapshot_check_s=_check_seconds(env.get("RLX_SNAPSHOT_CHECK_S") or "60", "RLX_SNAPSHOT_CHECK_S"),
+            worker_heartbeat_s=int(_check_seconds(env.get("RLX_WORKER_HEARTBEAT_S") or "2", "RLX_WORKER_HEARTBEAT_S",
+                                                  high=60)),
+            worker_lapse_s=int(_check_seconds(env.get("RLX_WORKER_LAPSE_S") or "60", "RLX_WORKER_LAPSE_S", low=5)),
             hf_sandbox_start_s=_check_seconds(env.get("RLX_HF_SANDBOX_START_TIMEOUT") or "180",
                                               "RLX_HF_SANDBOX_START_TIMEOUT", high=900),
             previews_max_bytes=_check_megabytes(env.get("RLX_PREVIEWS_MAX_MB") or "32", "RLX_PREVIEWS_MAX_MB"),

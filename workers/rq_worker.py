@@ -5,8 +5,9 @@ The app is built once, before RQ forks a work horse per job, so imports and conf
 runs inside `app.app_context()` (jobs reach the store, the source and Redis through `current_app`).
 
 Beyond RQ's defaults, this worker
-- heartbeats every few seconds and lets its Redis record lapse soon after, so a killed worker is seen as dead in
-  seconds (by /readyz, and by the registry cleanup that puts its job back on the queue) rather than minutes;
+- heartbeats every few seconds and records the machine it runs on, so a killed worker is seen as dead in seconds
+  (by /readyz, and by the registry cleanup that puts its job back on the queue), while one only late (busy, or its
+  machine overloaded) keeps its job for a lapse of a minute (rlx/queue/liveness.py);
 - retries only a job whose worker or work horse died (our jobs are idempotent); an error a job raises is final;
 - on SIGTERM/SIGINT stops at once: kills the work horse, puts its job back at the front of its queue (that run is
   not counted as an attempt) and exits;
@@ -22,12 +23,12 @@ import signal
 
 from flask import Flask
 from rq import Worker, worker_registration
-from rq.registry import clean_registries
+from rq.registry import StartedJobRegistry, clean_registries
 from rq.utils import now
 
 from rlx.queue.connection import connect, maintenance_lock
-from rlx.queue.defaults import (JOB_HEARTBEAT_GRACE_S, MAINTENANCE_INTERVAL_S, QUEUES, WORKER_HEARTBEAT_S,
-                                WORKER_STALE_S)
+from rlx.queue.defaults import MAINTENANCE_INTERVAL_S, QUEUES
+from rlx.queue.liveness import MACHINE_FIELD, Liveness, expire_lost, this_machine
 from rlx.supervisor import die_with_parent
 
 
@@ -36,11 +37,12 @@ class AppWorker(Worker):
 
     flask_app: Flask | None = None
 
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("job_monitoring_interval", WORKER_HEARTBEAT_S)
+    def __init__(self, *args, liveness: Liveness = Liveness(), **kwargs):
+        self.liveness = liveness
+        kwargs.setdefault("job_monitoring_interval", liveness.heartbeat_s)
         kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL_S)
         # RQ waits worker_ttl - 15 s for a job between idle heartbeats.
-        kwargs.setdefault("worker_ttl", WORKER_HEARTBEAT_S + 15)
+        kwargs.setdefault("worker_ttl", liveness.heartbeat_s + 15)
         super().__init__(*args, **kwargs)
         self._main_pid = os.getpid()
         self._stopping_on_request = False
@@ -48,17 +50,22 @@ class AppWorker(Worker):
 
     # -- being seen alive, and dead ----------------------------------------------------------------------------
 
+    def serialize(self) -> dict:
+        # Where this worker's pid means something: a worker on the same machine can tell it is gone (liveness.py).
+        return {**super().serialize(), MACHINE_FIELD: this_machine()}
+
     def heartbeat(self, timeout=None, pipeline=None):
-        # RQ keeps a silent worker's record for minutes; ours lapses once it is surely dead.
-        super().heartbeat(min(timeout or WORKER_STALE_S, WORKER_STALE_S), pipeline=pipeline)
+        # The record outlives a heartbeat by the lapse: a late worker keeps it, and a killed one is told apart
+        # sooner by its pid (rlx/queue/liveness.py).
+        super().heartbeat(self.liveness.record_ttl, pipeline=pipeline)
 
     def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
         """How long a started job stays 'started' without a heartbeat before the registry cleanup calls it
-        abandoned (RQ adds a fixed minute)."""
+        abandoned: the interval and the lapse, as for the worker (RQ adds a fixed minute)."""
         interval = self.job_monitoring_interval
         if job.timeout and job.timeout > 0:
             interval = max(1, min(job.timeout - working_time, interval))
-        return int(interval) + JOB_HEARTBEAT_GRACE_S
+        return int(interval) + self.liveness.lapse_s
 
     def clean_registries(self):
         """RQ's maintenance (abandoned jobs retried or failed, stale entries dropped), under a lock that lapses in
@@ -80,6 +87,7 @@ class AppWorker(Worker):
         for queue in self.queues:
             with maintenance_lock(queue) as mine:
                 if mine:
+                    expire_lost(StartedJobRegistry(queue=queue), self.liveness)  # dead workers' jobs, now
                     clean_registries(queue, self._exc_handlers)
                     worker_registration.clean_worker_registry(queue)
                     queue.intermediate_queue.cleanup(self, queue)
@@ -127,7 +135,7 @@ class AppWorker(Worker):
 
 def build_worker(app: Flask, queues=tuple(QUEUES), name: str | None = None) -> AppWorker:
     config = app.config["RLX"]
-    worker = AppWorker(list(queues), connection=connect(config.redis_url), name=name)
+    worker = AppWorker(list(queues), connection=connect(config.redis_url), name=name, liveness=Liveness.of(config))
     worker.flask_app = app
     return worker
 

@@ -2,19 +2,22 @@
 
 A job whose worker died stays "started" until a registry cleanup calls it abandoned: workers run that cleanup every
 few seconds, and a page watching the job runs it too (a lone worker may be the one that died), so the job is put
-back on its queue (a bounded number of times) or failed within seconds of its worker's last heartbeat.
+back on its queue (a bounded number of times) or failed within seconds of its worker's death (a minute, when that
+worker's machine cannot be seen from here: rlx/queue/liveness.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask import current_app, has_app_context
 from rq import Queue
 from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 
 from rlx.queue.connection import maintenance_lock
 from rlx.queue.defaults import JOB_ATTEMPTS
+from rlx.queue.liveness import Liveness, expire_lost
 from rlx.queue.progress import read_progress
 
 
@@ -47,15 +50,21 @@ def watch(job: Job, doing: str = "indexing this") -> Watched:
 
 
 def reap_if_abandoned(job: Job) -> None:
-    """If the job's worker stopped heartbeating, run RQ's cleanup of its queue's started registry now."""
+    """If the job's worker is dead (rlx/queue/liveness.py), run RQ's cleanup of its queue's started registry now."""
     if job.get_status() != JobStatus.STARTED:
         return
     registry = StartedJobRegistry(job.origin, connection=job.connection)
+    expire_lost(registry, _liveness(), only=job.id)
     if job.id not in registry.get_expired_job_ids():
         return
     with maintenance_lock(Queue(job.origin, connection=job.connection)) as mine:
         if mine:  # else a worker (or another page) is cleaning this queue right now
             registry.cleanup()
+
+
+def _liveness() -> Liveness:
+    """The deployment's settings inside the app; RQ's defaults as we set them when called from outside it."""
+    return Liveness.of(current_app.config["RLX"]) if has_app_context() else Liveness()
 
 
 def _retries_used(job: Job) -> int:

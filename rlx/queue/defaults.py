@@ -22,13 +22,15 @@ QUEUES = {
 # Our own Redis keys read rlx:<area>:<id>.
 KEY_PREFIX = "rlx:"
 
-# How a dead worker is noticed. A worker writes its heartbeat at least every WORKER_HEARTBEAT_S (idle: between
-# short dequeue waits; busy: while watching its work horse). A worker silent for WORKER_STALE_S is dead, and a
-# started job whose worker stopped heartbeating is abandoned after JOB_HEARTBEAT_GRACE_S more, then put back on
-# its queue (at most JOB_ATTEMPTS runs in all) or failed. RQ's own defaults take 90 s to 10 minutes.
+# How a dead worker is noticed (rlx/queue/liveness.py has the rule). A worker writes its heartbeat every
+# WORKER_HEARTBEAT_S (idle: between short dequeue waits; busy: while watching its work horse). A busy or overloaded
+# machine may delay it: a worker is dead once its heartbeat has lapsed by WORKER_LAPSE_S more (RQ's own margin is a
+# minute), or sooner once LATE_BEATS beats are missed and its process is gone from this machine. Its started job is
+# then put back on its queue (at most JOB_ATTEMPTS runs in all) or failed. Both seconds are settings
+# (RLX_WORKER_HEARTBEAT_S, RLX_WORKER_LAPSE_S); these are their defaults.
 WORKER_HEARTBEAT_S = 2
-WORKER_STALE_S = 10
-JOB_HEARTBEAT_GRACE_S = 8
+WORKER_LAPSE_S = 60
+LATE_BEATS = 5
 MAINTENANCE_INTERVAL_S = 3
 MAINTENANCE_LOCK_S = 10  # one process cleans a queue's registries at a time; a dead one's turn lapses
 JOB_ATTEMPTS = 3  # index and snapshot jobs are idempotent: a run cut short by a dead worker is run again

@@ -18,6 +18,7 @@ from rq.job import Job, JobStatus
 from rlx.adapters.indexes import load_pack
 from rlx.queue import get_queue, get_redis
 from rlx.queue.defaults import QUEUES
+from rlx.queue.liveness import Liveness, job_lost
 from rlx.runs import events, index, limits, models, record, sandboxes
 from rlx.runs.record import FAILED, QUEUED, STOPPED, RunRecord
 
@@ -96,7 +97,7 @@ def settle(run: RunRecord) -> RunRecord:
         return _finish(run, FAILED, "Its job disappeared from the queue (Redis was reset?).", "LostJob")
     if status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
         return _finish(run, FAILED, _why_from_job(job), "JobFailed")
-    if status == JobStatus.STARTED and not _worker_alive(job, redis):
+    if status == JobStatus.STARTED and job_lost(job, Liveness.of(current_app.config["RLX"])):
         return _finish(run, FAILED, "The worker running it stopped (killed or restarted) before it finished.",
                        "WorkerLost")
     return run
@@ -155,16 +156,6 @@ def _why_from_job(job) -> str:
     if "terminated unexpectedly" in text or "Work-horse" in text:
         return "The process running it was killed before it finished."
     return "Its job failed: " + (text.strip().splitlines()[-1][:300] if text.strip() else "no reason recorded.")
-
-
-def _worker_alive(job, redis) -> bool:
-    from rq import Worker
-
-    name = job.worker_name
-    if not name:
-        return True  # not yet picked up by a worker
-    worker = Worker.find_by_key(Worker.redis_worker_namespace_prefix + name, connection=redis)
-    return worker is not None
 
 
 def _remove_scratch(run_id: str) -> None:

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import datetime, timezone
 
 from flask import Blueprint, current_app, jsonify
 from rq import Worker
 
 from rlx.queue import get_redis
-from rlx.queue.defaults import WORKER_STALE_S
+from rlx.queue.liveness import Liveness, worker_dead
 
 bp = Blueprint("health", __name__)
 
@@ -60,19 +59,14 @@ def _check_redis():
 
 def _check_workers():
     def probe():
-        workers = [w for w in Worker.all(connection=get_redis()) if _alive(w)]
+        liveness = Liveness.of(current_app.config["RLX"])
+        # A dead worker's record lingers until it lapses; a late one (busy, its machine overloaded) still counts.
+        workers = [w for w in Worker.all(connection=get_redis()) if not worker_dead(w, liveness)]
         queues = sorted({q for w in workers for q in w.queue_names()})
         return {"ok": bool(workers), "count": len(workers), "queues": queues,
                 **({} if workers else {"error": "no RQ worker is running: start one with `rlx worker`."})}
 
     return _timed(probe)
-
-
-def _alive(worker) -> bool:
-    """A worker whose last heartbeat is older than WORKER_STALE_S was killed (its record may linger a while)."""
-    if worker.last_heartbeat is None:
-        return False
-    return (datetime.now(timezone.utc) - worker.last_heartbeat).total_seconds() < WORKER_STALE_S
 
 
 def _check_source():
