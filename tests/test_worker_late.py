@@ -90,7 +90,7 @@ def test_a_worker_stopped_for_five_missed_heartbeats_keeps_its_run_which_then_fi
     client = late_app.test_client()
     run = launch(late_app, PROBES, "write-answer", visibility="public")
     tree = wait_until(lambda: agent_running(worker.pid), timeout=90)
-    assert tree, "the agent never started in its sandbox"
+    assert tree, f"the agent never started in its sandbox: {wait_for(late_app, run.id, timeout=1).outcome}"
     job = Job.fetch(run.job_id, connection=redis_client)
     liveness = Liveness.of(late_app.config["RLX"])
 
@@ -116,7 +116,8 @@ def test_a_worker_killed_for_real_is_noticed_in_a_few_heartbeats_and_its_run_fai
                                                                                      redis_client):
     client = late_app.test_client()
     run = launch(late_app, PROBES, "write-answer", visibility="public")
-    assert wait_until(lambda: agent_running(worker.pid), timeout=90), "the agent never started in its sandbox"
+    assert wait_until(lambda: agent_running(worker.pid), timeout=90), \
+        f"the agent never started in its sandbox: {wait_for(late_app, run.id, timeout=1).outcome}"
 
     kill(worker, signal.SIGKILL)  # its work horse and sandbox go with it (the parent-death signal)
 
