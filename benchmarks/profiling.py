@@ -17,11 +17,21 @@ from benchmarks.stats import median
 
 
 class _Rows(list):
+    _taken = 0  # rows handed out by fetchmany (a walk of the env sets reads in chunks, then closes)
+
     def fetchone(self):
         return self[0] if self else None
 
     def fetchall(self):
         return list(self)
+
+    def fetchmany(self, size: int):
+        chunk = self[self._taken:self._taken + size]
+        self._taken += len(chunk)
+        return chunk
+
+    def close(self):
+        pass
 
 
 class _TimedConnection:
