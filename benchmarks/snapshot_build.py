@@ -4,9 +4,10 @@ builds it.
 Three builds, from the same listing (read once: its cost is the source's, not the build's):
 - **first**: a store that has never had a snapshot built from it (every dataset's index read, its row file written);
 - **cold**: no previous snapshot, every dataset's rows read from its row file;
-- **hourly**: the previous snapshot at hand and 1 % of the datasets' indexes rewritten since (what the hourly run
-  meets): the unchanged datasets' rows are copied from the previous snapshot, the changed ones read from their
-  index. Each run changes another 1 % and builds on the last run's snapshot.
+- **hourly**: the previous snapshot at hand and an hour gone by (what the hourly run meets): 1 % of the datasets'
+  indexes rewritten, and every environment's likes, downloads and trending score moved, so the listing's order
+  shifts as the Hub's does. The unchanged datasets' rows are copied from the previous snapshot, the changed ones
+  read from their index. Each run moves another hour on and builds on the last run's snapshot.
 Wall seconds and the build's own CPU seconds are both reported (the second shows the work when the machine is shared).
 The last hourly build stays in the workspace and is published into the store, for the app and Datasette to serve.
 At 10× (full mode, when scripts/synth_catalog.py has --scale) the same three builds run in a fresh process, whose
@@ -18,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import multiprocessing
+import random
 import shutil
 import sqlite3
 import time
@@ -67,6 +69,7 @@ def builds_at(records, store: Store, folder: Path, runs: int, final: Path | None
     datasets = sorted(env_id for env_id in CompleteIndexes(store) if not env_id.startswith("synth-bench/"))
     for run in range(runs):
         changed = change_indexes(store, datasets, run)
+        records = hour_later(records, run)
         out = final if (final is not None and run == runs - 1) else folder / f"hourly-{run}.db"
         hourly.append({**_timed(records, store, out, previous), "changed": changed})
         if previous.name.startswith("hourly-"):
@@ -90,6 +93,20 @@ def change_indexes(store: Store, datasets: list[str], run: int) -> int:
         save_index(store, dataclasses.replace(index, rows=rows, revision=f"{index.revision}-r{run}"))
         changed += 1
     return changed
+
+
+def hour_later(records: list, run: int) -> list:
+    """The listing an hour on: every environment's counters moved a little (the same moves for the same run), and
+    the records in the listing's order again (trending first, rlx/catalog/listing.py), so neighbours swap places."""
+    draw = random.Random(f"hour-{run}")
+    moved = []
+    for record in records:
+        trending = round(record.trending_score * draw.uniform(0.9, 1.1), 6)
+        moved.append(dataclasses.replace(record, trending_score=trending,
+                                         likes=record.likes + (draw.random() < 0.1),
+                                         downloads=record.downloads + int(draw.expovariate(1 / 20))))
+    moved.sort(key=lambda r: (-r.trending_score, r.repo_type, r.id))
+    return moved
 
 
 def _timed(records, store: Store, out: Path, previous: Path | None = None) -> dict:
