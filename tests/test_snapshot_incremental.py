@@ -170,3 +170,50 @@ def test_the_published_snapshot_is_copied_for_the_next_build_only_when_it_matche
     assert not (tmp_path / "again.db").exists()
     pointer = json.loads((store.snapshots_dir / published["pointer"]).read_text())
     assert pointer["db"] == published["db"]
+
+
+def every_answer(path):
+    """What a visitor can ask of the catalog, in every order it is shown in: environment pages in each sort, task
+    searches (ranked, in catalog order, within one environment), and the unfiltered task listing."""
+    db = open_immutable(path)
+    try:
+        envs = {sort: [c["id"] for c in search_envs(db, sort=sort, size=100)["cards"]]
+                for sort in ("trending", "downloads", "likes", "tasks")}
+        tasks = {q: search_tasks(db, q, size=100) for q in ("", "puzzle", "rook", "maze", "sol")}
+        one_env = search_tasks(db, env="acme/chess-tasks", size=100)
+        return envs, {q: ([t["ref"] + "@" + t["env_id"] for t in found["tasks"]], found["total"], found["facets"])
+                      for q, found in {**tasks, "env": one_env}.items()}
+    finally:
+        db.close()
+
+
+def test_a_day_of_hourly_builds_stays_equal_to_a_build_from_nothing_and_does_not_grow(store, tmp_path):
+    """Each hour the counters move and trending reorders the listing, one index changes, datasets come and go;
+    every hourly build (built on the last one) answers exactly as a build from nothing of the same hour."""
+    import random
+
+    names = [f"gym-{i}" for i in range(12)]
+    for i, name in enumerate(names):
+        save_index(store, index(f"acme/{name}", f"maze{i} puzzle solver", count=2 + i % 4))
+    previous, sizes = None, []
+    for hour in range(8):
+        draw = random.Random(hour)
+        changed = names[hour % len(names)]
+        save_index(store, index(f"acme/{changed}", f"maze rook hour{hour} solved", count=1 + hour % 5,
+                                revision=f"r{hour}"))
+        if hour % 3 == 1:  # a new dataset arrives
+            names.append(f"new-{hour}")
+            save_index(store, index(f"acme/new-{hour}", f"rook puzzle newcomer{hour}"))
+        listed = [record(name, trending_score=round(draw.uniform(0, 10), 3), likes=draw.randrange(100),
+                         downloads=draw.randrange(10_000), private=(name == names[(hour * 5) % len(names)]))
+                  for name in names] + [record("chess-tasks", trending_score=draw.uniform(0, 10))]
+        listed.sort(key=lambda r: (-r.trending_score, r.id))
+        hourly = build_snapshot(listed, CompleteIndexes(store), tmp_path / f"hour-{hour}.db", previous=previous)
+        build_snapshot(listed, CompleteIndexes(store), tmp_path / "fresh.db")
+        if previous is not None:
+            assert hourly["copied"] > 0  # the hour really was built on the last one
+        assert contents(tmp_path / f"hour-{hour}.db") == contents(tmp_path / "fresh.db"), f"hour {hour}"
+        assert every_answer(tmp_path / f"hour-{hour}.db") == every_answer(tmp_path / "fresh.db"), f"hour {hour}"
+        sizes.append(((tmp_path / f"hour-{hour}.db").stat().st_size, (tmp_path / "fresh.db").stat().st_size))
+        previous = tmp_path / f"hour-{hour}.db"
+    assert all(built <= fresh * 1.05 for built, fresh in sizes), sizes

@@ -29,23 +29,24 @@ def build_env_sets(db: sqlite3.Connection) -> None:
 
 
 def _rows(db: sqlite3.Connection):
-    words: defaultdict[str, list[int]] = defaultdict(list)
-    kinds: defaultdict[str, list[int]] = defaultdict(list)
-    everyone = []
+    # Each word's set grows as the rows are read (a word met twice in one blob is added once: a set has no
+    # duplicates), cheaper than gathering lists of rowids first.
+    words: defaultdict[str, BitMap] = defaultdict(BitMap)
+    kinds: defaultdict[str, BitMap] = defaultdict(BitMap)
+    everyone = BitMap()
     for rowid, kind, blob in db.execute("SELECT rowid, kind, search_blob FROM envs"):
-        everyone.append(rowid)
-        kinds[kind].append(rowid)
-        for word in set(blob.split()):
-            words[word].append(rowid)
+        everyone.add(rowid)
+        kinds[kind].add(rowid)
+        for word in blob.split():
+            words[word].add(rowid)
     yield _row("all", "", everyone)
     for facet, groups in (("word", words), ("kind", kinds)):
-        for key, rowids in groups.items():
-            yield _row(facet, key, rowids)
+        for key, members in groups.items():
+            yield _row(facet, key, members)
     for tag, joined in db.execute("SELECT tag, group_concat(env_rowid) FROM env_tags GROUP BY tag"):
-        yield _row("tag", tag, map(int, joined.split(",")))
+        yield _row("tag", tag, BitMap(map(int, joined.split(","))))
 
 
-def _row(facet: str, key: str, rowids) -> tuple:
-    members = BitMap(rowids)
+def _row(facet: str, key: str, members: BitMap) -> tuple:
     members.run_optimize()  # long runs (a kind's rowids are often consecutive) stored as ranges
     return facet, key, len(members), members.serialize()
