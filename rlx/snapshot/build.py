@@ -23,7 +23,7 @@ from rlx.adapters.indexes import read_index
 from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.rowfiles import (MAX_TAGS, SUFFIX, DatasetRows, clip, index_fingerprint, read_row_file, rows_of_index,
-                                   write_row_file)
+                                   to_json, write_row_file)
 from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS
 from rlx.snapshot.search_tables import build_env_sets
 from rlx.sources.base import RepoRecord, Source
@@ -313,9 +313,9 @@ def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int, bef
     search_blob) in the previous snapshot: while the card's text is the same, so are its words."""
     heading = clip(record.pretty_name, _HEADING_CHARS)
     brief = clip(record.card.get("short_description") or record.card.get("description"), _ENV_BRIEF_CHARS)
-    tags = list(dict.fromkeys(str(t) for t in record.tags))[:MAX_TAGS]
-    tags_json = json.dumps(tags, ensure_ascii=False)
-    plain_tags = plain_tags_of(tags)
+    tags = list(dict.fromkeys(map(str, record.tags)))[:MAX_TAGS]
+    tags_json = to_json(tags)
+    plain_tags = [t for t in tags if t and ":" not in t]  # the Hub's machine tags ("license:mit") left out
     if before is not None and before[:3] == (heading, brief, tags_json):
         blob = before[3]
     else:
@@ -323,11 +323,6 @@ def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int, bef
     return (env_id, record.id, record.repo_type, kind, heading, brief, int(record.likes or 0),
             int(record.downloads or 0), float(record.trending_score or 0.0), record.created_at, record.last_modified,
             task_count, tags_json, record.sdk, record.stage, blob), plain_tags
-
-
-def plain_tags_of(tags: list[str]) -> list[str]:
-    """The tags a person picks from: the Hub's machine tags ("license:mit", "region:us") are left out."""
-    return [t for t in dict.fromkeys(tags) if t and ":" not in t]
 
 
 def _rows_source(indexes: Mapping):

@@ -111,7 +111,11 @@ def task_values(row: TaskRow) -> tuple:
     tags = [str(t) for t in tags][:MAX_TAGS] if isinstance(tags, list) else []
     return (row.ref, clip(row.title, TASK_TITLE_CHARS), clip(row.brief, TASK_BRIEF_CHARS),
             _facet(facets.get("category")), _facet(facets.get("difficulty")), _facet(facets.get("grading")),
-            _facet(facets.get("runtime")), _yes_no(facets.get("runs_here")), json.dumps(tags, ensure_ascii=False))
+            _facet(facets.get("runtime")), _yes_no(facets.get("runs_here")), to_json(tags))
+
+
+# json.dumps(value, ensure_ascii=False) makes a new encoder on every call; a build encodes a list of tags per row.
+to_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def clip(value, limit: int) -> str:
