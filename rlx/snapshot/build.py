@@ -132,7 +132,8 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
 
 def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str, tuple] | None:
     """Attach the previous snapshot as `previous` and map each of its datasets' ids to (rowid, fingerprint, found
-    kind, task count, found kind as stored); None (nothing attached) when there is none, or it is of another schema or unreadable."""
+    kind, task count, found kind as stored); None (nothing attached) when there is none, or it is of another schema
+    or unreadable."""
     if previous is None or not Path(previous).is_file():
         return None
     try:
