@@ -7,12 +7,14 @@ reader of `out_path` never sees half a build.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
@@ -68,7 +70,9 @@ def build_snapshot(
     tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.building")
     tmp.unlink(missing_ok=True)
     try:
-        counts, copied, timings = _write_database(tmp, records, _rows_source(indexes), kind_of, built_at, previous)
+        with _collector_paused():
+            counts, copied, timings = _write_database(tmp, records, _rows_source(indexes), kind_of, built_at,
+                                                      previous)
         os.replace(tmp, out_path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -76,6 +80,20 @@ def build_snapshot(
     seconds = round(time.perf_counter() - started, 3)
     return {"schema": SCHEMA, "built_at": built_at, "counts": counts, "size": out_path.stat().st_size,
             "seconds": seconds, "timings": timings.wall, "cpu_timings": timings.cpu, "copied": copied}
+
+
+@contextmanager
+def _collector_paused():
+    """Python's cycle collector off for the build: the build makes next to no reference cycles, but it makes a
+    row tuple per environment and task, and each collection walks every object alive (the listing's records among
+    them): a seventh of an hourly build's CPU at 7,225 environments, more at ten times that."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def _write_database(path: Path, records, source, kind_of, built_at: str, previous: Path | None
