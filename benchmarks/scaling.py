@@ -192,13 +192,25 @@ def targets(r: dict) -> list[list[str]]:
         peak = ten["build"]["peak_rss_mb"]
         rows.append(["snapshot build peak RSS at 10× (listing + build, one process)", f"≤ {BUILD_PEAK_MB_10X} MB",
                      f"{peak:.0f} MB", _met(peak <= BUILD_PEAK_MB_10X)])
-        rows.append(["snapshot build at 10×", "≤ 10 s, ≤ 430 MB",
-                     f"{ten['build']['seconds']:.1f} s, {ten['build']['size'] / 1e6:.0f} MB",
-                     _met(ten["build"]["seconds"] <= 10 and ten["build"]["size"] <= 430e6)])
+        rows.append(_build_at_10x(r.get("snapshot_10x"), ten["build"]))
         p50, p99 = (ten["app"][k] if ten["app"][k] is not None else float("inf") for k in ("p50_ms", "p99_ms"))
         rows.append(["search mix at 10× (1 connection)", "p50 ≤ 5 ms, p99 ≤ 25 ms", f"{p50:.2f} / {p99:.2f} ms",
                      _met(p50 <= 5 and p99 <= 25)])
     return rows
+
+
+def _build_at_10x(hourly_runs: dict | None, from_scratch: dict) -> list[str]:
+    """The target is the hourly build's (section a, at 10×); a build from nothing is shown beside it, for scale."""
+    from benchmarks.report import _met
+
+    scratch = f"from nothing {from_scratch['seconds']:.1f} s"
+    hourly = (hourly_runs or {}).get("hourly")
+    if not hourly:
+        return ["snapshot build at 10×", "≤ 10 s, ≤ 430 MB",
+                f"hourly not measured; {scratch}, {from_scratch['size'] / 1e6:.0f} MB", _met(False)]
+    return ["snapshot build at 10×, hourly", "≤ 10 s, ≤ 430 MB",
+            f"{hourly['seconds']:.2f} s, {hourly['size'] / 1e6:.0f} MB ({scratch})",
+            _met(hourly["seconds"] <= 10 and hourly["size"] <= 430e6)]
 
 
 def render(r: dict, plot_name: str | None = None) -> str | None:
