@@ -3,6 +3,8 @@ change shown as it happens, and a clear sentence (never a 500) for every way a s
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rlx import create_app
@@ -25,13 +27,22 @@ def add_space(hub, repo_id, stage, **meta):
                         {"runtime": {"stage": stage}, **meta})
 
 
+def kind_line(html: str) -> str:
+    """The heading's kind line as a visitor reads it (the element htmx swaps, with its out-of-band mark)."""
+    found = re.search(r'<p class="card-kind" id="space-kind"( hx-swap-oob="true")?>(.*?)</p>', html, re.S)
+    assert found, "no kind line"
+    return ("oob: " if found.group(1) else "") + found.group(2).strip()
+
+
 def test_a_running_openenv_space_shows_what_its_real_server_offers(hub, make_config, redis_client, openenv_server):
     hub.load_folder(EXAMPLES)
     hub.repos[("space", ECHO)].meta["runtime"] = {"stage": "RUNNING"}
     client = hub_app(hub, make_config, f"rlx-examples-echo-env={openenv_server}").test_client()
     page = client.get(f"/s/{ECHO}").get_data(as_text=True)
-    assert "Space (declares OpenEnv; not verified)" in page and 'hx-get="/s/rlx-examples/echo-env/live"' in page
+    assert kind_line(page) == "Space (declares OpenEnv)"  # being checked: neither claimed nor denied
+    assert 'hx-get="/s/rlx-examples/echo-env/live"' in page
     live = client.get(f"/s/{ECHO}/live").get_data(as_text=True)
+    assert kind_line(live) == "oob: OpenEnv Space"  # the heading follows the check that just passed
     assert "What the server offers" in live and "yes, checked" in live and "EchoEnvironment" in live
     assert "echo_message" in live and "Return the message unchanged." in live
     assert "Action schema" in live and "simulation" in live
@@ -142,6 +153,8 @@ def test_a_misbehaving_server_gets_a_clear_message_on_the_page(hub, make_config,
     assert live.status_code == 200 and page.status_code == 200
     assert phrase in live.get_data(as_text=True) and phrase in page.get_data(as_text=True)
     assert "OpenEnv Space" not in page.get_data(as_text=True)
+    assert kind_line(live.get_data(as_text=True)) == "oob: Space (declares OpenEnv; not verified)"
+    assert kind_line(page.get_data(as_text=True)) == "Space (declares OpenEnv; not verified)"
 
 
 def test_a_harbor_server_shows_its_engine_sandboxes_agents_and_links_the_datasets_it_serves(

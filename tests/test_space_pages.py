@@ -27,7 +27,7 @@ def test_the_echo_space_page_shows_its_card_runtime_and_files(client):
     assert "A minimal" in html and "<h2>Card</h2>" in html  # the README, rendered
     assert "Asleep" in html and "Wake it up" in html  # .hub.json says SLEEPING
     assert "docker" in html and "♥ 31" in html
-    assert "Space (declares OpenEnv; not verified)" in html  # no check yet: no OpenEnv claim
+    assert "Space (declares OpenEnv)</p>" in html and "verified" not in html  # no check yet: no claim either way
     assert "echo_env" in html and "server.app:app" in html  # what openenv.yaml declares
     assert 'href="/s/rlx-examples/echo-env?f=models.py#viewer"' in html
     assert "<iframe" not in html  # asleep: no app to embed

@@ -160,12 +160,13 @@ def space_status(org: str, name: str):
 
 @bp.get("/s/<org>/<name>/live")
 def space_live(org: str, name: str):
-    """What the server offers, checked now when the last check is stale (the page loads this by itself)."""
+    """What the server offers, checked now when the last check is stale (the page loads this by itself), with the
+    heading's kind line sent again out of band: what the check learnt replaces what the tags declared."""
     record = _record(org, name)
     db = get_redis()
     report = check_space(db, record, _local_hosts(), force=request.args.get("fresh") == "1",
                          max_age=RECHECK_AFTER_S)
-    response = render("partials/space_live.html", record=record, org=org, name=name, wants_check=False,
+    response = render("partials/space_live.html", record=record, org=org, name=name, wants_check=False, oob=True,
                       **_live_context(record, report))
     response.headers["Cache-Control"] = "no-store"
     return response
