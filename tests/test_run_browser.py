@@ -22,6 +22,8 @@ def test_a_visitor_runs_oracle_and_watches_it_to_its_reward(server, running_work
         page.evaluate("window.__sameDocument = true")
         page.wait_for_selector(".run-reward:text-is('1')", timeout=60_000)
         assert page.evaluate("window.__sameDocument") is True  # streamed in, not reloaded
-        assert "The verifier started" in page.inner_text("#run-events")
+        entries = page.locator("#run-events > li").all_inner_texts()
+        assert entries[-3:] == ["The verifier started", "The verifier gave reward 1",
+                                "The run finished · Scored by the task's verifier."]
         assert page.inner_text(".run-status").strip() == "Finished"
         assert page.locator("form[action$='/stop']").count() == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html as html_text
 import re
 import shutil
 
@@ -27,6 +28,12 @@ def run_id_of(response) -> str:
     match = re.fullmatch(r"/r/([a-z0-9]{12})", response.headers["Location"])
     assert match, response.headers["Location"]
     return match.group(1)
+
+
+def trajectory_lines(html: str) -> list[str]:
+    """The run page's trajectory entries as a visitor reads them, tags dropped."""
+    items = re.findall(r'<li class="run-ev[^"]*">(.*?)</li>', html, re.S)
+    return [" ".join(html_text.unescape(re.sub(r"<[^>]+>", "", item)).split()) for item in items]
 
 
 def stored_runs(app) -> list:
@@ -58,11 +65,16 @@ def test_oracle_from_the_form_to_its_reward_on_the_run_page(indexed_app, running
     body = b"".join(stream.response).decode()  # the stream ends with the run
     assert "event: end" in body
     assert "The agent started" in body and "The verifier started" in body
+    live_lines = trajectory_lines(body.replace("data: ", ""))  # appended over SSE, before the stream ends
+    assert live_lines[-3:] == ["The verifier started", "The verifier gave reward 1",
+                               "The run finished · Scored by the task's verifier."]
     final = body.rsplit("event: status", 1)[1]
     assert 'class="run-reward">1<' in final.replace("data: ", "")
     assert f'<a class="compare-with" href="/compare?runs={run_id}">' in final  # no reload needed to compare
     done = client.get(f"/r/{run_id}").get_data(as_text=True)
     assert 'class="run-reward">1<' in done and "sse-connect" not in done and "Finished" in done
+    assert trajectory_lines(done)[-2:] == ["The verifier gave reward 1",
+                                           "The run finished · Scored by the task's verifier."]  # on a reload
     assert "<dt>Harbor</dt><dd>0.25" in done and "<dt>Task revision</dt>" in done
     assert "The verifier's output</h3><pre class=\"run-verifier\">PASS" in done
     assert "The oracle runs the task's reference solution" in done  # its output is the answer: not shown

@@ -116,7 +116,7 @@ def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -
     index.upsert(store, current)  # before the record, as the job does: a record seen ended is indexed ended
     record.save(store, current)
     events.publish(redis, current.id, "status", status=status, outcome=outcome, reward=None, scored=False)
-    events.publish(redis, current.id, "end", status=status)
+    events.publish(redis, current.id, "end", status=status, outcome=outcome)
     events.archive(redis, store, current.id)
     sandboxes.after_lost_run(redis, current)
     next_batch_runs(store, redis, current)

@@ -73,7 +73,7 @@ def run_rollout(run_id: str) -> dict:
         run.finished_at = record.now_iso()
         _save(store, redis, run)
         limits.release_slot(redis, limits.slot_owner(run) or "-", run.id)
-        events.publish(redis, run.id, "end", status=run.status)
+        events.publish(redis, run.id, "end", status=run.status, outcome=run.outcome)
         events.archive(redis, store, run.id)
         next_batch_runs(store, redis, run)
     return {"status": run.status, "reward": run.reward}
@@ -238,7 +238,7 @@ def _save(store, redis, run: RunRecord) -> None:
     index.upsert(store, run)
     record.save(store, run)
     events.publish(redis, run.id, "status", status=run.status, outcome=run.outcome,
-                   reward=run.reward, scored=run.scored)
+                   reward=run.reward, scored=run.scored, rewards=run.rewards or {})
 
 
 def provenance(run: RunRecord) -> dict:

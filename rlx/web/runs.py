@@ -119,14 +119,18 @@ def run_events(run_id: str):
                 continue
             for event_id, event in batch:
                 cursor = event_id
+                shown = render_template("partials/run_event.html", e=event).strip()  # the trajectory's line, if any
                 if event["kind"] == "status":
                     yield _sse("status", _summary(store, record.load(store, run.id), owner), event_id)
+                    if shown:  # the final status: the verifier's reward closes the trajectory too
+                        yield _sse("event", shown, None)
                 elif event["kind"] == "end":
+                    yield _sse("event", shown, None)
                     yield _sse("status", _summary(store, record.load(store, run.id), owner), event_id)
                     yield _sse("end", "", event_id)
                     return
                 else:
-                    yield _sse("event", render_template("partials/run_event.html", e=event), event_id)
+                    yield _sse("event", shown, event_id)
 
     response = Response(stream_with_context(stream()), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
