@@ -2,6 +2,7 @@
 
 import re
 import shutil
+from html import unescape
 
 import pytest
 
@@ -64,6 +65,28 @@ def test_task_page_shows_the_task_as_the_agent_gets_it(indexed_client):
     assert "Dockerfile" in html and "tests/test.sh" in html
     assert "withheld" in html and "solution" in html
     assert 'rel="prev"' in html and 'rel="next"' in html
+
+
+def visible_text(html: str) -> str:
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+@pytest.mark.parametrize("path, heading", [
+    ("terminal-basics/csv-sales-rollup", "csv-sales-rollup"),  # the title is the ref
+    ("science-puzzles/chemistry/molar-mass-table", "molar-mass-table in chemistry/"),  # the title ends the ref
+    ("trivia-table/train/0", "Which planet has the shortest year? train/0"),  # the ref says something else
+])
+def test_a_task_heading_names_the_task_once(indexed_app, path, heading):
+    index_now(indexed_app, "rlx-examples/" + path.split("/")[0])
+    html = indexed_app.test_client().get(f"/t/rlx-examples/{path}").get_data(as_text=True)
+    head = re.search(r'<h1>.*?</h1>\s*(<p class="task-ref">.*?</p>)?', html, re.S).group(0)  # the title, its ref
+    assert visible_text(head) == heading
+
+
+def test_the_task_list_names_each_task_once(indexed_client):
+    html = indexed_client.get("/d/rlx-examples/terminal-basics").get_data(as_text=True)
+    rows = re.findall(r'<a href="/t/rlx-examples/terminal-basics/[^"]+">(.*?)</a>', html, re.S)
+    assert sorted(visible_text(row) for row in rows) == sorted(ALL_SIX)
 
 
 def test_the_file_viewer_highlights_with_line_links_and_a_full_view(indexed_client):
