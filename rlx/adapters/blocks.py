@@ -28,7 +28,8 @@ def kv(pairs, title=None) -> Block:
 
 
 def stats(groups, title=None) -> Block:
-    return Block("stats", groups, title)
+    """Groups without items are dropped: a heading over no bars tells a reader nothing."""
+    return Block("stats", [g for g in groups if g.get("items")], title)
 
 
 def markdown(text: str, title=None) -> Block:
