@@ -14,7 +14,9 @@ import pytest
 from websockets.sync.client import connect
 
 from rlx.live.slots import open_count
+from tests import browser_audit
 from tests.live_site import ECHO, served_site
+from tests.servers import chromium, needs_chromium
 from tests.stand_ins.bad_ws import BadWs
 
 BAD = "acme/bad-ws"
@@ -174,3 +176,34 @@ def test_a_redirect_on_ws_is_not_followed():
             Episode(f"http://127.0.0.1:{server.socket.getsockname()[1]}")
         server.shutdown()
     assert refused.value.reason == "redirect" and "evil.example" in str(refused.value)
+
+
+# Each field of the playground's forms, as drawn: its background, corner and border beside the app's own buttons.
+FIELD_LOOKS_JS = """() => {
+  const look = el => { const s = getComputedStyle(el); return [s.backgroundColor, s.borderTopLeftRadius, s.borderTopColor]; };
+  const button = look(document.querySelector('.play-form button'));
+  return [...document.querySelectorAll('.play-form :is(input:not([type=hidden]), select, textarea)')].map(el =>
+    ({field: el.outerHTML.slice(0, 60), looks: look(el), button,
+      mono: getComputedStyle(el).fontFamily.includes('monospace')}));
+}"""
+
+
+@needs_chromium
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_playground_fields_are_drawn_like_the_rest_of_the_app(site, theme):
+    """No browser-default field (white in the dark theme, square, grey): each looks like the app's buttons, the
+    JSON boxes are monospace, and the live playground passes the browser audit's width and axe checks."""
+    with chromium() as browser:
+        for width in (390, 1280):
+            page = browser.new_context(color_scheme=theme, viewport={"width": width, "height": 900}).new_page()
+            page.goto(f"{site}/s/{ECHO}/play")
+            page.wait_for_selector("#play-status[data-connected]", timeout=20_000)
+            fields = page.evaluate(FIELD_LOOKS_JS)
+            assert len(fields) >= 4  # seed, message, tool, arguments
+            for field in fields:
+                assert field["looks"] == field["button"], field
+            assert [f["mono"] for f in fields if "<textarea" in f["field"]] == [False, True]  # message, arguments
+            assert browser_audit.overflow(page) == []
+            if width == 1280:
+                assert browser_audit.axe(page) == []
+            page.context.close()
