@@ -19,9 +19,11 @@ from rq import Worker
 from rlx import create_app
 from rlx.runs import batch as batches
 from rlx.runs import record
+from tests import browser_audit
 from tests.conftest import index_now
 from tests.processes import stop_all
 from tests.runs_fixtures import start_worker
+from tests.servers import chromium, needs_chromium
 
 DATASET = "rlx-tests/twenty"
 TASKS = 20
@@ -261,6 +263,38 @@ def test_a_run_an_admin_withdrew_leaves_the_public_batch_page_and_its_exports_bu
     assert f"/r/{runs[1].id}" in mine and "taken off community" not in mine
     rows = list(csv.DictReader(io.StringIO(owner.get(f"/b/{batch.id}/results.csv").get_data(as_text=True))))
     assert [r["task"] for r in rows] == ["odd-01", "odd-03"]
+
+
+@needs_chromium
+def test_the_progress_bar_and_reward_plot_fit_the_window_at_phone_and_desktop_widths(twenty_app):
+    """The bar spans the progress section (no fixed browser-default width) and the plot shrinks with the window."""
+    from rlx.runs import index
+    from rlx.runs.batch import BatchRecord
+    from rlx.runs.record import RunRecord
+
+    refs = [f"odd-{i:02d}" for i in range(1, 20, 2)]
+    with twenty_app.app_context():
+        store = twenty_app.extensions["rlx.store"]
+        runs = [RunRecord(id=record.new_run_id(), env_id=DATASET, ref=ref, agent="oracle", visibility="public",
+                          status="finished", scored=True, rewards={"reward": reward_of(i)},
+                          finished_at=record.now_iso()) for i, ref in enumerate(refs[:6])]
+        for run in runs:
+            record.save(store, run)
+            index.upsert(store, run)
+        batch = BatchRecord(id=record.new_run_id(), env_id=DATASET, agent="oracle", refs=refs, cap=1,
+                            visibility="public", run_ids=[r.id for r in runs], status="running")
+        batches.save(store, batch)
+    html = twenty_app.test_client().get(f"/b/{batch.id}").get_data(as_text=True)  # its CSS is inlined
+    assert 'class="batch-histogram"' in html
+    with chromium() as browser:
+        for width in (390, 1280):
+            page = browser.new_page(viewport={"width": width, "height": 900}, java_script_enabled=False)
+            page.set_content(html)
+            bar, section = page.evaluate("""() => [document.querySelector('#batch-progress progress'),
+                document.querySelector('#batch-progress')].map(el => el.getBoundingClientRect().width)""")
+            assert bar == section, f"{width} px: the bar is {bar} px wide in a {section} px section"
+            assert browser_audit.overflow(page) == [], width
+            page.close()
 
 
 SLOW = "rlx-tests/slow"
