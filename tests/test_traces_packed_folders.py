@@ -60,7 +60,7 @@ def test_a_trace_shows_the_prompt_each_call_beside_its_output_and_the_result(cli
     call = page.index("calls get_forecast")
     assert page.index("get_forecast returned") > call and '{"rain_chance": 80}' in page[call:call + 300]
     assert 'get_weather returned 1 {"temp_c": 9, "sky": "rain"}' in page
-    assert "reward 1.0" in page and "success yes" in page
+    assert "Reward 1.0" in page and "Success yes" in page  # the columns, labelled
     assert "final_answer" in page and "metadata.reference" in page  # listed as withheld, by name only
     assert not SECRET.search(page)
 

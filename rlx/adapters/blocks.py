@@ -1,7 +1,8 @@
 """Constructors for each block kind, and each block as plain text (what MCP and search read).
 
 Shapes of `data`, by kind:
-  kv        [[label, value], ...]                       value: text, number, bool or list of text
+  kv        [[label, value(, key)], ...]                value: text, number, bool or list of text; key: the raw
+                                                        metadata key a readable label stands for (rlx/adapters/key_labels.py)
   stats     [{"label", "items": [[name, count], ...]}]  counts drawn as bars
   markdown  {"text"}                                    rendered, then sanitized
   code      {"text", "language", "path"}                highlighted, with line numbers
@@ -24,7 +25,8 @@ from rlx.adapters.contract import Block
 
 
 def kv(pairs, title=None) -> Block:
-    return Block("kv", [[str(k), v] for k, v in pairs if v not in (None, "", [], {})], title)
+    """Rows (label, value) or (label, value, key); rows without a value are left out."""
+    return Block("kv", [[str(label), v, *key[:1]] for label, v, *key in pairs if v not in (None, "", [], {})], title)
 
 
 def stats(groups, title=None) -> Block:
@@ -89,7 +91,8 @@ def to_text(block: Block) -> str:
     head = f"## {block.title}\n" if block.title else ""
     data = block.data
     if block.kind == "kv":
-        body = "\n".join(f"- {k}: {', '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in data)
+        body = "\n".join(f"- {k}{f' ({key[0]})' if key else ''}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
+                         for k, v, *key in data)
     elif block.kind == "stats":
         body = "\n".join(
             f"{group['label']}: " + ", ".join(f"{name} ({count})" for name, count in group["items"]) for group in data

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from werkzeug.datastructures import MultiDict
 
+from rlx.adapters.key_labels import readable
 from rlx.catalog import words
 
 PAGE_SIZE = 50
@@ -120,7 +121,7 @@ def _facets(all_rows, worded, query: TaskQuery):
         chosen = query.selected.get(key, set())
         values = [(v, n, v in chosen) for v, n in counts.most_common(MAX_VALUES)]
         values += [(v, 0, True) for v in sorted(chosen) if v not in counts]
-        facets.append((key, LABELS.get(key, key.replace("_", " ").capitalize()), values))
+        facets.append((key, LABELS.get(key) or readable(key), values))
         if len(facets) >= MAX_FACETS:
             break
     return facets

@@ -10,6 +10,7 @@ from rlx.adapters.harbor.compose import describe
 from rlx.adapters.harbor.layout import LAYOUTS, TERMINAL_BENCH_1
 from rlx.adapters.harbor.numbers import plain, seconds
 from rlx.adapters.harbor.steps import reward_strategy, steps_block
+from rlx.adapters.key_labels import labelled
 
 OVERVIEW_FACETS = [("category", "Category"), ("difficulty", "Difficulty"), ("grading", "Reward file"),
                    ("framework", "Test framework"), ("runtime", "Runs in"), ("network", "Network"),
@@ -149,7 +150,7 @@ def _metadata_section(config, layout) -> Section:
     parts = [b.kv([("Name", task.get("name")), ("Description", task.get("description")),
                    ("Keywords", task.get("keywords") or None), ("Format", layout.label),
                    ("Schema", config.get("schema_version")),
-                   *flat])]
+                   *labelled(flat)])]
     if nested:
         parts.append(b.value(nested, title="More metadata"))
     if config.get("extra"):

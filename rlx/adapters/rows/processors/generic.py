@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rlx.adapters import blocks as b
+from rlx.adapters.key_labels import labelled
 from rlx.adapters.rows.processors import common as c
 from rlx.adapters.rows.processors.base import Processor, RowTask
 
@@ -60,7 +61,7 @@ class GenericProcessor(Processor):
         facets = c.facets_from(row, FACET_NAMES)
         shown = {column, system, title_col}
         ids = [(name, c.as_text(row[name])) for name in ID_NAMES if row.get(name) not in (None, "")]
-        details = b.kv(ids) if ids else None
+        details = b.kv(labelled(ids)) if ids else None
         sections = c.sections(
             c.section("task", "What the agent gets", parts),
             c.section("grading", "How it is graded", [c.grading_note(withheld, "No grader is named in the row.")]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rlx.adapters import blocks as b
+from rlx.adapters.key_labels import labelled
 from rlx.adapters.rows.processors import common as c
 from rlx.adapters.rows.processors.base import Processor, RowProblem, RowTask
 
@@ -93,7 +94,7 @@ class NemoGymProcessor(Processor):
             c.section("task", "What the agent gets", [
                 b.messages(chat),
                 b.kv(tools, title=f"{len(tools)} tool{'s' if len(tools) != 1 else ''} offered") if tools else None,
-                b.kv(settings, title="Request settings") if settings else None,
+                b.kv(labelled(settings), title="Request settings") if settings else None,
             ]),
             c.section("grading", "How it is graded", [
                 c.grading_note(withheld, how),

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from rlx.adapters import blocks as b
+from rlx.adapters.key_labels import labelled
 from rlx.adapters.rows.processors import common as c
 from rlx.adapters.rows.processors.base import Processor, RowProblem, RowTask
 
@@ -60,7 +61,7 @@ class TraceProcessor(Processor):
                      b.note("The trace has no user turn: the agent started from the system prompt.", "info"))
         pairs = _result_pairs(row)
         calls = sum(len(t.get("calls", [])) for t in trace)
-        summary = b.kv([("Turns", len(trace)), ("Tool calls", calls), *pairs])
+        summary = b.kv([("Turns", len(trace)), ("Tool calls", calls), *labelled(pairs)])
         name = next((c.as_text(row[n]) for n in NAME_COLUMNS if row.get(n) not in (None, "")), None)
         title = c.title_from(first_user["content"] if first_user else "", name or f"Trace {ref.index}")
         shown = {column, *RESULT_COLUMNS}
@@ -71,7 +72,7 @@ class TraceProcessor(Processor):
             sections=c.sections(
                 c.section("task", "What the agent gets", given),
                 c.section("trace", f"The trace ({len(trace)} turns)", [summary, _turn_steps(trace, first_user)]),
-                c.section("result", "The result", [b.kv(pairs) if pairs else
+                c.section("result", "The result", [b.kv(labelled(pairs)) if pairs else
                                                    b.note("The row records no reward or outcome.", "info")]),
                 c.section("other", "Other fields", [c.leftovers(row, shown, title=None)]),
             ))
