@@ -180,7 +180,10 @@ def test_a_redirect_on_ws_is_not_followed():
 
 # Each field of the playground's forms, as drawn: its background, corner and border beside the app's own buttons.
 FIELD_LOOKS_JS = """() => {
-  const look = el => { const s = getComputedStyle(el); return [s.backgroundColor, s.borderTopLeftRadius, s.borderTopColor]; };
+  const look = el => {
+    const s = getComputedStyle(el);
+    return [s.backgroundColor, s.borderTopLeftRadius, s.borderTopColor];
+  };
   const button = look(document.querySelector('.play-form button'));
   return [...document.querySelectorAll('.play-form :is(input:not([type=hidden]), select, textarea)')].map(el =>
     ({field: el.outerHTML.slice(0, 60), looks: look(el), button,

@@ -1,8 +1,8 @@
 """Constructors for each block kind, and each block as plain text (what MCP and search read).
 
 Shapes of `data`, by kind:
-  kv        [[label, value(, key)], ...]                value: text, number, bool or list of text; key: the raw
-                                                        metadata key a readable label stands for (rlx/adapters/key_labels.py)
+  kv        [[label, value(, key)], ...]                value: text, number, bool or list of text; key: the
+                                                        raw metadata key the label stands for (key_labels.py)
   stats     [{"label", "items": [[name, count], ...]}]  counts drawn as bars
   markdown  {"text"}                                    rendered, then sanitized
   code      {"text", "language", "path"}                highlighted, with line numbers
