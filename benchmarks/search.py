@@ -179,13 +179,8 @@ def check_totals(base_url: str, mix: list[Query], which: str, expected: dict[str
 
 
 def app_connection(ws: Workspace):
-    """The snapshot file opened as the app's reader opens it (its mmap and page-cache settings), when it can be."""
-    try:
-        from rlx.snapshot.reader import _connect
-
-        return _connect(ws.local_db)
-    except ImportError:  # pragma: no cover - a tree without that helper
-        return open_immutable(ws.local_db)
+    """The snapshot file opened as the app's reader opens it (its page-cache settings)."""
+    return open_immutable(ws.local_db)
 
 
 def totals(app: InProcessApp, mix: list[Query]) -> dict[str, int]:

@@ -1,7 +1,8 @@
 """The catalog snapshot: built offline into one SQLite file, published behind a pointer, read immutable.
 
 build.py writes the file, publish.py puts it in the store (database first, then the pointer), reader.py follows
-the pointer in each app process, queries.py answers the search API from it. `rlx.snapshot.publish` is the module
+the pointer in each app process (pointer.py checks its fields, local_copy.py copies and checks the database it
+names, generation.py swaps it in and lends out connections), queries.py answers the search API from it. `rlx.snapshot.publish` is the module
 (its function is `rlx.snapshot.publish.publish`).
 """
 

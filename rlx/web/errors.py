@@ -9,7 +9,7 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from rlx.snapshot.queries import QueryError
-from rlx.snapshot.reader import SnapshotUnavailable
+from rlx.snapshot.generation import SnapshotUnavailable
 from rlx.sources.errors import SourceError, Unavailable
 
 log = logging.getLogger(__name__)
