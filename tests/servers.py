@@ -27,11 +27,12 @@ needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian
 
 @contextmanager
 def gunicorn(env: dict, workers: int = 1, app: str = "rlx:create_app()", quiet: bool = False,
-             ready: str = "/healthz"):
+             ready: str = "/healthz", worker_class: str = "gevent"):
     """`app` under gunicorn with gevent on a free loopback port, with `env` over this process's environment;
-    yields its URL once `ready` answers (the admin app has no /healthz), and stops it afterwards."""
+    yields its URL once `ready` answers (the admin app has no /healthz), and stops it afterwards. `worker_class`
+    "rlx.web.gevent_worker.GeventWorker" is the one `rlx serve` runs (it opens the snapshot at boot)."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers), "-b",
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", worker_class, "-w", str(workers), "-b",
                                 f"127.0.0.1:{port}", "--log-level", "warning", app], env={**os.environ, **env},
                                stderr=subprocess.DEVNULL if quiet else None)
     url = f"http://127.0.0.1:{port}"

@@ -40,11 +40,14 @@ class SnapshotReader:
     """The snapshot this process answers from. Use `with reader.connection() as db:` for every query."""
 
     def __init__(self, store: Store, cache_dir: Path, fallback: Callable[[Path], object] | None = None,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, offload: Callable[..., object] | None = None):
         self.store = store
         self.cache_dir = Path(cache_dir) / "snapshots"
         self.fallback = fallback
         self.clock = clock
+        # Runs the copy, its sha256 and quick_check: `offload(fn, *args)`, fn's result. A gevent worker passes its
+        # native thread pool, so those seconds of disk and hashing do not hold up the requests of its event loop.
+        self._offload = offload or _call
         self._generations = Generations()
         self._check_lock = threading.Lock()  # one check at a time: two would copy the same file twice
         self._numbers = 0
@@ -155,7 +158,7 @@ class SnapshotReader:
             raise Rejected(f"the database it names, {pointer['db']}, is missing.")
         target = self._cache_path(pointer["db"])
         try:
-            digest, size = copy_measured(source, target, pointer["size"])
+            digest, size = self._offload(copy_measured, source, target, pointer["size"])
             if size != pointer["size"]:
                 raise Rejected(f"the database is {size} bytes; the pointer says {pointer['size']}.")
             if pointer["sha256"] is not None and digest != pointer["sha256"]:
@@ -189,7 +192,7 @@ class SnapshotReader:
         except sqlite3.Error as exc:
             raise Rejected(f"the database cannot be opened ({exc}).") from None
         try:
-            meta = verified_meta(path, pointer and pointer.get("counts"), own_counts=origin == "disk")
+            meta = self._offload(verified_meta, path, pointer and pointer.get("counts"), origin == "disk")
         except BaseException:
             db.close()
             raise
@@ -235,6 +238,10 @@ class SnapshotReader:
             "last_rejection": dict(self._last_rejection) if self._last_rejection else None,
             "pointer_problem": dict(self._pointer_problem) if self._pointer_problem else None,
         }
+
+
+def _call(fn: Callable, *args):
+    return fn(*args)
 
 
 def _iso(moment: float) -> str:

@@ -11,6 +11,8 @@ A keep-alive connection whose next request is already there was served again at 
 (a client retrying at once after a 503, say) could keep the worker to themselves. After each answer the
 connection now yields to the event loop before reading its next request.
 
+The worker also opens the catalog snapshot while it boots, before its first request (rlx/web/snapshot_boot.py).
+
 Used by `rlx serve` and `rlx demo`: `gunicorn --worker-class rlx.web.gevent_worker.GeventWorker`.
 """
 
@@ -19,6 +21,8 @@ from __future__ import annotations
 import gevent
 from gevent.server import StreamServer
 from gunicorn.workers import ggevent
+
+from rlx.web.snapshot_boot import open_at_boot
 
 ACCEPTS_PER_TURN = 16
 
@@ -36,6 +40,10 @@ class _Server(StreamServer):
 
 
 class GeventWorker(ggevent.GeventWorker):
+    def load_wsgi(self):
+        super().load_wsgi()
+        open_at_boot(self.wsgi, self.notify)
+
     def run(self):
         # gunicorn's run() builds its servers from the module's StreamServer; this worker is its own process.
         ggevent.StreamServer = _Server
