@@ -10,11 +10,13 @@ of section n warm every path before they time it; these are the first requests t
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
 from benchmarks.inprocess import InProcessApp
 from benchmarks.stats import median
+from benchmarks.workspace import Workspace
 from rlx.snapshot.schema import open_immutable
 from rlx.snapshot.warm import warm_up
 
@@ -65,6 +67,35 @@ def measure(app: InProcessApp, db_path: Path, mix: list, repeats: int) -> dict:
     return out
 
 
+def fresh_worker(ws: Workspace, path: str, repeats: int, boot: bool) -> dict:
+    """A new web process's first request for `path`, median of `repeats` (ms of CPU time, this process's threads
+    together; wall ms beside): each sample builds the app anew over an empty cache folder, as a new gunicorn worker
+    starts. With `boot`, the snapshot is opened first as the worker does before it accepts (catalog_db.open_snapshot,
+    timed apart), so the request only borrows a connection; without, the request opens it (copy, sha256, checks)."""
+    from rlx import create_app
+    from rlx.config import Config
+    from rlx.web import catalog_db
+
+    samples: dict[str, list[float]] = {"boot_cpu_ms": [], "request_cpu_ms": [], "request_wall_ms": []}
+    for i in range(repeats):
+        cache = ws.root / f"fresh-cache-{i}"
+        shutil.rmtree(cache, ignore_errors=True)
+        app = create_app(Config.from_env({**ws.env(), "RLX_CACHE_DIR": str(cache)}))
+        client = app.test_client()
+        started = time.process_time()
+        if boot:
+            catalog_db.open_snapshot(app)
+        samples["boot_cpu_ms"].append((time.process_time() - started) * 1000)
+        started, wall = time.process_time(), time.perf_counter()
+        status = client.get(path).status_code
+        samples["request_cpu_ms"].append((time.process_time() - started) * 1000)
+        samples["request_wall_ms"].append((time.perf_counter() - wall) * 1000)
+        assert status == 200, f"{path} answered {status}"
+        app.extensions["rlx.snapshot"].close()
+        shutil.rmtree(cache, ignore_errors=True)
+    return {"path": path, "boot": boot, "samples": repeats, **{k: median(v) for k, v in samples.items()}}
+
+
 def _timed(app: InProcessApp, path: str, db) -> float:
     started = time.perf_counter_ns()
     app.on_connection(path, db)
@@ -98,13 +129,21 @@ def _cell(q: dict) -> str:
             f"({q['cold_kb']:,.0f} / {q['warmed_kb']:,.0f})")
 
 
-if __name__ == "__main__":  # python -m benchmarks.first_request WORKSPACE [REPEATS]: one scale, as JSON
+if __name__ == "__main__":
+    # python -m benchmarks.first_request WORKSPACE [REPEATS]: one scale, as JSON;
+    # python -m benchmarks.first_request --fresh-worker WORKSPACE [REPEATS]: a new process's first request,
+    # with the snapshot opened at boot and without.
     import json
     import sys
 
     from benchmarks.search import query_mix
-    from benchmarks.workspace import Workspace
 
-    workspace = Workspace(Path(sys.argv[1]))
-    print(json.dumps(measure(InProcessApp(workspace), workspace.local_db, query_mix(None),
-                             int(sys.argv[2]) if len(sys.argv) > 2 else 5), indent=1))
+    args = sys.argv[1:]
+    fresh = args[:1] == ["--fresh-worker"]
+    workspace = Workspace(Path(args[1 if fresh else 0]))
+    repeats = int(args[-1]) if len(args) > 1 + fresh else 5
+    if fresh:
+        print(json.dumps([fresh_worker(workspace, "/api/search?q=code", repeats, boot) for boot in (False, True)],
+                         indent=1))
+    else:
+        print(json.dumps(measure(InProcessApp(workspace), workspace.local_db, query_mix(None), repeats), indent=1))
