@@ -3,10 +3,12 @@
 The sandbox is started once per trial (`Sandbox.start`) and holds a user, pid, mount, ipc, uts (and, for
 no-network tasks, net) namespace open with a sleeping init. Each command enters those namespaces with `nsenter`,
 so files and background processes (terminus-2's tmux server) persist between commands. On the host the sandbox's
-root is the `nobody` user (when the worker is root) with no capabilities; inside it is uid 0 of its own namespace.
+root is a uid of its own with no capabilities (leased from rlx/runs/sandbox_uids.py when the worker is root);
+inside it is uid 0 of its own namespace.
 
 Limits are resource limits set before exec, inherited by everything the sandbox starts: processes (a fork bomb
-stops at the cap), address space, CPU seconds, file size, open files. Stopping kills the init, and the kernel
+stops at the cap, which counts the sandbox's uid and so this sandbox alone), address space, CPU seconds, file
+size, open files. Stopping kills the init, and the kernel
 takes the whole pid namespace with it; `--die-with-parent` does the same when the worker dies.
 """
 
@@ -23,7 +25,8 @@ import signal
 import subprocess
 from dataclasses import dataclass, field
 
-NOBODY = 65534
+from rlx.runs.sandbox_uids import NoFreeUid, UidLease, lease_uid
+
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 MAX_CAPTURE = 512 * 1024  # bytes of stdout (and of stderr) kept per command; a looping agent cannot fill memory
 _MERGED_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
@@ -73,6 +76,7 @@ class Sandbox:
     hostname: str = "sandbox"
     _process: subprocess.Popen | None = None
     _child_pid: int | None = None
+    _uid: UidLease | None = None
 
     # --- lifecycle -----------------------------------------------------------------------------------------
 
@@ -81,9 +85,14 @@ class Sandbox:
         bwrap = shutil.which("bwrap")
         if bwrap is None:
             raise SandboxError("bubblewrap (`bwrap`) is not installed on this worker: apt-get install bubblewrap.")
+        if os.geteuid() == 0:
+            try:
+                self._uid = lease_uid()
+            except NoFreeUid as exc:
+                raise SandboxError(str(exc)) from None
         status_read, status_write = os.pipe()
         ready_read, ready_write = os.pipe()
-        args = [*_drop_privileges(), bwrap, *self._bwrap_args(status_write),
+        args = [*_drop_privileges(self._uid), bwrap, *self._bwrap_args(status_write),
                 "bash", "-c", f"echo ready >&{ready_write}; exec {ready_write}>&-; exec sleep infinity"]
         try:
             self._process = subprocess.Popen(
@@ -91,6 +100,9 @@ class Sandbox:
                 pass_fds=(status_write, ready_write), start_new_session=True, env=_empty_env(),
                 preexec_fn=self.limits.apply,
             )
+        except BaseException:
+            self._release_uid()
+            raise
         finally:
             os.close(status_write)
             os.close(ready_write)
@@ -109,6 +121,7 @@ class Sandbox:
         """Kill the sandbox and everything in it; safe to call twice."""
         process, self._process = self._process, None
         if process is None:
+            self._release_uid()
             return
         try:
             os.killpg(process.pid, signal.SIGKILL)
@@ -120,10 +133,21 @@ class Sandbox:
             pass
         if process.stderr:
             process.stderr.close()
+        self._release_uid()  # the pid namespace went with its init: nothing runs as the uid any more
+
+    def _release_uid(self) -> None:
+        lease, self._uid = self._uid, None
+        if lease is not None:
+            lease.release()
 
     @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
+
+    @property
+    def uid(self) -> int | None:
+        """The host uid the sandbox runs as (None when the worker is not root: then it is the worker's own)."""
+        return self._uid.uid if self._uid else None
 
     @property
     def pid(self) -> int | None:
@@ -214,11 +238,11 @@ class Sandbox:
         return (process.stderr.read(4000).decode("utf-8", "replace").strip() or f"bwrap exited {process.returncode}")
 
 
-def _drop_privileges() -> list[str]:
-    """As root, become `nobody` with no capabilities before bwrap creates its user namespace."""
-    if os.geteuid() != 0:
+def _drop_privileges(lease: UidLease | None) -> list[str]:
+    """As root, become the sandbox's own uid with no capabilities before bwrap creates its user namespace."""
+    if lease is None:
         return []
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all", "--"]
+    return ["setpriv", f"--reuid={lease.uid}", f"--regid={lease.uid}", "--clear-groups", "--inh-caps=-all", "--"]
 
 
 def _empty_env() -> dict[str, str]:
