@@ -8,7 +8,6 @@ os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
 os.environ.setdefault("HF_HUB_DISABLE_IMPLICIT_TOKEN", "1")
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 
-import fcntl  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -26,25 +25,6 @@ _OUR_VARIABLES = ("STORAGE_DIR", "RLX_CACHE_DIR", "REDIS_URL", "HF_ENDPOINT", "H
                   "METRICS_TOKEN", "RLX_SNAPSHOT_CHECK_S", "PROMETHEUS_MULTIPROC_DIR",
                   "RLX_HF_SANDBOX_START_TIMEOUT", "RLX_PREVIEWS_MAX_MB", "RLX_WORKER_HEARTBEAT_S",
                   "RLX_WORKER_LAPSE_S")
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item, nextitem):
-    """Under pytest-xdist, a test marked `exclusive` runs while no other worker runs a test (from its fixtures'
-    set-up to their teardown): the fork bomb takes every process its sandbox user may have, machine-wide, and any
-    sandbox starting meanwhile could not fork. Each test holds the run's lock shared, an exclusive test holds it
-    alone; the gate makes the tests that come later wait behind an exclusive one instead of starving it."""
-    if not hasattr(item.config, "workerinput"):  # one process: nothing runs beside it
-        return (yield)
-    folder = item.config._tmp_path_factory.getbasetemp().parent  # this run's, shared by its workers
-    with open(folder / "exclusive.gate", "a") as gate, open(folder / "exclusive.lock", "a") as lock:
-        fcntl.flock(gate, fcntl.LOCK_EX)
-        if item.get_closest_marker("exclusive"):
-            fcntl.flock(lock, fcntl.LOCK_EX)  # the gate stays shut until it is done
-        else:
-            fcntl.flock(lock, fcntl.LOCK_SH)
-            fcntl.flock(gate, fcntl.LOCK_UN)
-        return (yield)
 
 
 @pytest.fixture(autouse=True)

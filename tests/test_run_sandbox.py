@@ -66,7 +66,6 @@ def test_a_verifier_that_writes_no_reward_is_not_scored(probes_app, probes_worke
     assert "Not scored" in run.outcome
 
 
-@pytest.mark.exclusive  # its bomb holds every process `nobody` may have: no other sandbox could start meanwhile
 def test_a_fork_bomb_hits_the_process_cap_and_leaves_nothing(probes_app, probes_worker):
     probes_app.index_probes()
     run = wait_for(probes_app, launch(probes_app, PROBES, "fork-bomb").id)
