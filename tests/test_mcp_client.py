@@ -22,6 +22,11 @@ TERMINAL = "rlx-examples/terminal-basics"
 TOOLS = {"describe", "list_tasks", "search_tasks", "get_task", "read_file", "random_task"}
 
 
+# One xdist worker takes every test of this module, so the module fixture starts two gunicorn servers once per run
+# (under --dist loadgroup, each worker given one of its tests would start its own).
+pytestmark = pytest.mark.xdist_group("mcp_client")
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, redis_url):
     with serving(build_world(tmp_path_factory.mktemp("mcp"), redis_url), servers=2) as world:

@@ -16,6 +16,11 @@ from tests.live_site import ECHO, served_site
 HARBOR = "acme/harbor-like"
 
 
+# One xdist worker takes every test of this module, so the module fixture starts its gunicorn site and the openenv and Harbor servers once per run
+# (under --dist loadgroup, each worker given one of its tests would start its own).
+pytestmark = pytest.mark.xdist_group("space_bridge")
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, redis_url, openenv_server, harbor_server):
     with served_site(tmp_path_factory.mktemp("bridge"), redis_url,
