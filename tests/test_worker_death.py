@@ -18,18 +18,22 @@ SLOW = "slow-org/many-tasks"
 
 
 @pytest.fixture
-def slow_hub(hub):
-    """The stand-in Hub with a 40-task dataset whose every file takes two seconds to download, so an index run
-    lasts over ten seconds: long enough to kill its worker in the middle, and to see whether its horse went on."""
+def many_tasks_hub(hub):
+    """The stand-in Hub with a 40-task dataset (its files held back by each test as it needs: `hold_files`)."""
     hub.add_repo("dataset", SLOW, harbor_dataset("Many tasks", tasks=[f"task-{i:02d}" for i in range(40)]),
                  {"trendingScore": 1})
-    hub.slow(2.0, path_contains=f"/{SLOW}/resolve/")
     return hub
 
 
+def hold_files(hub):
+    """From now on, the dataset's files after the first few wait until released: an index run stays in the middle
+    of its fetching (never finished, however slow or loaded the machine) until the test lets it go on."""
+    return hub.hold(f"/{SLOW}/resolve/", let_through=3)
+
+
 @pytest.fixture
-def hub_app(slow_hub, make_config, redis_client):
-    return create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=slow_hub.url))
+def hub_app(many_tasks_hub, make_config, redis_client):
+    return create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=many_tasks_hub.url))
 
 
 @pytest.fixture
@@ -62,19 +66,23 @@ def live_workers(client):
     return client.get("/readyz").get_json()["checks"]["workers"]["count"]
 
 
-def test_a_killed_worker_is_noticed_its_job_retried_twice_then_given_up_and_the_page_says_so(hub_app, worker_env):
+def test_a_killed_worker_is_noticed_its_job_retried_twice_then_given_up_and_the_page_says_so(hub_app, worker_env,
+                                                                                             many_tasks_hub):
     client = hub_app.test_client()
     assert "for the first time" in client.get(f"/d/{SLOW}").get_data(as_text=True)
 
     for attempt in (1, 2, 3):
+        held = hold_files(many_tasks_hub)
         worker = worker_env()
         assert wait_until(lambda: live_workers(client) == 1, timeout=30)
-        # Killed in the middle: its horse runs the job and the files are being fetched.
-        horses = wait_until(lambda: fetching_under_way(client) and children_of(worker.pid), timeout=60)
+        # Killed in the middle: its horse runs the job, some files are fetched and the next ones are held back.
+        horses = wait_until(lambda: held.waiting and fetching_under_way(client) and children_of(worker.pid),
+                            timeout=60)
         assert horses and len(horses) == 1, f"run {attempt} never got under way"
         kill(worker, signal.SIGKILL)
 
-        # The horse stops with its worker, and /readyz stops counting the dead worker.
+        # The horse stops with its worker (its files still held: it could not have finished on its own), and
+        # /readyz stops counting the dead worker.
         assert wait_until(lambda: not alive(horses[0]), timeout=5), "the work horse outlived its worker"
         assert wait_until(lambda: live_workers(client) == 0, timeout=30)
         if attempt < 3:
@@ -87,7 +95,8 @@ def test_a_killed_worker_is_noticed_its_job_retried_twice_then_given_up_and_the_
     assert ">Try again</button>" in client.get(f"/d/{SLOW}").get_data(as_text=True)
     assert client.get(f"/api/env/{SLOW}").get_json()["state"] == "failed"
 
-    # Try again, with a worker that lives: the dataset is indexed whole.
+    # Try again, with a worker that lives and nothing held back: the dataset is indexed whole.
+    held.release()
     worker_env()
     assert client.post(f"/d/{SLOW}/reindex", headers={"Origin": "http://localhost"}).status_code == 303
     assert wait_until(lambda: client.get(f"/api/env/{SLOW}").get_json()["state"] == "ready", timeout=120)

@@ -309,6 +309,20 @@ class _Slow:
 
 
 @dataclass
+class Hold:
+    """Matching requests past the first `let_through` wait until `release()` (or the stand-in stops)."""
+
+    path_contains: str
+    let_through: int
+    gate: threading.Event = field(default_factory=threading.Event)
+    passed: int = 0
+    waiting: int = 0
+
+    def release(self) -> None:
+        self.gate.set()
+
+
+@dataclass
 class _Request:
     """What one handler call is working on."""
 
@@ -344,6 +358,7 @@ class HubStandIn:
         self._space_hosts: list[ThreadingHTTPServer] = []
         self._faults: list[_Fault] = []
         self._slow: list[_Slow] = []
+        self._holds: list[Hold] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
@@ -400,6 +415,16 @@ class HubStandIn:
         with self._lock:
             self._slow.append(_Slow(seconds, path_contains, times))
 
+    def hold(self, path_contains: str, let_through: int = 0) -> Hold:
+        """Let the next `let_through` requests whose path contains `path_contains` through, and keep the ones after
+        them waiting until the returned Hold is released: work that fetches them is caught in the middle for as
+        long as a test needs, however loaded the machine. Replaces an earlier hold on the same path (the requests
+        it keeps go on waiting until it is released)."""
+        rule = Hold(path_contains, let_through)
+        with self._lock:
+            self._holds = [h for h in self._holds if h.path_contains != path_contains] + [rule]
+        return rule
+
     def clear_faults(self) -> None:
         with self._lock:
             self._faults.clear()
@@ -446,6 +471,8 @@ class HubStandIn:
         if server is None:
             return
         self._stopping.set()  # wakes handlers sleeping on latency or slow rules
+        for rule in self._holds:
+            rule.release()
         for host in self._space_hosts:
             host.shutdown()
             host.server_close()
@@ -489,6 +516,14 @@ class HubStandIn:
                     if queued.times <= 0:
                         self._faults.remove(queued)
                     break
+            held = next((h for h in self._holds if _contains(full, h.path_contains)), None)
+            if held is not None:
+                if held.passed < held.let_through:
+                    held.passed, held = held.passed + 1, None
+                else:
+                    held.waiting += 1
+        if held is not None and not self._stopping.is_set():
+            held.gate.wait()
         if delay > 0:
             self._stopping.wait(delay)
         if fault is None:
