@@ -56,10 +56,11 @@ def worker_env(hub_app, redis_url, redis_client):
 
 
 def fetching_under_way(client):
+    """The page shows the fetching step running. (Not its count: a worker writes counts at most every 0.25 s, so
+    with the next files held back, the last count written may well be 0.)"""
     body = client.get(f"/api/env/{SLOW}").get_json()
     steps = {s["name"]: s for s in (body.get("progress") or {}).get("steps", [])}
-    fetching = steps.get("fetching", {})
-    return fetching.get("state") == "running" and 0 < fetching.get("done", 0) < (fetching.get("total") or 0)
+    return steps.get("fetching", {}).get("state") == "running"
 
 
 def live_workers(client):
@@ -75,7 +76,7 @@ def test_a_killed_worker_is_noticed_its_job_retried_twice_then_given_up_and_the_
         held = hold_files(many_tasks_hub)
         worker = worker_env()
         assert wait_until(lambda: live_workers(client) == 1, timeout=30)
-        # Killed in the middle: its horse runs the job, some files are fetched and the next ones are held back.
+        # Killed in the middle: its horse runs the job, the first files are fetched and the next one is held back.
         horses = wait_until(lambda: held.waiting and fetching_under_way(client) and children_of(worker.pid),
                             timeout=60)
         assert horses and len(horses) == 1, f"run {attempt} never got under way"
