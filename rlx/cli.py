@@ -172,7 +172,7 @@ def admin(host: str, port: int) -> None:
     if not config.admin_org:
         raise click.ClickException("Set ADMIN_ORG to the Hub organization whose members may use the admin.")
     _check_port_free(host, port)
-    with redis_for(config) as redis_url:
+    with redis_for(config) as (redis_url, _embedded):
         env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
                "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
                "SESSION_SECRET": config.session_secret}
