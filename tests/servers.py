@@ -76,6 +76,17 @@ def chromium():
             browser.close()
 
 
+def serve_from(client):
+    """A Playwright route handler answering every request (the page, its stylesheets) from a Flask test client:
+    a page drawn as served, without starting a server."""
+    def handle(route):
+        path = route.request.url.split("://", 1)[1].split("/", 1)[1]
+        response = client.get("/" + path)
+        route.fulfill(status=response.status_code, body=response.get_data(),
+                      headers={"content-type": response.content_type})
+    return handle
+
+
 def browser_page(width: int = 1280, **context_options):
     """A fresh page `width` px wide in its own browser (a generator, for fixtures)."""
     with chromium() as browser:

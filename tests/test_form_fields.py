@@ -8,7 +8,7 @@ import pytest
 
 from rlx.admin import create_admin_app
 from tests.conftest import index_now
-from tests.servers import chromium, needs_chromium
+from tests.servers import chromium, needs_chromium, serve_from
 
 # A field as drawn (background, corner, border colour), beside the look of what it sits next to.
 LOOKS_JS = """([field, beside]) => {
@@ -30,23 +30,13 @@ def clients(app, make_config):
     return {"explorer": app.test_client(), "admin": create_admin_app(make_config(ADMIN_ORG="rlx-admins")).test_client()}
 
 
-def _serve_from(client):
-    """Answer the browser's requests (the page, the admin's stylesheets) from a Flask test client."""
-    def handle(route):
-        path = route.request.url.split("://", 1)[1].split("/", 1)[1]
-        response = client.get("/" + path)
-        route.fulfill(status=response.status_code, body=response.get_data(),
-                      headers={"content-type": response.content_type})
-    return handle
-
-
 @needs_chromium
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_sign_in_and_open_row_fields_look_like_the_fields_beside_them(clients, theme):
     with chromium() as browser:
         for app, path, field, beside in CASES:
             context = browser.new_context(color_scheme=theme, viewport={"width": 390, "height": 900})
-            context.route("**/*", _serve_from(clients[app]))
+            context.route("**/*", serve_from(clients[app]))
             page = context.new_page()
             page.goto(f"http://{app}.test{path}")
             drawn, reference = page.evaluate(LOOKS_JS, [field, beside])
