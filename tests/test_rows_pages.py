@@ -56,6 +56,18 @@ def test_answer_columns_are_not_listed_among_the_columns(rows_client):
     assert ">answer<" not in columns
 
 
+def test_a_row_whose_title_is_its_prompt_says_it_once_in_the_task_list(rows_app):
+    def first_row(path):
+        html = rows_app.test_client().get(path).get_data(as_text=True)
+        return html[html.index('class="task-row'):html.index("</li>", html.index('class="task-row'))]
+
+    row = first_row("/d/rlx-examples/trivia-table?q=icosahedron")
+    assert row.count("How many edges does an icosahedron have?") == 1
+    assert 'class="task-brief' not in row
+    index_now(rows_app, "rlx-examples/terminal-basics")  # a Harbor task's folder name and its instruction: both
+    assert 'class="task-brief' in first_row("/d/rlx-examples/terminal-basics")
+
+
 def test_searching_the_task_list_finds_rows_by_their_words(rows_client):
     html = rows_client.get("/d/rlx-examples/trivia-table?q=icosahedron").get_data(as_text=True)
     assert html.count('class="task-row') == 1 and "test/2" in html
