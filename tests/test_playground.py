@@ -210,3 +210,17 @@ def test_the_playground_fields_are_drawn_like_the_rest_of_the_app(site, theme):
             if width == 1280:
                 assert browser_audit.axe(page) == []
             page.context.close()
+
+
+@needs_chromium
+def test_the_steps_list_says_none_yet_until_the_first_step_arrives(site):
+    with chromium() as browser:
+        page = browser.new_page()
+        page.goto(f"{site}/s/{ECHO}/play")
+        page.wait_for_selector("#play-status[data-connected]", timeout=20_000)
+        empty = page.locator("#play-log .play-log-empty")
+        assert empty.inner_text() == "No step yet." and empty.is_visible()
+        page.get_by_role("button", name="Reset").click()
+        page.wait_for_selector("#play-log .play-step", timeout=20_000)
+        assert not empty.is_visible()
+        page.context.close()
