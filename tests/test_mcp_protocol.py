@@ -254,6 +254,15 @@ def test_a_public_url_that_is_not_an_address_stops_start_up(make_config, value):
         make_config(RLX_PUBLIC_URL=value)
 
 
+def test_a_browser_opening_the_endpoint_lands_on_how_to_add_it_and_a_client_still_gets_405(indexed_client):
+    browser = indexed_client.get(URL, headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert browser.status_code == 303 and browser.headers["Location"].endswith("/d/rlx-examples/terminal-basics#mcp")
+    page = indexed_client.get("/d/rlx-examples/terminal-basics").get_data(as_text=True)
+    assert 'id="mcp"' in page and "claude mcp add" in page
+    for accept in ("text/event-stream", "*/*", "application/json, text/event-stream"):
+        assert indexed_client.get(URL, headers={"Accept": accept}).status_code == 405, accept
+
+
 def test_head_is_405_like_get(indexed_client):
     assert indexed_client.head(URL).status_code == 405
 

@@ -15,7 +15,7 @@ import json
 import logging
 from collections.abc import Callable
 
-from flask import Response, g, request
+from flask import Response, g, redirect, request
 from redis.exceptions import RedisError
 
 from rlx.mcp import jsonrpc
@@ -75,12 +75,21 @@ def _check_rate() -> None:
 # --- GET and DELETE ------------------------------------------------------------------------------------
 
 def _get(landing: str) -> Response:
+    if landing and _wants_a_page():  # someone opened the URL in a browser: show them how to add it to a client
+        return _no_store(redirect(landing, 303))
     text = ("This is an MCP endpoint (Streamable HTTP): MCP clients POST JSON-RPC messages to it. It offers no "
             "server-sent event stream, so GET is not allowed." + (f" How to add it to your client: {landing}"
                                                                   if landing else ""))
     response = Response(text + "\n", 405, mimetype="text/plain")
     response.headers["Allow"] = "POST, DELETE"
     return _no_store(response)
+
+
+def _wants_a_page() -> bool:
+    """A browser's GET (it asks for HTML first); an MCP client's asks for an event stream, or anything."""
+    accept = request.accept_mimetypes
+    return request.method == "GET" and accept.best_match(["text/event-stream", "text/html"]) == "text/html" \
+        and accept["text/html"] > accept["text/event-stream"]
 
 
 def _delete(endpoint: str) -> Response:
