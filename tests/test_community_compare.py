@@ -214,6 +214,9 @@ def test_compare_with_from_a_run_page_offers_the_other_ended_runs_of_the_task_an
     # What the form sends: the preselected run and the ones ticked, side by side.
     both = client.get(f"/compare?runs={mine.id}&runs={alias.id}")
     assert both.status_code == 200 and "2 rollouts of" in both.get_data(as_text=True)
+    heads = re.findall(r'<th scope="col"><a href="/r/[a-z0-9]{12}">[a-z0-9]{12}</a><br>([^<]*)</th>',
+                       both.get_data(as_text=True))
+    assert heads == ["terminus-2 · gpt-test", "oracle"]  # a run without a model is named by its agent alone
     assert f"{SCIENCE} · {OTHER_REF}" in both.get_data(as_text=True)
 
 

@@ -7,6 +7,7 @@ A run's steps are its `step` events (archived in the store once it ends, live in
 from __future__ import annotations
 
 from rlx.runs import events, record
+from rlx.runs.community import model_label
 from rlx.runs.record import RunRecord
 from rlx.runs.view import provenance_rows, reward_text, STATUS_LABELS
 
@@ -52,7 +53,7 @@ def steps_of(store, redis, run: RunRecord) -> list[dict]:
 
 def compare_view(runs: list[RunRecord], steps: list[list[dict]]) -> dict:
     """Columns (one per run) and rows (one per step number, a cell per run, empty where a run had stopped)."""
-    columns = [{"id": r.id, "env_id": r.env_id, "ref": r.ref, "agent": r.agent, "model": r.model or "none",
+    columns = [{"id": r.id, "env_id": r.env_id, "ref": r.ref, "agent": r.agent, "label": model_label(r.agent, r.model),
                 "status_label": STATUS_LABELS.get(r.status, r.status), "reward_text": reward_text(r),
                 "outcome": r.outcome, "steps": len(s), "total": r.timings.get("total"),
                 "usage": r.usage, "provenance": provenance_rows(r)} for r, s in zip(runs, steps)]
