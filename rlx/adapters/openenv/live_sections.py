@@ -40,15 +40,15 @@ def live_sections(report: dict | None, age_words: str | None, verified: bool) ->
     sections = [Section("server", "What the server offers", server)]
     if report.get("tools"):
         sections.append(Section("tools", f"MCP tools ({len(report['tools'])})", [
-            blocks.kv([(t["name"], t.get("description") or "(no description)") for t in report["tools"]])]))
+            blocks.kv([(t["name"], t.get("description") or "(no description)", t["name"]) for t in report["tools"]])]))
     task_api = report.get("task_api") or {}
     if task_api:
         rows = []
         for env, answer in task_api.items():
             if answer.get("error"):
-                rows.append((env, answer["error"]))
+                rows.append((env, answer["error"], env))
             else:
-                rows.append((env, [_split_words(s) for s in answer.get("splits") or []] or "no splits"))
+                rows.append((env, [_split_words(s) for s in answer.get("splits") or []] or "no splits", env))
         sections.append(Section("task-api", "Task API", [blocks.kv(rows)]))
     custom = report.get("custom_routes") or []
     if custom:
