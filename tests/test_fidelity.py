@@ -73,7 +73,7 @@ def test_an_old_format_task_reads_as_the_agent_gets_it_and_as_it_is_graded(clien
     assert "Agent timeout 4 min" in environment
     assert "FROM python:3.12-slim" in environment
     metadata = pairs_after(html, "Metadata")
-    assert "Format Terminal-Bench 1 (task.yaml)" in metadata and "difficulty easy" in metadata
+    assert "Format Terminal-Bench 1 (task.yaml)" in metadata and "Difficulty easy" in metadata
     assert "can't run here" in shown and "older Terminal-Bench format" in shown
 
 
