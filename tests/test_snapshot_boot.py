@@ -71,3 +71,21 @@ def test_a_new_pointer_is_followed_without_a_request_to_trigger_it(served, publi
     wait_until(lambda: copies(cache) == {second["db"]}, "the worker to swap in the new snapshot on its own")
     assert get(url + "/api/search?size=50")["total"] == 5
     assert get(url + "/api/search/status")["snapshot"] == second["db"]
+
+
+def test_a_worker_that_booted_before_the_first_publish_serves_it_once_published(redis_url, tmp_path):
+    """A first `rlx demo`/`rlx serve`: the web is up before the indexer's first snapshot. That snapshot shows
+    without a restart."""
+    store = Store(tmp_path / "data")
+    cache = tmp_path / "cache"
+    env = {"REDIS_URL": redis_url, "STORAGE_DIR": str(store.root), "RLX_CACHE_DIR": str(cache),
+           "SESSION_SECRET": "test-secret", "RLX_SNAPSHOT_CHECK_S": "1",
+           "RLX_SOURCE": "hub", "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"}
+    with gunicorn(env, quiet=True, worker_class=WORKER) as url:
+        assert not str(get(url + "/api/search/status")["snapshot"]).startswith("catalog-")  # nothing published yet
+
+        first = publish_catalog(store, tmp_path, generation=0, envs=3)
+
+        wait_until(lambda: get(url + "/api/search/status")["snapshot"] == first["db"],
+                   "the worker to swap in the first published snapshot on its own")
+        assert get(url + "/api/search?size=50")["total"] == 3
