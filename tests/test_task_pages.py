@@ -162,3 +162,10 @@ def test_no_planted_answer_reaches_any_response(leaky_client):
 def test_cross_site_posts_change_nothing(indexed_client, headers):
     assert indexed_client.post("/d/rlx-examples/terminal-basics/reindex", headers=headers).status_code == 403
     assert indexed_client.post("/banner/dismiss", headers=headers).status_code == 403
+
+
+def test_a_search_finding_only_tasks_points_to_them_instead_of_saying_nothing_matches(indexed_client):
+    html = indexed_client.get("/?q=durations").get_data(as_text=True).split('id="results"', 1)[1]
+    assert "No environment's name or card matches “durations”; the tasks below do." in html
+    assert "Try fewer words" not in html
+    assert html.index("the tasks below do") < html.index('class="task-matches"')
