@@ -169,3 +169,13 @@ def test_a_search_finding_only_tasks_points_to_them_instead_of_saying_nothing_ma
     assert "No environment's name or card matches “durations”; the tasks below do." in html
     assert "Try fewer words" not in html
     assert html.index("the tasks below do") < html.index('class="task-matches"')
+
+
+def test_a_task_s_position_reads_with_thousands_separators_like_the_count(indexed_client, monkeypatch):
+    import rlx.web.tasks as task_pages
+
+    def far_down_a_big_dataset(state, ref):
+        return None, None, 1315, 1487
+    monkeypatch.setattr(task_pages, "_neighbours", far_down_a_big_dataset)
+    html = indexed_client.get("/t/rlx-examples/terminal-basics/csv-sales-rollup").get_data(as_text=True)
+    assert "Task 1,315 of 1,487" in html
