@@ -224,3 +224,14 @@ def test_a_running_run_offers_no_compare_link_yet(indexed_app):
     run = write_run(indexed_app, status="running", reward=None)
     page = indexed_app.test_client().get(f"/r/{run.id}").get_data(as_text=True)
     assert "Compare with…" not in page
+
+
+def test_a_run_s_provenance_names_its_sandbox_and_model_for_a_reader_not_by_class_path(indexed_app):
+    run = write_run(indexed_app, agent="oracle", model=None)
+    run.provenance = {"sandbox": "local (bubblewrap, rlx.runs.local_env:LocalEnvironment)"}  # as the runner keeps it
+    with indexed_app.app_context():
+        record.save(indexed_app.extensions["rlx.store"], run)
+    page = indexed_app.test_client().get(f"/r/{run.id}").get_data(as_text=True)
+    assert "<dt>Sandbox</dt><dd>Local (bubblewrap)</dd>" in page
+    assert "<dt>Model</dt><dd>no model (oracle)</dd>" in page
+    assert "LocalEnvironment" not in page and "<dd>none</dd>" not in page

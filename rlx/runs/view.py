@@ -11,6 +11,7 @@ import re
 
 from rlx.runs import record
 from rlx.runs.record import RunRecord
+from rlx.runs.sandboxes import HF, LOCAL
 
 VERIFIER_TAIL = 16 * 1024
 STATUS_LABELS = {"queued": "Queued", "running": "Running", "finished": "Finished", "failed": "Failed",
@@ -52,10 +53,15 @@ def reward_text(run: RunRecord) -> str:
     return f"{run.reward:g}"
 
 
+# The sandbox as a reader names it; the record keeps the class Harbor loaded (provenance["sandbox"]) for tools.
+SANDBOX_NAMES = {LOCAL: "Local (bubblewrap)", HF: "HF Sandbox (a Hugging Face Job on the visitor's account)"}
+
+
 def provenance_rows(run: RunRecord) -> list[tuple[str, str]]:
     p = run.provenance or {}
     rows = [("Task", f"{run.env_id} · {run.ref}"), ("Task revision", run.revision or "working copy"),
-            ("Agent", run.agent), ("Model", run.model or "none"), ("Sandbox", p.get("sandbox") or run.sandbox)]
+            ("Agent", run.agent), ("Model", run.model or f"no model ({run.agent})"),
+            ("Sandbox", SANDBOX_NAMES.get(run.sandbox) or p.get("sandbox") or run.sandbox)]
     rows += [(name, p[key]) for name, key in (("Harbor", "harbor"), ("litellm", "litellm"), ("rlx", "rlx"),
                                               ("Python", "python"), ("bubblewrap", "bwrap")) if p.get(key)]
     return rows
