@@ -126,7 +126,7 @@ def test_a_batch_of_twenty_oracle_runs_completes_two_at_a_time_with_table_plot_a
                 for i in range(TASKS)}
     page = client.get(f"/b/{batch_id}").get_data(as_text=True)
     assert 'http-equiv="refresh"' not in page  # done: the page stops refreshing
-    table = dict(re.findall(r'<a href="/r/[a-z0-9]{12}">([a-z]+-\d\d)</a></td>\s*<td>finished</td>\s*'
+    table = dict(re.findall(r'<a href="/r/[a-z0-9]{12}">([a-z]+-\d\d)</a></td>\s*<td>Finished</td>\s*'
                             r'<td class="batch-reward">(.*?)</td>', page))
     assert {ref: (None if "not scored" in cell else float(cell)) for ref, cell in table.items()} == expected
     bars = [int(n) for n in re.findall(r'data-count="(\d+)"', page)]
@@ -206,7 +206,7 @@ def test_stopping_a_batch_cancels_its_queued_runs_starts_no_more_and_the_page_sa
     assert [run.status for run in runs] == ["stopped", "stopped"]
     assert "<strong>Stopped</strong>" in page and "Stop this batch" not in page
     assert 'http-equiv="refresh"' not in page and "hx-trigger" not in page  # nothing left to watch
-    assert page.count("<td>not started</td>") == TASKS - 2 and page.count("<td>stopped</td>") == 2
+    assert page.count("<td>Not started</td>") == TASKS - 2 and page.count("<td>Stopped</td>") == 2
 
 
 def test_a_visitor_has_at_most_two_batches_running(twenty_app):
@@ -251,6 +251,7 @@ def test_a_run_an_admin_withdrew_leaves_the_public_batch_page_and_its_exports_bu
     anyone = twenty_app.test_client()
     page = anyone.get(f"/b/{batch.id}").get_data(as_text=True)
     assert f"/r/{runs[0].id}" in page and ">odd-01<" in page
+    assert "<td>Finished</td>" in page and "<td>finished</td>" not in page  # capitalised as on the run page
     assert runs[1].id not in page and "odd-03" not in page and "0.75" not in page
     assert "1 run of this batch was taken off community by an admin and is not shown" in page
     for fmt in ("csv", "jsonl"):
@@ -368,8 +369,8 @@ def test_stopping_a_batch_stops_its_running_run_and_leaves_no_sandbox(slow_app, 
             time.sleep(0.1)
         page = client.get(f"/b/{batch_id}").get_data(as_text=True)
         assert "<strong>Stopped</strong>" in page and "hx-trigger" not in page
-        assert re.search(rf'<a href="/r/{run_id}">slow-0</a></td>\s*<td>stopped</td>', page)
-        assert re.search(r"<td>slow-1</td>\s*<td>not started</td>", page)
+        assert re.search(rf'<a href="/r/{run_id}">slow-0</a></td>\s*<td>Stopped</td>', page)
+        assert re.search(r"<td>slow-1</td>\s*<td>Not started</td>", page)
     finally:
         worker.terminate()
         worker.wait(15)
