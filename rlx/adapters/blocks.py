@@ -24,9 +24,19 @@ import json
 from rlx.adapters.contract import Block
 
 
+# Values a dataset writes where it has none ("author_email = unknown"): a row saying so tells a reader nothing.
+PLACEHOLDERS = frozenset({"", "unknown", "n/a", "tbd"})
+
+
 def kv(pairs, title=None) -> Block:
-    """Rows (label, value) or (label, value, key); rows without a value are left out."""
-    return Block("kv", [[str(label), v, *key[:1]] for label, v, *key in pairs if v not in (None, "", [], {})], title)
+    """Rows (label, value) or (label, value, key); rows without a value (or with a placeholder) are left out."""
+    return Block("kv", [[str(label), v, *key[:1]] for label, v, *key in pairs if _has_value(v)], title)
+
+
+def _has_value(value) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() not in PLACEHOLDERS
+    return value not in (None, [], {})
 
 
 def stats(groups, title=None) -> Block:
