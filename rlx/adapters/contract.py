@@ -86,6 +86,7 @@ class RunField:
     type: str = "text"  # text, number, choice
     choices: list[str] = field(default_factory=list)
     default: Any = None
+    for_agent: str | None = None  # asked only when this agent is chosen (the page hides it for the others)
 
 
 @dataclass

@@ -78,3 +78,23 @@
   document.addEventListener("DOMContentLoaded", reveal);
   document.addEventListener("htmx:afterSettle", reveal);
 })();
+
+/* A run form's model fields show only while the agent that uses them is chosen. Hidden ones are disabled too, so a
+   value typed before switching to oracle is not sent. Without JS every field shows and the server explains. */
+(function () {
+  function sync(form) {
+    var agent = form.querySelector("select[name=agent]");
+    if (!agent) return;
+    form.querySelectorAll("[data-for-agent]").forEach(function (label) {
+      var off = label.getAttribute("data-for-agent") !== agent.value;
+      label.hidden = off;
+      label.querySelectorAll("input, select, textarea").forEach(function (el) { el.disabled = off; });
+    });
+  }
+  function all() { document.querySelectorAll("form.run-form").forEach(sync); }
+  document.addEventListener("change", function (ev) {
+    if (ev.target.matches && ev.target.matches("form.run-form select[name=agent]")) sync(ev.target.form);
+  });
+  document.addEventListener("DOMContentLoaded", all);
+  document.addEventListener("htmx:afterSettle", all);
+})();
