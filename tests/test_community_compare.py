@@ -235,3 +235,10 @@ def test_a_run_s_provenance_names_its_sandbox_and_model_for_a_reader_not_by_clas
     assert "<dt>Sandbox</dt><dd>Local (bubblewrap)</dd>" in page
     assert "<dt>Model</dt><dd>no model (oracle)</dd>" in page
     assert "LocalEnvironment" not in page and "<dd>none</dd>" not in page
+
+
+def test_compare_s_breadcrumb_starts_at_environments_like_every_other_page(indexed_app):
+    runs = [write_run(indexed_app), write_run(indexed_app, model="other-model")]
+    page = indexed_app.test_client().get("/compare?runs=" + ",".join(r.id for r in runs)).get_data(as_text=True)
+    crumbs = page[page.index('class="crumbs"'):page.index("</nav>", page.index('class="crumbs"'))]
+    assert crumbs.index('<a href="/">Environments</a>') < crumbs.index(f'<a href="/d/{SCIENCE}">')
