@@ -25,7 +25,7 @@ from rlx.adapters.indexes import read_index
 from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.rowfiles import (MAX_TAGS, SUFFIX, DatasetRows, clip, index_fingerprint, read_row_file, rows_of_index,
-                                   to_json, write_row_file)
+                                   strings_json, write_row_file)
 from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS
 from rlx.snapshot.search_tables import build_env_sets
 from rlx.sources.base import RepoRecord, Source
@@ -330,10 +330,11 @@ def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int, bef
                 ) -> tuple[tuple, list[str]]:
     """The environment's row (without its rowid) and its plain tags. `before` is its (heading, brief, tags,
     search_blob) in the previous snapshot: while the card's text is the same, so are its words."""
-    heading = clip(record.pretty_name, _HEADING_CHARS)
-    brief = clip(record.card.get("short_description") or record.card.get("description"), _ENV_BRIEF_CHARS)
+    card = record.card
+    heading = _clipped(record.pretty_name, _HEADING_CHARS, before and before[0])
+    brief = _clipped(card.get("short_description") or card.get("description"), _ENV_BRIEF_CHARS, before and before[1])
     tags = list(dict.fromkeys(map(str, record.tags)))[:MAX_TAGS]
-    tags_json = to_json(tags)
+    tags_json = strings_json(tags)
     plain_tags = [t for t in tags if t and ":" not in t]  # the Hub's machine tags ("license:mit") left out
     if before is not None and before[:3] == (heading, brief, tags_json):
         blob = before[3]
@@ -342,6 +343,14 @@ def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int, bef
     return (env_id, record.id, record.repo_type, kind, heading, brief, int(record.likes or 0),
             int(record.downloads or 0), float(record.trending_score or 0.0), record.created_at, record.last_modified,
             task_count, tags_json, record.sdk, record.stage, blob), plain_tags
+
+
+def _clipped(text, limit: int, kept: str | None) -> str:
+    """clip(text, limit); `kept` is what the previous snapshot holds. A clipped text clips to itself (single
+    spaces, within the limit), so a text equal to it needs no clipping."""
+    if kept is not None and text == kept and len(kept) <= limit:
+        return kept
+    return clip(text, limit)
 
 
 def _rows_source(indexes: Mapping):
@@ -369,6 +378,7 @@ class StoredIndexes(Mapping):
 
     def __init__(self, store: Store):
         self.store = store
+        self._folder = str(store.indexes_dir)
 
     def __getitem__(self, env_id: str) -> Index:
         if env_id.startswith("space:"):
@@ -383,7 +393,9 @@ class StoredIndexes(Mapping):
         return index
 
     def fingerprint(self, env_id: str) -> str | None:
-        return None if env_id.startswith("space:") else index_fingerprint(self.store.index_path(env_id))
+        if env_id.startswith("space:"):
+            return None
+        return index_fingerprint(os.path.join(self._folder, self.store.index_name(env_id)))
 
     def _row_file(self, env_id: str) -> Path:
         index_path = self.store.index_path(env_id)

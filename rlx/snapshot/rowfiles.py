@@ -14,8 +14,10 @@ import gzip
 import json
 import logging
 import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from pathlib import Path
 
 from rlx.adapters.contract import Index, TaskRow
@@ -81,7 +83,12 @@ def rows_of_index(index: Index, fingerprint: str | None) -> DatasetRows:
 def read_row_file(path: Path, fingerprint: str) -> DatasetRows | None:
     """The rows in `path` when they were derived from the index with this fingerprint, else None."""
     try:
-        data = json.loads(gzip.decompress(path.read_bytes()))
+        packed = path.read_bytes()
+        # A stale file (its index was rewritten) is told by its first bytes, without unpacking all its rows.
+        head = _head(fingerprint)
+        if not zlib.decompressobj(wbits=31).decompress(packed, len(head)).startswith(head):
+            return None
+        data = json.loads(gzip.decompress(packed))
         if data.get("version") != ROWS_VERSION or data.get("index") != fingerprint:
             return None
         return DatasetRows(fingerprint=fingerprint, complete=bool(data["complete"]), found_kind=data["found_kind"],
@@ -89,9 +96,14 @@ def read_row_file(path: Path, fingerprint: str) -> DatasetRows | None:
                            tasks=[tuple(t) for t in data["tasks"]])
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zlib.error) as exc:
         log.warning("snapshot.row_file_unreadable path=%s error=%s", path.name, exc)
         return None
+
+
+def _head(fingerprint: str) -> bytes:
+    """How a row file of this version made from the index with this fingerprint begins (write_row_file's order)."""
+    return f'{{"version":{ROWS_VERSION},"index":{json.dumps(fingerprint, ensure_ascii=False)},'.encode()
 
 
 def write_row_file(path: Path, rows: DatasetRows) -> None:
@@ -111,15 +123,26 @@ def task_values(row: TaskRow) -> tuple:
     tags = [str(t) for t in tags][:MAX_TAGS] if isinstance(tags, list) else []
     return (row.ref, clip(row.title, TASK_TITLE_CHARS), clip(row.brief, TASK_BRIEF_CHARS),
             _facet(facets.get("category")), _facet(facets.get("difficulty")), _facet(facets.get("grading")),
-            _facet(facets.get("runtime")), _yes_no(facets.get("runs_here")), to_json(tags))
+            _facet(facets.get("runtime")), _yes_no(facets.get("runs_here")), strings_json(tags))
 
 
-# json.dumps(value, ensure_ascii=False) makes a new encoder on every call; a build encodes a list of tags per row.
-to_json = json.JSONEncoder(ensure_ascii=False).encode
+def strings_json(values: list[str]) -> str:
+    """A list of strings as json.dumps(values, ensure_ascii=False) writes it. A build writes one per environment
+    and per task: joining the quoted strings costs a third of what an encoder's call does (it sets itself up on
+    every call)."""
+    return "[" + ", ".join(map(encode_basestring, values)) + "]"
 
 
 def clip(value, limit: int) -> str:
-    text = " ".join(str(value or "").split())
+    """The text with single spaces between its words, cut to `limit` characters with an ellipsis."""
+    text = str(value or "")
+    if len(text) > limit:
+        # The words of the first limit + 1 characters begin the words of the whole text: when they already make
+        # more than `limit` characters, the rest of a long text (an instruction, a card) need not be split.
+        head = " ".join(text[: limit + 1].split())
+        if len(head) > limit:
+            return head[: limit - 1].rstrip() + "…"
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
