@@ -26,8 +26,8 @@ from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.rowfiles import (MAX_TAGS, SUFFIX, DatasetRows, clip, index_fingerprint, read_row_file, rows_of_index,
                                    strings_json, write_row_file)
-from rlx.snapshot.schema import FTS, FTS_TABLES, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS
-from rlx.snapshot.search_tables import build_env_sets
+from rlx.snapshot.schema import FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS
+from rlx.snapshot.search_process import SearchProcessError, search_builder
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store, repo_id_of_key
 
@@ -36,11 +36,11 @@ log = logging.getLogger("rlx.snapshot")
 # Bounds on what one environment row may carry, so a strange card cannot bloat the file (the task rows' bounds
 # are in rowfiles.py).
 _HEADING_CHARS, _ENV_BRIEF_CHARS = 200, 240
-FTS_HASH_BYTES = 256 * 1024 * 1024  # only what the terms need is allocated: ~10 MB at 1×, ~150 MB at 10×
 
 
 class SnapshotBuildError(Exception):
-    """The database came out unusable (quick_check failed); nothing was written at `out_path`."""
+    """The database came out unusable (quick_check failed) or its search tables could not be built; nothing was
+    written at `out_path`."""
 
 
 def env_id_of(record: RepoRecord) -> str:
@@ -71,15 +71,16 @@ def build_snapshot(
     tmp.unlink(missing_ok=True)
     try:
         with _collector_paused():
-            counts, copied, timings = _write_database(tmp, records, _rows_source(indexes), kind_of, built_at,
-                                                      previous)
+            counts, copied, timings, helper = _write_database(tmp, records, _rows_source(indexes), kind_of,
+                                                              built_at, previous)
         os.replace(tmp, out_path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     seconds = round(time.perf_counter() - started, 3)
     return {"schema": SCHEMA, "built_at": built_at, "counts": counts, "size": out_path.stat().st_size,
-            "seconds": seconds, "timings": timings.wall, "cpu_timings": timings.cpu, "copied": copied}
+            "seconds": seconds, "timings": timings.wall, "cpu_timings": timings.cpu, "copied": copied,
+            "search_process": helper}
 
 
 @contextmanager
@@ -97,10 +98,13 @@ def _collector_paused():
 
 
 def _write_database(path: Path, records, source, kind_of, built_at: str, previous: Path | None
-                    ) -> tuple[dict, int, Laps]:
+                    ) -> tuple[dict, int, Laps, dict | None]:
+    """Write the database at `path`; (counts, datasets copied, timings, the search tables' second process's CPU
+    seconds and peak RSS when one was used)."""
     timings = Laps()
     lap = timings.lap
     db = sqlite3.connect(f"file:{quote(str(path))}", uri=True, isolation_level=None)
+    search = None
     try:
         # A build that dies is thrown away whole, so a journal and fsyncs would buy nothing.
         db.execute(f"PRAGMA page_size={PAGE_SIZE}")
@@ -108,30 +112,29 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         db.execute("PRAGMA synchronous=OFF")
         db.execute("PRAGMA cache_size=-65536")  # 64 MB: the FTS merge and the index sorts stay in memory
         carried = previous_sources(db, previous)  # attached before the transaction, so it can be let go
+        public = _public(records)
+        search = search_builder(path, len(public[0]), previous if carried is not None else None)
         db.execute("BEGIN")
         for statement in (*TABLES, *FTS):
             db.execute(statement)
         lap("setup")
-        counts, copied = _insert_rows(db, records, source, kind_of, carried, timings)
+        counts, copied = _insert_rows(db, public, source, kind_of, carried, timings, search)
         timings.restart()  # _insert_rows timed its own parts
         for statement in TOTALS:
             db.execute(statement)
         meta = {"schema": str(SCHEMA), "built_at": built_at, "counts": json.dumps(counts, sort_keys=True)}
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
         lap("totals")
-        build_env_sets(db)  # the environment search's word, kind and tag sets (rlx/snapshot/search_tables.py)
-        lap("env_sets")
-        for table in FTS_TABLES:
-            # Terms gathered in memory (up to FTS_HASH_BYTES) before a segment is written: a catalog's index comes
-            # out as one segment, so the merge after it has next to nothing to do and frees next to no pages.
-            db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', {FTS_HASH_BYTES})")
-            db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
-            db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-        lap("fts")
         for statement in INDEXES:
             db.execute(statement)
         db.execute("COMMIT")
         lap("indexes")
+        # The environment search's sets and the word indexes (rlx/snapshot/search_tables.py), last: a second
+        # process building them has had the whole build so far to do it.
+        try:
+            helper = search.finish(db, timings)
+        except SearchProcessError as exc:
+            raise SnapshotBuildError(str(exc)) from None
         if carried is not None:
             db.execute("DETACH previous")
         db.execute("ANALYZE main")
@@ -145,7 +148,9 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         lap("quick_check")
     finally:
         db.close()
-    return counts, copied, timings
+        if search is not None:
+            search.close()
+    return counts, copied, timings, helper
 
 
 def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str, tuple] | None:
@@ -181,21 +186,28 @@ def previous_cards(db: sqlite3.Connection) -> dict[str, tuple[str, str, str, str
             db.execute("SELECT id, heading, brief, tags, search_blob FROM previous.envs")}
 
 
-def _insert_rows(db: sqlite3.Connection, records, source, kind_of, carried: dict | None, timings: Laps
-                 ) -> tuple[dict, int]:
-    """Every public environment and its tasks, in listing order; (counts, datasets copied from `previous`)."""
-    counts = {"envs": 0, "tasks": 0, "datasets": 0, "spaces": 0, "indexed": 0, "skipped_private": 0,
-              "skipped_gated": 0}
+def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
+    """(record, env id) of every public environment, each once, in listing order; and the counts of those left out."""
+    skipped = {"skipped_private": 0, "skipped_gated": 0}
     public: list[tuple[RepoRecord, str]] = []
     seen: set[str] = set()
     for record in records:
         if record.private or record.gated:
-            counts["skipped_private" if record.private else "skipped_gated"] += 1
+            skipped["skipped_private" if record.private else "skipped_gated"] += 1
             continue
         env_id = env_id_of(record)
         if env_id not in seen:  # a listing merged from several tag queries may repeat a repository
             seen.add(env_id)
             public.append((record, env_id))
+    return public, skipped
+
+
+def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind_of, carried: dict | None,
+                 timings: Laps, search) -> tuple[dict, int]:
+    """Every public environment and its tasks, in listing order; (counts, datasets copied from `previous`). Each
+    batch is also sent to `search` when it builds the search tables from the rows sent (search_process.py)."""
+    public, skipped = public
+    counts = {"envs": 0, "tasks": 0, "datasets": 0, "spaces": 0, "indexed": 0, **skipped}
     envs: list[tuple] = []  # inserted together at the end; tasks name them by the rowid given here
     env_tags: list[tuple[str, int]] = []
     copies = _Copies(db)
@@ -204,6 +216,7 @@ def _insert_rows(db: sqlite3.Connection, records, source, kind_of, carried: dict
     # per environment (a CPU clock read is a system call, and a 10x catalog has 72,250 environments).
     for batch in _batches(public, source, carried or {}):
         timings.lap("read_rows")
+        tags_from = len(env_tags)
         rowids = []
         for record, env_id, rows, before in batch:
             kind = kind_of(record, None if rows is None else rows.found_kind)
@@ -234,6 +247,9 @@ def _insert_rows(db: sqlite3.Connection, records, source, kind_of, carried: dict
             counts["tasks"] += rows.task_count if rows is not None else 0
         db.executemany("INSERT INTO env_sources (env_rowid, fingerprint, found_kind) VALUES (?, ?, ?)", sources)
         timings.lap("write_rows")
+        if search.fed:
+            search.add(*_search_rows(batch, envs[-len(batch):], env_tags[tags_from:]))
+            timings.lap("search_feed")
     copies.flush()
     db.executemany("INSERT INTO envs (rowid, id, key, repo_type, kind, heading, brief, likes, downloads, trending, "
                    "created, modified, task_count, tags, sdk, stage, search_blob) "
@@ -241,6 +257,19 @@ def _insert_rows(db: sqlite3.Connection, records, source, kind_of, carried: dict
     db.executemany("INSERT INTO env_tags (tag, env_rowid) VALUES (?, ?)", env_tags)
     timings.lap("write_rows")
     return counts, copies.datasets
+
+
+def _search_rows(batch: list[tuple], envs: list[tuple], tags: list[tuple]) -> tuple[list, list, list]:
+    """What the search tables need of one batch (search_tables.FedBuild.add): each environment's (rowid, kind,
+    search_blob), its tags, and per dataset its tasks' source: its rowid in the previous snapshot when they are
+    copied from there, else their (title, brief)."""
+    tasks = []
+    for record, env_id, rows, before in batch:
+        if before is not None:
+            tasks.append((before[0], None))
+        elif rows is not None and rows.tasks:
+            tasks.append((None, [(values[1], values[2]) for values in rows.tasks]))
+    return [(env[0], env[4], env[-1]) for env in envs], tags, tasks
 
 
 BATCH_ENVS, BATCH_TASKS = 512, 20_000  # a batch ends at whichever comes first: its rows are held in memory

@@ -124,8 +124,6 @@ INDEXES = (
     "CREATE INDEX task_facets_by_env ON task_facets (env_rowid)",
 )
 
-FTS_TABLES = ("envs_fts", "tasks_fts")
-
 
 def pointer_name(schema: int = SCHEMA) -> str:
     """The pointer file for one schema version, inside the snapshots folder."""

@@ -1,52 +1,199 @@
-"""The environment search's sets, written once at build time: for every stored word, for every kind and for every
-tag, the environments (envs.rowid) that have it, as a compressed bitmap (Roaring, the pyroaring package).
+"""The search tables: the environment search's sets (env_sets) and the two word indexes (envs_fts, tasks_fts).
 
-A search then never walks its matches: a word is the union of the words it begins (a range of this table), the
-filters are intersections, the total and every facet count are cardinalities of intersections, all done in C over
-a few kilobytes. A common word ("agent", a third of the catalog) costs what a rare one costs. See
-rlx/snapshot/env_sets.py for the reading side.
+env_sets holds, for every stored word, for every kind and for every tag, the environments (envs.rowid) that have
+it, as a compressed bitmap (Roaring, the pyroaring package). A search then never walks its matches: a word is the
+union of the words it begins (a range of this table), the filters are intersections, the total and every facet
+count are cardinalities of intersections, all done in C over a few kilobytes. A common word ("agent", a third of
+the catalog) costs what a rare one costs. See rlx/snapshot/env_sets.py for the reading side. Words come from
+`search_blob`, which is already the environment's words exactly as rlx/catalog/words.py cuts them, so the sets
+answer the same rule as a substring check on the blob would.
 
-Words come from `search_blob`, which is already the environment's words exactly as rlx/catalog/words.py cuts
-them, so the sets answer the same rule as a substring check on the blob would.
+A small catalog's tables are built in the build's own process from its rows (build_in_place). A large one's are
+built by a second process while the build writes the rows (rlx/snapshot/search_process.py runs this file as a
+program and feeds it the rows as they are written), which takes the word indexes' tokenizing, the largest part
+of a build, off the build's own processor. This file therefore imports nothing of rlx: the second process starts
+in a tenth of a second instead of loading the app.
 """
 
 from __future__ import annotations
 
+import pickle
 import sqlite3
+import sys
 from collections import defaultdict
+from urllib.parse import quote
 
 from pyroaring import BitMap
 
 # One table for every set: facet 'word' (key: a stored word), 'kind', 'tag', and 'all' (every environment).
 TABLE = ("CREATE TABLE env_sets (facet TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, members BLOB NOT NULL, "
          "PRIMARY KEY (facet, key)) WITHOUT ROWID")
+FTS_TABLES = ("envs_fts", "tasks_fts")
+# Terms gathered in memory (up to this) before a segment is written: a catalog's index comes out as one segment,
+# so the merge after it has next to nothing to do. Only what the terms need is allocated: ~150 MB at 10×.
+FTS_HASH_BYTES = 256 * 1024 * 1024
 
 
-def build_env_sets(db: sqlite3.Connection) -> None:
-    """Fill env_sets from the envs and env_tags rows already in `db` (inside the build's transaction)."""
-    db.execute(TABLE)
-    db.executemany("INSERT INTO env_sets (facet, key, n, members) VALUES (?, ?, ?, ?)", _rows(db))
+class EnvSets:
+    """env_sets' contents, gathered an environment and a tag at a time."""
 
+    def __init__(self):
+        # A word met twice in one blob is added once: a set has no duplicates.
+        self.words: defaultdict[str, BitMap] = defaultdict(BitMap)
+        self.kinds: defaultdict[str, BitMap] = defaultdict(BitMap)
+        self.tags: defaultdict[str, BitMap] = defaultdict(BitMap)
+        self.everyone = BitMap()
 
-def _rows(db: sqlite3.Connection):
-    # Each word's set grows as the rows are read (a word met twice in one blob is added once: a set has no
-    # duplicates), cheaper than gathering lists of rowids first.
-    words: defaultdict[str, BitMap] = defaultdict(BitMap)
-    kinds: defaultdict[str, BitMap] = defaultdict(BitMap)
-    everyone = BitMap()
-    for rowid, kind, blob in db.execute("SELECT rowid, kind, search_blob FROM envs"):
-        everyone.add(rowid)
-        kinds[kind].add(rowid)
+    def add_env(self, rowid: int, kind: str, blob: str) -> None:
+        self.everyone.add(rowid)
+        self.kinds[kind].add(rowid)
         for word in blob.split():
-            words[word].add(rowid)
-    yield _row("all", "", everyone)
-    for facet, groups in (("word", words), ("kind", kinds)):
-        for key, members in groups.items():
-            yield _row(facet, key, members)
-    for tag, joined in db.execute("SELECT tag, group_concat(env_rowid) FROM env_tags GROUP BY tag"):
-        yield _row("tag", tag, BitMap(map(int, joined.split(","))))
+            self.words[word].add(rowid)
+
+    def add_tag(self, tag: str, rowid: int) -> None:
+        self.tags[tag].add(rowid)
+
+    def write(self, db: sqlite3.Connection) -> None:
+        db.execute(TABLE)
+        db.executemany("INSERT INTO env_sets (facet, key, n, members) VALUES (?, ?, ?, ?)", self._rows())
+
+    def _rows(self):
+        yield _row("all", "", self.everyone)
+        for facet, groups in (("word", self.words), ("kind", self.kinds), ("tag", self.tags)):
+            for key, members in groups.items():
+                yield _row(facet, key, members)
 
 
 def _row(facet: str, key: str, members: BitMap) -> tuple:
     members.run_optimize()  # long runs (a kind's rowids are often consecutive) stored as ranges
     return facet, key, len(members), members.serialize()
+
+
+def size_fts(db: sqlite3.Connection) -> None:
+    for table in FTS_TABLES:
+        db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', {FTS_HASH_BYTES})")
+
+
+def optimize_fts(db: sqlite3.Connection) -> None:
+    for table in FTS_TABLES:
+        db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+
+def build_in_place(db: sqlite3.Connection) -> None:
+    """Fill env_sets and the word indexes from the rows already in `db` (inside the build's transaction)."""
+    sets = EnvSets()
+    for rowid, kind, blob in db.execute("SELECT rowid, kind, search_blob FROM envs"):
+        sets.add_env(rowid, kind, blob)
+    for tag, rowid in db.execute("SELECT tag, env_rowid FROM env_tags"):
+        sets.add_tag(tag, rowid)
+    sets.write(db)
+    size_fts(db)
+    for table in FTS_TABLES:
+        db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
+    optimize_fts(db)
+
+
+# -- the second process -----------------------------------------------------------------------------------------
+
+
+class FedBuild:
+    """The search tables written into their own file from the rows the build sends, in the build's order.
+
+    Task rowids are not sent: the build numbers its tasks 1, 2, 3... in the order it writes them, so they are
+    numbered here the same way. An unchanged dataset's tasks are read from the previous snapshot, where they are
+    numbered consecutively too, so each keeps its place there shifted by as much as its dataset's first task moved.
+    Rows go into the FTS tables one INSERT ... VALUES at a time, as `rebuild` adds them: an INSERT ... SELECT
+    inside a transaction makes FTS5 write out what it has gathered so far (a statement savepoint), and a segment
+    per batch cost three times the tokenizing to merge.
+    """
+
+    def __init__(self, path: str, fts: tuple[str, ...], previous: str | None):
+        self.db = db = sqlite3.connect(_uri(path), uri=True, isolation_level=None)
+        db.execute("PRAGMA journal_mode=OFF")  # a failed build throws this file away
+        db.execute("PRAGMA synchronous=OFF")
+        # Each previous dataset's first task rowid and task count.
+        self.previous: dict[int, tuple[int, int]] = {}
+        if previous is not None:
+            db.execute("ATTACH ? AS previous", (_uri(previous, "?mode=ro&immutable=1"),))
+            for env, first, last, n in db.execute("SELECT env_rowid, min(rowid), max(rowid), count(*) "
+                                                  "FROM previous.task_facets GROUP BY env_rowid"):
+                if last - first + 1 != n:  # every build writes a dataset's tasks together: a file from elsewhere
+                    raise ValueError(f"the previous snapshot's tasks of environment {env} are not consecutive")
+                self.previous[env] = (first, n)
+        db.execute("BEGIN")
+        for statement in fts:
+            db.execute(statement)
+        size_fts(db)
+        db.execute("CREATE TEMP TABLE copying (seq INTEGER PRIMARY KEY, previous_rowid INTEGER NOT NULL, "
+                   "shift INTEGER NOT NULL)")
+        self.sets = EnvSets()
+        self.tasks = 0  # the last task rowid given
+
+    def add(self, envs: list[tuple[int, str, str]], tags: list[tuple[str, int]], tasks: list[tuple]) -> None:
+        """`envs`: (rowid, kind, search_blob); `tags`: (tag, env rowid); `tasks`: per dataset with tasks, in order,
+        (its rowid in the previous snapshot, None) when they are copied from there, else (None, [(title, brief)])."""
+        for rowid, kind, blob in envs:
+            self.sets.add_env(rowid, kind, blob)
+        for tag, rowid in tags:
+            self.sets.add_tag(tag, rowid)
+        db = self.db
+        db.executemany("INSERT INTO envs_fts (rowid, search_blob) VALUES (?, ?)",
+                       ((rowid, blob) for rowid, _, blob in envs))
+        copies: list[tuple[int, int]] = []
+        for previous_rowid, texts in tasks:
+            if previous_rowid is not None:
+                first, n = self.previous.get(previous_rowid, (0, 0))
+                copies.append((previous_rowid, self.tasks + 1 - first))
+                self.tasks += n
+                continue
+            self._copy(copies)
+            db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)",
+                           ((rowid, title, brief) for rowid, (title, brief) in enumerate(texts, self.tasks + 1)))
+            self.tasks += len(texts)
+        self._copy(copies)
+
+    def _copy(self, copies: list[tuple[int, int]]) -> None:
+        """The tasks of a run of unchanged datasets, in the order the build copies them (rlx/snapshot/build.py)."""
+        if not copies:
+            return
+        db = self.db
+        db.executemany("INSERT INTO temp.copying (previous_rowid, shift) VALUES (?, ?)", copies)
+        rows = db.cursor().execute(
+            "SELECT t.rowid + c.shift, t.title, t.brief FROM temp.copying c "
+            "CROSS JOIN previous.task_facets f ON f.env_rowid = c.previous_rowid "
+            "CROSS JOIN previous.tasks t ON t.rowid = f.rowid ORDER BY c.seq, f.rowid")
+        db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)", rows)
+        db.execute("DELETE FROM temp.copying")
+        copies.clear()
+
+    def finish(self) -> None:
+        db = self.db
+        optimize_fts(db)
+        self.sets.write(db)
+        db.execute("COMMIT")
+        db.close()
+
+
+def _uri(path: str, options: str = "") -> str:
+    return f"file:{quote(path)}{options}"
+
+
+def serve(stream) -> None:
+    """Read the build's messages from `stream` (pickles: ("start", path, FTS statements, previous or None), then
+    ("add", envs, tags, tasks) any number of times, then ("finish",)) and build. Ending without "finish" is an
+    error: the build went away, and its file is not to be used."""
+    _, path, fts, previous = pickle.load(stream)
+    build = FedBuild(path, fts, previous)
+    while True:
+        try:
+            message = pickle.load(stream)
+        except EOFError:
+            raise SystemExit("the snapshot build went away before it finished") from None
+        if message[0] == "finish":
+            build.finish()
+            return
+        build.add(*message[1:])
+
+
+if __name__ == "__main__":
+    serve(sys.stdin.buffer)

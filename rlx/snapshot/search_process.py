@@ -1,0 +1,151 @@
+"""Who builds the search tables (rlx/snapshot/search_tables.py): the build's own process for a small catalog, a
+second process for a large one.
+
+Tokenizing the tasks' text for tasks_fts is the largest single part of an hourly build (a third of its CPU at ten
+times today's catalog), and it needs nothing but each task's title and brief in rowid order. So a large build
+starts a second process, sends it each batch of rows as it writes them, and goes on with its own work on the
+other processor; once its rows and sort indexes are in, it waits for the second process to finish and copies its
+tables in whole. `INSERT INTO t SELECT * FROM other.t` into an empty table of the same shape moves the stored rows
+without decoding them, a fraction of a second for the 10× catalog's 45 MB.
+
+A second process that fails fails the build (SearchProcessError); a build that fails or goes away ends its second
+process (which also stops by itself when its input closes early), and the side file is removed either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import queue
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+from rlx.snapshot import search_tables
+from rlx.snapshot.schema import FTS
+
+# Public environments from which a second process is used: below it, the process's start (a tenth of a second)
+# is more than it saves. Tests set it to force either way.
+SECOND_PROCESS_FROM = 2_000
+SHADOW_TABLES = tuple(f"{table}_{part}" for table in search_tables.FTS_TABLES
+                      for part in ("data", "idx", "docsize", "config"))
+
+
+class SearchProcessError(Exception):
+    """The second process building the search tables failed."""
+
+
+def search_builder(build_path: Path, envs: int, previous: Path | None) -> InPlace | SecondProcess:
+    """The builder for a build writing `build_path` of `envs` public environments; `previous` is the snapshot the
+    build copies unchanged datasets' tasks from (attached to the build's connection as "previous"), if any."""
+    if envs >= SECOND_PROCESS_FROM and len(os.sched_getaffinity(0)) > 1:
+        return SecondProcess(build_path, previous)
+    return InPlace()
+
+
+class InPlace:
+    """The search tables built from the rows in the build's own database, once they are all in."""
+
+    fed = False
+
+    def add(self, envs, tags, tasks) -> None:
+        raise AssertionError("an in-place build reads its rows from the database")
+
+    def finish(self, db: sqlite3.Connection, laps) -> dict | None:
+        db.execute("BEGIN")
+        search_tables.build_in_place(db)
+        db.execute("COMMIT")
+        laps.lap("search")
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+class SecondProcess:
+    """rlx/snapshot/search_tables.py run as a program, writing `<build file>.search` beside the build's file."""
+
+    fed = True
+
+    def __init__(self, build_path: Path, previous: Path | None):
+        self.path = build_path.with_name(build_path.name + ".search")
+        self.path.unlink(missing_ok=True)
+        # -P: the script's folder (rlx/snapshot) is not put on the import path, where its modules would shadow others.
+        self.process = subprocess.Popen([sys.executable, "-P", search_tables.__file__], stdin=subprocess.PIPE)
+        self.outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.broken = False
+        self.writer = threading.Thread(target=self._write, name="search-tables-feed", daemon=True)
+        self.writer.start()
+        self._send(("start", str(self.path), FTS, None if previous is None else str(Path(previous).resolve())))
+
+    def add(self, envs: list[tuple], tags: list[tuple], tasks: list[tuple]) -> None:
+        """One batch of rows, in the order the build wrote them (search_tables.FedBuild.add says what each holds)."""
+        self._send(("add", envs, tags, tasks))
+
+    def _send(self, message: tuple) -> None:
+        """Queue a message for the writer thread: the build never waits on the pipe while the other process is
+        busy with an earlier batch."""
+        if self.broken:
+            raise self._failed()
+        self.outbox.put(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def _write(self) -> None:
+        while (data := self.outbox.get()) is not None:
+            try:
+                self.process.stdin.write(data)
+                self.process.stdin.flush()
+            except (BrokenPipeError, ValueError):  # the process died, or close() closed its pipe
+                self.broken = True
+                return
+
+    def finish(self, db: sqlite3.Connection, laps) -> dict:
+        """Wait for the tables, then copy them into `db` (outside any transaction); the second process's CPU
+        seconds and peak resident bytes."""
+        self._send(("finish",))
+        self._stop_writer()
+        usage = self._wait()
+        if self.process.returncode != 0:
+            raise self._failed()
+        laps.lap("search_wait")
+        db.execute("ATTACH ? AS search", (f"file:{quote(str(self.path.resolve()))}?mode=ro",))
+        db.execute("BEGIN")
+        for table in SHADOW_TABLES:  # FTS5 wrote each table's first rows when it was created here
+            db.execute(f"DELETE FROM main.{table}")
+            db.execute(f"INSERT INTO main.{table} SELECT * FROM search.{table}")
+        db.execute(search_tables.TABLE)
+        db.execute("INSERT INTO main.env_sets SELECT * FROM search.env_sets")
+        db.execute("COMMIT")
+        db.execute("DETACH search")
+        laps.lap("search_copy")
+        return {"cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "peak_rss": usage.ru_maxrss * 1024}
+
+    def _wait(self):
+        """Reap the process with its resource usage (Popen.wait does not give it)."""
+        _, status, usage = os.wait4(self.process.pid, 0)
+        self.process.returncode = os.waitstatus_to_exitcode(status)
+        return usage
+
+    def _failed(self) -> SearchProcessError:
+        if self.process.returncode is None:
+            self._stop_writer()
+            self._wait()
+        return SearchProcessError(f"the search tables' process failed (exit status {self.process.returncode})")
+
+    def _stop_writer(self) -> None:
+        """Let the writer send what is queued, then close the pipe (the process reads its end)."""
+        self.outbox.put(None)
+        self.writer.join()
+        with contextlib.suppress(OSError):  # a pipe whose reader died
+            self.process.stdin.close()
+
+    def close(self) -> None:
+        """End the process if it still runs, and remove its file."""
+        if self.process.returncode is None:
+            self.process.kill()
+            self._stop_writer()
+            self._wait()
+        self.path.unlink(missing_ok=True)
