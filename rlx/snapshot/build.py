@@ -131,10 +131,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         lap("indexes")
         # The environment search's sets and the word indexes (rlx/snapshot/search_tables.py), last: a second
         # process building them has had the whole build so far to do it.
-        try:
-            helper = search.finish(db, timings)
-        except SearchProcessError as exc:
-            raise SnapshotBuildError(str(exc)) from None
+        helper = search.finish(db, timings)
         if carried is not None:
             db.execute("DETACH previous")
         db.execute("ANALYZE main")
@@ -146,6 +143,8 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         if verdict != "ok":
             raise SnapshotBuildError(f"the new snapshot failed quick_check: {verdict}")
         lap("quick_check")
+    except SearchProcessError as exc:
+        raise SnapshotBuildError(str(exc)) from None
     finally:
         db.close()
         if search is not None:
