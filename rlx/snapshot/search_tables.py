@@ -102,9 +102,9 @@ class FedBuild:
     Task rowids are not sent: the build numbers its tasks 1, 2, 3... in the order it writes them, so they are
     numbered here the same way. An unchanged dataset's tasks are read from the previous snapshot, where they are
     numbered consecutively too, so each keeps its place there shifted by as much as its dataset's first task moved.
-    Rows go into the FTS tables one INSERT ... VALUES at a time, as `rebuild` adds them: an INSERT ... SELECT
-    inside a transaction makes FTS5 write out what it has gathered so far (a statement savepoint), and a segment
-    per batch cost three times the tokenizing to merge.
+    Rows go into the FTS tables one INSERT ... VALUES at a time, as `rebuild` adds them, and nothing here writes
+    many rows in one statement: such a statement inside a transaction opens a savepoint, at which FTS5 writes out
+    what it has gathered so far, and a segment per batch cost twice the tokenizing to write and merge.
     """
 
     def __init__(self, path: str, fts: tuple[str, ...], previous: str | None):
@@ -128,6 +128,7 @@ class FedBuild:
                    "shift INTEGER NOT NULL)")
         self.sets = EnvSets()
         self.tasks = 0  # the last task rowid given
+        self.copied = 0  # datasets copied so far
 
     def add(self, envs: list[tuple[int, str, str]], tags: list[tuple[str, int]], tasks: list[tuple]) -> None:
         """`envs`: (rowid, kind, search_blob); `tags`: (tag, env rowid); `tasks`: per dataset with tasks, in order,
@@ -157,13 +158,17 @@ class FedBuild:
         if not copies:
             return
         db = self.db
-        db.executemany("INSERT INTO temp.copying (previous_rowid, shift) VALUES (?, ?)", copies)
+        # The run is added to `copying`, never deleted from it: a DELETE (like any statement that writes many rows)
+        # opens a statement savepoint, which makes FTS5 write out a segment.
+        db.executemany("INSERT INTO temp.copying (seq, previous_rowid, shift) VALUES (?, ?, ?)",
+                       ((self.copied + i, *copy) for i, copy in enumerate(copies, 1)))
         rows = db.cursor().execute(
             "SELECT t.rowid + c.shift, t.title, t.brief FROM temp.copying c "
             "CROSS JOIN previous.task_facets f ON f.env_rowid = c.previous_rowid "
-            "CROSS JOIN previous.tasks t ON t.rowid = f.rowid ORDER BY c.seq, f.rowid")
+            "CROSS JOIN previous.tasks t ON t.rowid = f.rowid WHERE c.seq > ? ORDER BY c.seq, f.rowid",
+            (self.copied,))
         db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)", rows)
-        db.execute("DELETE FROM temp.copying")
+        self.copied += len(copies)
         copies.clear()
 
     def finish(self) -> None:
