@@ -110,9 +110,11 @@ def hour_later(records: list, run: int) -> list:
 
 
 def _timed(records, store: Store, out: Path, previous: Path | None = None) -> dict:
+    """One build; its CPU seconds count the second process that builds a large catalog's search tables too."""
     cpu = time.process_time()
     built = build_snapshot(records, CompleteIndexes(store), out, built_at=BUILT_AT, previous=previous)
-    return {**built, "cpu_seconds": round(time.process_time() - cpu, 3)}
+    helper = built.get("search_process") or {"cpu_seconds": 0.0}
+    return {**built, "cpu_seconds": round(time.process_time() - cpu + helper["cpu_seconds"], 3)}
 
 
 def _summary(builds: list[dict]) -> dict:
@@ -122,7 +124,8 @@ def _summary(builds: list[dict]) -> dict:
     return {"seconds": median([b["seconds"] for b in builds]), "seconds_all": [b["seconds"] for b in builds],
             "cpu_seconds": median([b["cpu_seconds"] for b in builds]), "size": last["size"], "phases": phases,
             "cpu_phases": cpu_phases,
-            "counts": last["counts"], "copied": last.get("copied", 0), "changed": last.get("changed", 0)}
+            "counts": last["counts"], "copied": last.get("copied", 0), "changed": last.get("changed", 0),
+            "search_process_rss": max((b.get("search_process") or {}).get("peak_rss", 0) for b in builds)}
 
 
 def table_sizes(path: Path) -> list[tuple[str, int]]:
@@ -184,7 +187,9 @@ def _builds_in_child(root: str, runs: int) -> dict:
     records = fetch_listing(FolderSource(Path(root) / "source"))
     listing_s = time.perf_counter() - started
     builds = builds_at(records, Store(Path(root) / "store"), Path(root) / "builds", runs)
-    return {**builds, "listing_seconds": round(listing_s, 1), "peak_rss": _peak_rss()}
+    # The build's peak with its search tables' second process's added (as if both peaked at once).
+    helper = max(summary["search_process_rss"] for summary in builds.values())
+    return {**builds, "listing_seconds": round(listing_s, 1), "peak_rss": _peak_rss() + helper}
 
 
 def _peak_rss() -> int:

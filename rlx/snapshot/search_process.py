@@ -75,7 +75,8 @@ class SecondProcess:
         self.path = build_path.with_name(build_path.name + ".search")
         self.path.unlink(missing_ok=True)
         # -P: the script's folder (rlx/snapshot) is not put on the import path, where its modules would shadow others.
-        self.process = subprocess.Popen([sys.executable, "-P", search_tables.__file__], stdin=subprocess.PIPE)
+        self.process = subprocess.Popen([sys.executable, "-P", search_tables.__file__], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE)
         self.outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.broken = False
         self.writer = threading.Thread(target=self._write, name="search-tables-feed", daemon=True)
@@ -107,6 +108,7 @@ class SecondProcess:
         seconds and peak resident bytes."""
         self._send(("finish",))
         self._stop_writer()
+        said = self.process.stdout.read()  # its peak memory, printed as it ends
         usage = self._wait()
         if self.process.returncode != 0:
             raise self._failed()
@@ -121,7 +123,7 @@ class SecondProcess:
         db.execute("COMMIT")
         db.execute("DETACH search")
         laps.lap("search_copy")
-        return {"cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "peak_rss": usage.ru_maxrss * 1024}
+        return {"cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "peak_rss": int(said)}
 
     def _wait(self):
         """Reap the process with its resource usage (Popen.wait does not give it)."""
@@ -148,4 +150,5 @@ class SecondProcess:
             self.process.kill()
             self._stop_writer()
             self._wait()
+        self.process.stdout.close()
         self.path.unlink(missing_ok=True)

@@ -185,8 +185,8 @@ def _uri(path: str, options: str = "") -> str:
 
 def serve(stream) -> None:
     """Read the build's messages from `stream` (pickles: ("start", path, FTS statements, previous or None), then
-    ("add", envs, tags, tasks) any number of times, then ("finish",)) and build. Ending without "finish" is an
-    error: the build went away, and its file is not to be used."""
+    ("add", envs, tags, tasks) any number of times, then ("finish",)) and build; print the peak resident bytes at
+    the end. Ending without "finish" is an error: the build went away, and its file is not to be used."""
     _, path, fts, previous = pickle.load(stream)
     build = FedBuild(path, fts, previous)
     while True:
@@ -196,8 +196,18 @@ def serve(stream) -> None:
             raise SystemExit("the snapshot build went away before it finished") from None
         if message[0] == "finish":
             build.finish()
+            print(_peak_rss(), flush=True)
             return
         build.add(*message[1:])
+
+
+def _peak_rss() -> int:
+    """This program's own peak resident bytes. The kernel's rusage figure is no use here: it counts the memory of
+    the build it was forked from."""
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 if __name__ == "__main__":
