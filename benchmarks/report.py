@@ -158,7 +158,11 @@ def _snapshot(r: dict) -> str:
            "*read_rows* finding each dataset's rows (index fingerprints, row files or indexes), *env_rows* each "
            "environment's row and search words, "
            "*write_rows* inserting the rows (or copying them from the previous snapshot), *totals* the facet tables, "
-           "*env_sets* the environment search's sets, *fts* the word indexes, *indexes* the sort and lookup indexes, "
+           "*indexes* the sort and lookup indexes, the search tables (the environment search's sets and the word "
+           "indexes): *search* when the build makes them itself (a small catalog; *env_sets* and *fts* in results "
+           "from before), else *search_feed* sending each batch of rows to the second process that makes them on "
+           "the other core (its CPU is in the build's), *search_wait* waiting for it, *search_copy* copying its "
+           "tables in; "
            "*analyze_vacuum* statistics and compaction, *quick_check* the integrity check.\n\n"
            + _table(["build", "seconds (runs)", "CPU", "phases", "rows"], rows, "lllll") + "\n"
            + _table(["", "measured", "target"], [
@@ -375,6 +379,15 @@ def _profiles(r: dict) -> str | None:
     return "\n".join(out)
 
 
+def _search_cpu(s: dict, cpu: dict) -> str:
+    """The search tables' CPU in the hourly build: a second process's, or the build's own phases."""
+    if s.get("search_process_cpu"):
+        return (f"{s['search_process_cpu']:.2f} s with the environment search's sets, in a second process on the "
+                f"other core, fed the rows as they are written; the build waited {s['phases'].get('search_wait', 0):.2f}"
+                " s for it")
+    return f"{cpu.get('fts', cpu.get('search', 0)):.2f} s, the environment search's sets {cpu.get('env_sets', 0):.2f} s"
+
+
 def _what_moves(r: dict) -> str:
     lines = ["## What moves these numbers"]
     s = r.get("snapshot")
@@ -385,7 +398,7 @@ def _what_moves(r: dict) -> str:
         lines.append(f"*Snapshot.* Tasks make {tasks_part:.0%} of the file (their rows, the word index and its "
                      "prefix indexes, the facet table and its index): the length kept of each task brief and what "
                      "the task word index stores are the levers on size. In the hourly build (CPU seconds) the "
-                     f"largest part is the task word index ({cpu.get('fts', 0):.2f} s: both word indexes are filled "
+                     f"largest part is the task word index ({_search_cpu(s, cpu)}: both word indexes are filled "
                      "again from the rows, the one part that does not shrink with fewer changes. Keeping the "
                      "previous one needs task keys that survive trending's reordering, and the task search's "
                      "catalog order (the listing without words, the 500 matches ranked first, the facet sample) is "
@@ -396,7 +409,7 @@ def _what_moves(r: dict) -> str:
                      f"one index fingerprint per dataset; {cpu.get('env_rows', 0):.2f} s each environment's row in "
                      "Python; "
                      f"{cpu.get('write_rows', 0):.2f} s writing them, unchanged tasks copied in SQL), the "
-                     f"environment search's sets ({cpu.get('env_sets', 0):.2f} s) and the sort indexes "
+                     "environment search's sets and the sort indexes "
                      f"({cpu.get('indexes', 0):.2f} s).")
     floor, app = r.get("floor"), r.get("app")
     if floor and app:

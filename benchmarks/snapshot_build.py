@@ -54,6 +54,7 @@ def measure(ws: Workspace, runs: int) -> dict:
     hourly = builds["hourly"]
     return {**builds, "runs": runs, "seconds": hourly["seconds"], "size": hourly["size"],
             "counts": hourly["counts"], "phases": hourly["phases"], "cpu_phases": hourly["cpu_phases"],
+            "search_process_cpu": hourly["search_process_cpu"],
             "listing_seconds": listing_s,
             "publish_seconds": publish_s, "published": published["db"], "tables": table_sizes(ws.local_db),
             "met": {"seconds": hourly["seconds"] <= TARGET_SECONDS, "size": hourly["size"] <= TARGET_BYTES}}
@@ -125,7 +126,8 @@ def _summary(builds: list[dict]) -> dict:
             "cpu_seconds": median([b["cpu_seconds"] for b in builds]), "size": last["size"], "phases": phases,
             "cpu_phases": cpu_phases,
             "counts": last["counts"], "copied": last.get("copied", 0), "changed": last.get("changed", 0),
-            "search_process_rss": max((b.get("search_process") or {}).get("peak_rss", 0) for b in builds)}
+            "search_process_rss": max((b.get("search_process") or {}).get("peak_rss", 0) for b in builds),
+            "search_process_cpu": median([(b.get("search_process") or {}).get("cpu_seconds", 0.0) for b in builds])}
 
 
 def table_sizes(path: Path) -> list[tuple[str, int]]:
