@@ -382,9 +382,9 @@ def _profiles(r: dict) -> str | None:
 def _search_cpu(s: dict, cpu: dict) -> str:
     """The search tables' CPU in the hourly build: a second process's, or the build's own phases."""
     if s.get("search_process_cpu"):
+        waited = s["phases"].get("search_wait", 0)
         return (f"{s['search_process_cpu']:.2f} s with the environment search's sets, in a second process on the "
-                f"other core, fed the rows as they are written; the build waited {s['phases'].get('search_wait', 0):.2f}"
-                " s for it")
+                f"other core, fed the rows as they are written; the build waited {waited:.2f} s for it")
     return f"{cpu.get('fts', cpu.get('search', 0)):.2f} s, the environment search's sets {cpu.get('env_sets', 0):.2f} s"
 
 
