@@ -109,7 +109,7 @@ class SecondProcess:
         self._send(("finish",))
         self._stop_writer()
         said = self.process.stdout.read()  # its peak memory, printed as it ends
-        usage = self._wait()
+        cpu = self._wait()
         if self.process.returncode != 0:
             raise self._failed()
         laps.lap("search_wait")
@@ -123,13 +123,17 @@ class SecondProcess:
         db.execute("COMMIT")
         db.execute("DETACH search")
         laps.lap("search_copy")
-        return {"cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "peak_rss": int(said)}
+        return {"cpu_seconds": round(cpu, 3), "peak_rss": int(said)}
 
-    def _wait(self):
-        """Reap the process with its resource usage (Popen.wait does not give it)."""
-        _, status, usage = os.wait4(self.process.pid, 0)
+    def _wait(self) -> float:
+        """Reap the process; its CPU seconds (Popen.wait does not give them)."""
+        try:
+            _, status, usage = os.wait4(self.process.pid, 0)
+        except ChildProcessError:  # reaped already: gevent's patched subprocess reaps its children itself
+            self.process.wait()
+            return 0.0
         self.process.returncode = os.waitstatus_to_exitcode(status)
-        return usage
+        return usage.ru_utime + usage.ru_stime
 
     def _failed(self) -> SearchProcessError:
         if self.process.returncode is None:
