@@ -38,8 +38,9 @@ class EnvSets:
     """env_sets' contents, gathered an environment and a tag at a time."""
 
     def __init__(self):
-        # A word met twice in one blob is added once: a set has no duplicates.
-        self.words: defaultdict[str, BitMap] = defaultdict(BitMap)
+        # Each word's rowids are listed and made a set at the end (appending is cheaper than adding to a set, and
+        # the set drops a rowid listed twice, from a word met twice in one blob).
+        self.words: defaultdict[str, list[int]] = defaultdict(list)
         self.kinds: defaultdict[str, BitMap] = defaultdict(BitMap)
         self.tags: defaultdict[str, BitMap] = defaultdict(BitMap)
         self.everyone = BitMap()
@@ -48,7 +49,7 @@ class EnvSets:
         self.everyone.add(rowid)
         self.kinds[kind].add(rowid)
         for word in blob.split():
-            self.words[word].add(rowid)
+            self.words[word].append(rowid)
 
     def add_tag(self, tag: str, rowid: int) -> None:
         self.tags[tag].add(rowid)
@@ -59,7 +60,9 @@ class EnvSets:
 
     def _rows(self):
         yield _row("all", "", self.everyone)
-        for facet, groups in (("word", self.words), ("kind", self.kinds), ("tag", self.tags)):
+        for word, rowids in self.words.items():
+            yield _row("word", word, BitMap(rowids))
+        for facet, groups in (("kind", self.kinds), ("tag", self.tags)):
             for key, members in groups.items():
                 yield _row(facet, key, members)
 
