@@ -127,7 +127,8 @@ class FedBuild:
         for statement in fts:
             db.execute(statement)
         size_fts(db)
-        db.execute("CREATE TEMP TABLE copying (seq INTEGER PRIMARY KEY, previous_rowid INTEGER NOT NULL, "
+        # Runs of unchanged datasets' tasks: rowids first..last in the previous snapshot, moved by `shift`.
+        db.execute("CREATE TEMP TABLE copying (seq INTEGER PRIMARY KEY, first INTEGER NOT NULL, last INTEGER NOT NULL, "
                    "shift INTEGER NOT NULL)")
         self.sets = EnvSets()
         self.tasks = 0  # the last task rowid given
@@ -143,12 +144,13 @@ class FedBuild:
         db = self.db
         db.executemany("INSERT INTO envs_fts (rowid, search_blob) VALUES (?, ?)",
                        ((rowid, blob) for rowid, _, blob in envs))
-        copies: list[tuple[int, int]] = []
+        copies: list[tuple[int, int, int]] = []
         for previous_rowid, texts in tasks:
             if previous_rowid is not None:
                 first, n = self.previous.get(previous_rowid, (0, 0))
-                copies.append((previous_rowid, self.tasks + 1 - first))
-                self.tasks += n
+                if n:
+                    copies.append((first, first + n - 1, self.tasks + 1 - first))
+                    self.tasks += n
                 continue
             self._copy(copies)
             db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)",
@@ -156,20 +158,20 @@ class FedBuild:
             self.tasks += len(texts)
         self._copy(copies)
 
-    def _copy(self, copies: list[tuple[int, int]]) -> None:
-        """The tasks of a run of unchanged datasets, in the order the build copies them (rlx/snapshot/build.py)."""
+    def _copy(self, copies: list[tuple[int, int, int]]) -> None:
+        """The tasks of a run of unchanged datasets, in the order the build copies them (rlx/snapshot/build.py):
+        each dataset's a range of the previous snapshot's rowids, read straight from its table."""
         if not copies:
             return
         db = self.db
         # The run is added to `copying`, never deleted from it: a DELETE (like any statement that writes many rows)
         # opens a statement savepoint, which makes FTS5 write out a segment.
-        db.executemany("INSERT INTO temp.copying (seq, previous_rowid, shift) VALUES (?, ?, ?)",
+        db.executemany("INSERT INTO temp.copying (seq, first, last, shift) VALUES (?, ?, ?, ?)",
                        ((self.copied + i, *copy) for i, copy in enumerate(copies, 1)))
         rows = db.cursor().execute(
             "SELECT t.rowid + c.shift, t.title, t.brief FROM temp.copying c "
-            "CROSS JOIN previous.task_facets f ON f.env_rowid = c.previous_rowid "
-            "CROSS JOIN previous.tasks t ON t.rowid = f.rowid WHERE c.seq > ? ORDER BY c.seq, f.rowid",
-            (self.copied,))
+            "CROSS JOIN previous.tasks t ON t.rowid BETWEEN c.first AND c.last WHERE c.seq > ? "
+            "ORDER BY c.seq, t.rowid", (self.copied,))
         db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)", rows)
         self.copied += len(copies)
         copies.clear()
