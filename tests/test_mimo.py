@@ -169,7 +169,8 @@ def test_the_snapshot_and_task_search_hold_the_release_without_answers(mimo_app,
     import sqlite3
 
     from rlx.catalog import fetch_listing
-    from rlx.snapshot.build import StoredIndexes, build_snapshot
+    from rlx.snapshot.build import build_snapshot
+    from rlx.snapshot.row_sources import StoredIndexes
 
     client = mimo_app.test_client()
     found = client.get("/api/search/tasks?q=ledger").get_json()

@@ -97,6 +97,6 @@ def test_my_private_dataset_is_indexed_for_me_alone_on_a_shelf_the_catalog_never
     for client in (signed_in(hub_app, BOB), hub_app.test_client()):
         assert client.get("/d/alice/secret-gym").status_code == 404
         assert client.get("/t/alice/secret-gym/tasks/s1").status_code == 404
-    from rlx.snapshot.build import StoredIndexes
+    from rlx.snapshot.row_sources import StoredIndexes
 
     assert "alice/secret-gym" not in list(StoredIndexes(hub_app.extensions["rlx.store"]))

@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from rlx.snapshot.build import build_snapshot
-from rlx.snapshot.build import StoredIndexes
+from rlx.snapshot.row_sources import StoredIndexes
 from rlx.catalog import fetch_listing
 from tests.conftest import HARBOR_EXAMPLES, index_now
 from tests.test_rows_pages import ROWS_EXAMPLES

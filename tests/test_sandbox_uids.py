@@ -9,12 +9,12 @@ import asyncio
 import os
 import shutil
 import subprocess
-import time
 
 import pytest
 
 from rlx.runs.bwrap import Limits, Sandbox
 from rlx.runs.sandbox_uids import NoFreeUid, lease_uid
+from tests.processes import wait_or_fail
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or os.geteuid() != 0,
                                 reason="needs bubblewrap and root (an unprivileged worker's sandboxes are its uid)")
@@ -32,14 +32,6 @@ def processes_of(uid: int) -> int:
             except FileNotFoundError:
                 pass
     return count
-
-
-def wait_until(condition, what: str, seconds: float = 60.0):
-    deadline = time.monotonic() + seconds
-    while not (found := condition()):
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.05)
-    return found
 
 
 @pytest.fixture
@@ -64,7 +56,7 @@ def test_a_fork_bomb_in_one_sandbox_does_not_stop_another_from_starting_and_fork
         bomb = subprocess.Popen(bombed.command(BOMB), stdout=subprocess.DEVNULL, stderr=sink,
                                 start_new_session=True, preexec_fn=bombed.limits.apply)
     try:
-        wait_until(lambda: b"Resource temporarily unavailable" in errors.read_bytes(),
+        wait_or_fail(lambda: b"Resource temporarily unavailable" in errors.read_bytes(),
                    "the bomb to be refused a fork (its sandbox's processes all taken)")
 
         other = sandboxes()

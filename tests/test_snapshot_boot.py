@@ -4,13 +4,12 @@ own: no visitor's request waits while a database is copied out of the store, has
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 
 import pytest
 
 from rlx.store import Store
-from tests.processes import free_port
+from tests.processes import free_port, wait_or_fail
 from tests.servers import gunicorn
 from tests.test_snapshot import publish_catalog
 
@@ -26,14 +25,6 @@ def copies(cache) -> set[str]:
     """The snapshot databases worker processes have copied to local disk (their names, without the pid prefix)."""
     folder = cache / "snapshots"
     return {path.name.split("-", 2)[2] for path in folder.glob("*-*-catalog-*.db")} if folder.is_dir() else set()
-
-
-def wait_until(condition, what: str, seconds: float = 60.0):
-    deadline = time.monotonic() + seconds
-    while not (found := condition()):
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.05)
-    return found
 
 
 @pytest.fixture
@@ -68,7 +59,7 @@ def test_a_new_pointer_is_followed_without_a_request_to_trigger_it(served, publi
 
     second = publish_catalog(store, tmp_path, generation=1, envs=5)
 
-    wait_until(lambda: copies(cache) == {second["db"]}, "the worker to swap in the new snapshot on its own")
+    wait_or_fail(lambda: copies(cache) == {second["db"]}, "the worker to swap in the new snapshot on its own")
     assert get(url + "/api/search?size=50")["total"] == 5
     assert get(url + "/api/search/status")["snapshot"] == second["db"]
 
@@ -86,6 +77,6 @@ def test_a_worker_that_booted_before_the_first_publish_serves_it_once_published(
 
         first = publish_catalog(store, tmp_path, generation=0, envs=3)
 
-        wait_until(lambda: get(url + "/api/search/status")["snapshot"] == first["db"],
+        wait_or_fail(lambda: get(url + "/api/search/status")["snapshot"] == first["db"],
                    "the worker to swap in the first published snapshot on its own")
         assert get(url + "/api/search?size=50")["total"] == 3

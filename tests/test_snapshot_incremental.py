@@ -8,8 +8,7 @@ import pytest
 
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import save_index
-from rlx.snapshot import build as build_module
-from rlx.snapshot import build_snapshot, search_envs, search_tasks
+from rlx.snapshot import build_snapshot, row_sources, search_envs, search_tasks
 from rlx.snapshot.indexer import CompleteIndexes
 from rlx.snapshot.publish import copy_published, publish
 from rlx.snapshot.rowfiles import SUFFIX
@@ -120,8 +119,8 @@ def test_an_unchanged_index_is_read_from_its_row_file_and_a_changed_one_again(st
     build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")  # writes the row files
     assert len(list(store.indexes_dir.glob(f"*{SUFFIX}"))) == 3
     read = []
-    real_read_index = build_module.read_index
-    monkeypatch.setattr(build_module, "read_index", lambda s, env_id: read.append(env_id) or real_read_index(s, env_id))
+    real_read_index = row_sources.read_index
+    monkeypatch.setattr(row_sources, "read_index", lambda s, env_id: read.append(env_id) or real_read_index(s, env_id))
 
     build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "second.db")
     assert read == []  # every dataset from its row file

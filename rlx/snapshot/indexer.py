@@ -22,8 +22,9 @@ from rq.timeouts import BaseTimeoutException
 from rlx.adapters import Adapter, Env, Index, all_adapters, choose, get
 from rlx.adapters.registry import SURE
 from rlx.catalog import fetch_listing, write_listing_file
-from rlx.snapshot.build import StoredIndexes, build_snapshot, env_id_of
+from rlx.snapshot.build import build_snapshot, env_id_of
 from rlx.snapshot.publish import copy_published, publish
+from rlx.snapshot.row_sources import StoredIndexes
 from rlx.snapshot.schema import pointer_name
 from rlx.snapshot.scratch import build_folder
 from rlx.snapshot.state import IndexerState, load_state, save_state

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rlx.snapshot.pointer import Rejected
 from rlx.snapshot.schema import SCHEMA, open_immutable, read_meta
+from rlx.store.files import process_alive
 
 _CACHED = re.compile(r"\.?(\d+)-\d+-")  # "[.]<pid>-<number>-<name>": which process a cached copy belongs to
 
@@ -77,15 +78,5 @@ def remove_orphans(folder: Path) -> None:
     """Delete copies left by processes that are gone (a crash skips the last-one-out cleanup)."""
     for path in folder.iterdir():
         match = _CACHED.match(path.name)
-        if match and not _alive(int(match.group(1))):
+        if match and not process_alive(int(match.group(1))):
             path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

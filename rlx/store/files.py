@@ -82,7 +82,7 @@ def remove_abandoned_temps(folder: Path, now: float | None = None) -> list[str]:
             continue
         pid, host = match.groups()
         try:
-            dead = (host == _HOST and not _alive(int(pid))) or now - entry.stat().st_mtime > STALE_TEMP_S
+            dead = (host == _HOST and not process_alive(int(pid))) or now - entry.stat().st_mtime > STALE_TEMP_S
             if dead:
                 os.unlink(entry.path)
                 removed.append(entry.name)
@@ -91,7 +91,8 @@ def remove_abandoned_temps(folder: Path, now: float | None = None) -> list[str]:
     return removed
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid exists on this host (one of another user counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
