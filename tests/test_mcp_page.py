@@ -45,6 +45,20 @@ def test_a_dataset_still_indexing_shows_its_snippets_too(client):
     assert snippets_of(page_html)["Cursor"].count("/mcp/d/rlx-examples/python-bugfix") == 1
 
 
+def test_a_space_page_points_each_client_at_the_bridge_to_its_server(client):
+    page_html = client.get("/s/rlx-examples/echo-env").get_data(as_text=True)
+    snippets = snippets_of(page_html)
+    bridge = "http://localhost/mcp/rlx-examples/echo-env"
+    assert list(snippets) == ["Claude Code", "Codex", "Cursor", "VS Code"]
+    command = shlex.split(snippets["Claude Code"])
+    assert command[:5] == ["claude", "mcp", "add", "--transport", "http"] and command[6] == bridge
+    assert tomllib.loads(snippets["Codex"])["mcp_servers"][command[5]] == {"url": bridge}
+    assert json.loads(snippets["Cursor"])["mcpServers"][command[5]] == {"url": bridge}
+    assert "bridges the Space" in page_html
+    buttons = re.findall(r"<button[^>]*data-copy[^>]*>", page_html)
+    assert len(buttons) == 4 and all(" hidden" in b for b in buttons)
+
+
 @needs_chromium
 def test_copy_puts_the_snippet_on_the_clipboard_and_it_connects(page, server):  # noqa: F811
     from mcp import Client

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 
 import httpx2
 import pytest
@@ -60,6 +61,19 @@ def test_the_echo_servers_own_tools_through_the_official_client(site):
     assert echoed.structured_content == {"result": "bridged hello"}  # from OpenEnv's structured_content
     assert "4" in text_of(length)
     assert wrong.is_error  # the server's refusal, as a tool result the model can read
+
+
+def test_the_space_pages_claude_code_snippet_reaches_its_tools(site):
+    from tests.test_mcp_page import snippets_of
+
+    page_html = httpx2.get(f"{site}/s/{ECHO}", timeout=30).text
+    url = shlex.split(snippets_of(page_html)["Claude Code"])[6]
+
+    async def session():
+        async with Client(url) as client:
+            return await client.list_tools()
+
+    assert {"echo_message", "echo_with_length"} <= {tool.name for tool in run(session()).tools}
 
 
 def test_the_task_api_as_tools_with_answers_withheld(site):

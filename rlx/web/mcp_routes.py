@@ -77,8 +77,9 @@ def _mcp_for_templates():
     return {"mcp_connect": mcp_connect}
 
 
-def mcp_connect(env_id: str) -> dict:
-    """The environment page's MCP section: the endpoint's absolute URL and one snippet per client."""
-    org, name = env_id.split("/", 1)
-    url = app_base_url() + url_for("mcp.dataset_endpoint", org=org, name=name)
-    return {"url": url, "snippets": client_snippets(env_id, url)}
+def mcp_connect(repo_id: str, space: bool = False) -> dict:
+    """An MCP section's endpoint (a dataset's, or the bridge to a Space's server), as an absolute URL, and one
+    snippet per client."""
+    org, name = repo_id.split("/", 1)
+    url = app_base_url() + url_for("mcp.space_endpoint" if space else "mcp.dataset_endpoint", org=org, name=name)
+    return {"url": url, "snippets": client_snippets(repo_id, url), "space": space}
