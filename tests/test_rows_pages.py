@@ -123,3 +123,19 @@ def test_any_row_opens_by_its_number_and_a_bad_number_is_refused_with_a_sentence
         assert refused.status_code == 400, bad
     configs = rows_client.get("/d/rlx-examples/mimo-sample/row?split=music/train&i=1")
     assert configs.headers["Location"].endswith("/t/rlx-examples/mimo-sample/music/train/1")
+
+
+def test_a_rows_dataset_offers_no_batch_and_says_why_and_what_one_can_do(rows_client):
+    html = rows_client.get("/d/rlx-examples/trivia-table").get_data(as_text=True)
+    assert "Start batch" not in html and "/d/rlx-examples/trivia-table/batch" not in html
+    assert "No batch evaluation here." in html and "they are rows of a table" in html
+    assert 'over <a href="#mcp">MCP</a>' in html and 'id="mcp"' in html  # the way out is on the same page
+    task = rows_client.get("/t/rlx-examples/trivia-table/train/0").get_data(as_text=True)
+    assert "The tasks of this dataset cannot run here: they are rows of a table" in task
+    assert 'href="/d/rlx-examples/trivia-table#mcp"' in task
+
+
+def test_a_forged_batch_on_a_rows_dataset_is_refused_with_the_same_reason(rows_client):
+    response = rows_client.post("/d/rlx-examples/trivia-table/batch", headers={"Origin": "http://localhost"},
+                                data={"agent": "oracle", "visibility": "private", "cap": "2"})
+    assert response.status_code == 400 and "they are rows of a table" in response.get_data(as_text=True)

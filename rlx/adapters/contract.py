@@ -121,6 +121,9 @@ class Adapter(ABC):
     label: str = ""
     index_version: int = 1
     always_confirm: bool = False  # a format known by its layout: even a sure score takes the closer look
+    # Why none of this format's tasks runs here, when run_options offers none: the environment page says it where a
+    # batch form would be, and each task page where its run form would be.
+    cannot_run_why: str = "this site runs only Harbor tasks (a task.toml naming an image and a grader script)."
 
     @abstractmethod
     def score(self, record: "RepoRecord") -> float:

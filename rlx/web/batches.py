@@ -69,6 +69,17 @@ def read_batch_form(form) -> tuple[str, str, int, TaskQuery, ModelChoice | None]
     return agent, visibility, int(raw_cap), query, model
 
 
+def why_no_batch(state, rows) -> str | None:
+    """Why a batch of the tasks these filters match would not run here; None when some of them can."""
+    if not rows or not state.ready:
+        return None
+    if not state.adapter.run_options(state.env, state.index, rows[0].ref):
+        return f"Its tasks cannot run here: {state.adapter.cannot_run_why}"
+    if all(row.facets.get("runs_here") == "no" for row in rows):  # Harbor says, per task, whether one runs here
+        return "None of these tasks can run in this machine's sandbox; each task's page says why."
+    return None
+
+
 @bp.post("/d/<org>/<name>/batch")
 @same_origin_only
 def start(org: str, name: str):
@@ -83,6 +94,8 @@ def start(org: str, name: str):
     refs = [row.ref for row in rows]
     if not refs:
         abort(400, "No task matches these filters: a batch needs at least one.")
+    if refusal := why_no_batch(state, rows):
+        abort(400, refusal)
     if len(refs) > batches.MAX_TASKS:
         abort(400, f"These filters match {len(refs)} tasks; a batch covers at most {batches.MAX_TASKS}. "
                    "Narrow them and start again.")

@@ -7,6 +7,7 @@ from flask_htmx import make_response as htmx_response
 
 from rlx.adapters import public
 from rlx.jobs.index import ensure_index_job
+from rlx.web.batches import why_no_batch
 from rlx.web.loaders import load_env
 from rlx.web.origin import same_origin_only
 from rlx.web.ratelimit import rate_limited
@@ -33,6 +34,7 @@ def env_page(org: str, name: str):
                   for i, (key, label, values) in enumerate(counted)]
         context.update(rows=shown, total=len(rows), facets=facets, page=page, pages=pages,
                        overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state),
+                       why_no_batch=why_no_batch(state, rows),
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])
     response = render("pages/env.html", fragment="tasks", **context)
     if not state.ready or state.stale:

@@ -24,6 +24,8 @@ PROBE_ENTRIES = 5000  # a confirming look lists at most this many entries
 class RowsAdapter(Adapter):
     key = "rows"
     label = "Rows"
+    cannot_run_why = ("they are rows of a table, and this site runs only Harbor tasks (a task.toml naming an "
+                      "image and a grader script).")
     index_version = 1
 
     def score(self, record) -> float:

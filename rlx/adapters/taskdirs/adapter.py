@@ -41,6 +41,8 @@ TOO_BIG_WHY = "A grader file too large to check for answers is withheld."
 class TaskFoldersAdapter(HarborAdapter):
     key = "task-folders"
     label = "Task folders"
+    cannot_run_why = ("their folders have no task.toml, and this site runs only Harbor tasks, whose task.toml "
+                      "names the image and the grader script.")
     index_version = 1
 
     def score(self, record) -> float:
