@@ -171,7 +171,6 @@ def test_a_signed_in_visitor_runs_a_batch_through_inference_providers_with_their
     ({"model": ""}, "terminus-2 needs a model"),
     ({"model": "a b"}, "terminus-2 needs a model"),
     ({"api_key": "sk-x", "endpoint": ""}, "An API key goes with an endpoint"),
-    ({"agent": "oracle"}, "uses no model"),
     ({"agent": "terminus-3"}, "A batch runs one of"),
     ({"model": "m" * 201}, "at most 200 characters"),
     ({"api_key": "k" * 401}, "longer than 400"),

@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from rlx.runs import index, record
+from rlx.runs.models import secret_key
 from tests.runs_helpers import SCIENCE, wait_for
 
 TASK = f"/t/{SCIENCE}/chemistry/molar-mass-table"
@@ -92,7 +93,6 @@ def test_a_private_run_is_not_shown_to_another_browser(indexed_app):
     ({"visibility": "everyone"}, "must be one of"),
     ({"option": "hf-sandbox"}, "no run option"),
     ({"timeout": "99999"}, "does not take"),
-    ({"model": "gpt-x"}, "uses no model"),
     ({"agent": "terminus-2"}, "terminus-2 needs a model"),
     ({"agent": "terminus-2", "model": "m", "endpoint": "http://127.0.0.1:9/v1"}, "must use https"),
     ({"agent": "terminus-2", "model": "m", "endpoint": "https://10.1.2.3/v1"}, "private or local address"),
@@ -104,6 +104,27 @@ def test_forged_fields_are_refused_and_start_nothing(indexed_app, forged, senten
     assert response.status_code == 400
     assert sentence in response.get_data(as_text=True)
     assert stored_runs(indexed_app) == []
+
+
+def test_the_batch_form_shows_where_some_matching_task_runs_here_and_only_there(indexed_client):
+    env = f"/d/{SCIENCE}"
+    assert "Start batch" in indexed_client.get(env).get_data(as_text=True)
+    # sensor-summary alone: its Dockerfile has a step the sandbox cannot replay, so a batch of it would only fail
+    alone = html_text.unescape(indexed_client.get(env, query_string={"q": "sensor-summary"}).get_data(as_text=True))
+    assert "sensor-summary" in alone and "Start batch" not in alone
+    assert "None of these tasks can run in this machine's sandbox" in alone
+
+
+def test_model_fields_left_filled_for_oracle_are_ignored_and_keep_nothing(indexed_app, redis_client):
+    """With JS off every model field stays on screen: one filled, then oracle chosen, still starts oracle."""
+    client = indexed_app.test_client()
+    run_id = run_id_of(post_run(client, model="gpt-x", endpoint="https://93.184.216.34/v1", api_key="sk-typed"))
+    with indexed_app.app_context():
+        run = record.load(indexed_app.extensions["rlx.store"], run_id)
+    assert run.agent == "oracle" and run.model is None
+    assert redis_client.get(secret_key(run_id)) is None  # the typed key went nowhere
+    page = client.get(TASK).get_data(as_text=True)
+    assert "both ignore the model fields" in page  # the form says so before anyone posts it
 
 
 def test_an_option_that_cannot_run_here_is_refused(indexed_app):

@@ -62,9 +62,7 @@ def choose_model(agent: str, model: str, endpoint: str, key: str | None, visitor
     """What the run form's model fields ask for: None for an agent that uses no model, else the model and
     where to reach it; ModelError with one sentence when the fields do not fit together."""
     if agent != "terminus-2":
-        if model or endpoint or key:
-            raise ModelError(f"The {agent} agent uses no model: leave the model fields empty.")
-        return None
+        return None  # fields typed before choosing another agent (with JS off they stay on screen) are ignored
     if not model or len(model) > MAX_MODEL_NAME or any(c.isspace() for c in model):
         raise ModelError("terminus-2 needs a model: its name (no spaces), and either an OpenAI-compatible endpoint "
                          "(https://…/v1) with its key, or your Hugging Face sign-in for Inference Providers.")

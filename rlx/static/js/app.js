@@ -80,7 +80,8 @@
 })();
 
 /* A run form's model fields show only while the agent that uses them is chosen. Hidden ones are disabled too, so a
-   value typed before switching to oracle is not sent. Without JS every field shows and the server explains. */
+   value typed before switching to oracle is not sent. Without JS every field shows, and the server ignores them
+   for oracle and nop. */
 (function () {
   function sync(form) {
     var agent = form.querySelector("select[name=agent]");
