@@ -61,9 +61,9 @@ def _fields() -> list[RunField]:
     return [
         RunField("agent", "Agent", "choice", AGENTS, "oracle"),
         RunField("visibility", "Who can see the run", "choice", VISIBILITY, "private"),
-        RunField("model", "Model (terminus-2)", "text", for_agent="terminus-2"),
-        RunField("endpoint", "OpenAI-compatible endpoint (terminus-2)", "url", for_agent="terminus-2"),
-        RunField("api_key", "API key for that endpoint (terminus-2)", "password", for_agent="terminus-2"),
+        RunField("model", "Model (terminus-2 only)", "text", for_agent="terminus-2"),
+        RunField("endpoint", "OpenAI-compatible endpoint (terminus-2 only)", "url", for_agent="terminus-2"),
+        RunField("api_key", "API key for that endpoint (terminus-2 only)", "password", for_agent="terminus-2"),
     ]
 
 
