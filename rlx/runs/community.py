@@ -75,19 +75,35 @@ def heatmap(store: Store, env_id: str) -> dict:
         grid[(c["ref"], label)] = (c["mean"], c["runs"])
     tasks = sorted(task_runs, key=lambda t: (-task_runs[t], t))[:HEATMAP_TASKS]
     models = sorted(model_runs, key=lambda m: (-model_runs[m], m))[:HEATMAP_MODELS]
-    rows = [{"ref": t, "y": HEAT_TOP + HEAT_CELL_H * i, "text_y": HEAT_TOP + HEAT_CELL_H * (i + 1) - 6,
-             "cells": [_cell(t, m, j, grid.get((t, m))) for j, m in enumerate(models)]}
+    left, top, right = _heat_margins(tasks, models)
+    rows = [{"ref": t, "y": top + HEAT_CELL_H * i, "text_y": top + HEAT_CELL_H * (i + 1) - 6,
+             "cells": [_cell(t, m, j, grid.get((t, m)), left) for j, m in enumerate(models)]}
             for i, t in enumerate(sorted(tasks))]
     return {"models": models, "rows": rows, "tasks_total": len(task_runs), "models_total": len(model_runs),
-            "width": HEAT_LEFT + HEAT_CELL_W * len(models) + 8, "height": HEAT_TOP + HEAT_CELL_H * len(rows) + 8}
+            "left": left, "top": top,
+            "width": left + HEAT_CELL_W * len(models) + right, "height": top + HEAT_CELL_H * len(rows) + 8}
 
 
-# The heatmap's SVG geometry, worked out here once rather than per cell in the template (up to 720 cells).
-HEAT_CELL_W, HEAT_CELL_H, HEAT_LEFT, HEAT_TOP = 56, 18, 220, 110
+# The heatmap's SVG geometry, worked out here once rather than per cell in the template (up to 720 cells). The
+# margins fit the longest names shown (tasks cut at 34 characters, models at 28, as the template cuts them), so
+# short names leave no empty band above or beside the grid.
+HEAT_CELL_W, HEAT_CELL_H = 56, 18
+CHAR_W = 6.3  # px per character at the labels' 11 px sans-serif, a little generous
+RISE, RUN = 0.65, 0.77  # the model labels slant up at 40 degrees: sin and cos of it
 
 
-def _cell(ref: str, label: str, column: int, found: tuple[float, int] | None) -> dict:
-    x = HEAT_LEFT + HEAT_CELL_W * column
+def _heat_margins(tasks: list[str], models: list[str]) -> tuple[int, int, int]:
+    """(left, top, right): room for the task names, the slanted model names, and how far those slant past the
+    grid's right edge (each starts over the middle of its column)."""
+    longest_task = max((min(len(t), 34) for t in tasks), default=0)
+    lengths = [min(len(m), 28) for m in models]
+    reach = max((HEAT_CELL_W * j + HEAT_CELL_W // 2 + CHAR_W * RUN * n for j, n in enumerate(lengths)), default=0)
+    return (round(12 + CHAR_W * longest_task), round(18 + CHAR_W * RISE * max(lengths, default=0)),
+            max(8, round(reach - HEAT_CELL_W * len(models)) + 8))
+
+
+def _cell(ref: str, label: str, column: int, found: tuple[float, int] | None, left: int) -> dict:
+    x = left + HEAT_CELL_W * column
     if found is None:
         return {"x": x, "title": f"{ref} · {label}: not tried"}
     mean, runs = found

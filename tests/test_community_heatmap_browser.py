@@ -1,0 +1,36 @@
+"""The community heatmap as drawn in Chromium: every task and model name inside the drawing, however long, and no
+empty band above the grid when the names are short."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.servers import chromium, needs_chromium, serve_from
+from tests.test_community_compare import OTHER_REF, REF, SCIENCE, write_run
+
+LABELS_JS = """() => {
+  const svg = document.querySelector('svg.heatmap').getBoundingClientRect();
+  const grid = document.querySelector('svg.heatmap rect').getBoundingClientRect();
+  const labels = [...document.querySelectorAll('svg.heatmap text')].map(t => t.getBoundingClientRect());
+  return {boxes: labels.map(r => [r.left, r.top, r.right, r.bottom]), svg: [svg.left, svg.top, svg.right, svg.bottom], outside: labels.filter(r => r.left < svg.left - 0.5 || r.right > svg.right + 0.5
+                                      || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5).length,
+          above: Math.min(...labels.map(r => r.top)) - svg.top, gridTop: grid.top - svg.top};
+}"""
+
+
+@needs_chromium
+@pytest.mark.parametrize("model", [None, "Qwen/Qwen3-Coder-30B-A3B-Instruct"], ids=["short", "long"])
+def test_every_heatmap_label_is_inside_the_drawing_with_no_empty_band(indexed_app, model):
+    write_run(indexed_app, agent="oracle", model=None, reward=1.0)
+    write_run(indexed_app, ref=OTHER_REF, agent="nop", model=None, reward=0.0)
+    if model:
+        write_run(indexed_app, ref=REF, model=model, reward=0.5)
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.route("**/*", serve_from(indexed_app.test_client()))
+        page = context.new_page()
+        page.goto(f"http://explorer.test/community/{SCIENCE}")
+        seen = page.evaluate(LABELS_JS)
+        context.close()
+    assert seen["outside"] == 0, seen  # no name cut at the drawing's edge
+    assert seen["above"] < 24  # the highest name starts near the top: no empty band over the grid
