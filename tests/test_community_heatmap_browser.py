@@ -34,3 +34,21 @@ def test_every_heatmap_label_is_inside_the_drawing_with_no_empty_band(indexed_ap
         context.close()
     assert seen["outside"] == 0, seen  # no name cut at the drawing's edge
     assert seen["above"] < 24  # the highest name starts near the top: no empty band over the grid
+
+
+@needs_chromium
+def test_in_dark_mode_the_names_are_in_the_pages_text_colour_and_many_models_scroll_inside_on_a_phone(indexed_app):
+    for n in range(12):  # twelve agent/model columns: 12 × 56 px, wider than a phone
+        write_run(indexed_app, model=f"model-{n:02d}", reward=n / 11)
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 390, "height": 900}, color_scheme="dark")
+        context.route("**/*", serve_from(indexed_app.test_client()))
+        page = context.new_page()
+        page.goto(f"http://explorer.test/community/{SCIENCE}")
+        colours = page.evaluate("""() => [getComputedStyle(document.body).color,
+            ...[...document.querySelectorAll('.heat-task, .heat-model')].map(t => getComputedStyle(t).fill)]""")
+        wide = page.evaluate("document.scrollingElement.scrollWidth")
+        context.close()
+    text, *names = colours
+    assert len(names) == 13 and set(names) == {text}  # not the SVG's default black on a dark page
+    assert wide <= 390
