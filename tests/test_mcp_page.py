@@ -81,3 +81,20 @@ def test_copy_puts_the_snippet_on_the_clipboard_and_it_connects(page, server):  
     with ThreadPoolExecutor(1) as pool:  # Playwright's sync API holds this thread's event loop
         result = pool.submit(asyncio.run, describe()).result(60)
     assert "Terminal Basics" in result.content[0].text
+
+
+@needs_chromium
+@pytest.mark.parametrize("path", ["/d/rlx-examples/terminal-basics", "/s/rlx-examples/echo-env"])
+def test_with_js_off_no_copy_button_shows_and_the_snippets_are_there_to_select(client, path):
+    from tests.servers import chromium, serve_from
+
+    with chromium() as browser:
+        context = browser.new_context(java_script_enabled=False)
+        context.route("**/*", serve_from(client))
+        page = context.new_page()
+        page.goto("http://explorer.test" + path)
+        shown = [b.is_visible() for b in page.locator("#mcp [data-copy]").all()]
+        snippet = page.locator("#mcp pre").first.inner_text()
+        context.close()
+    assert shown == [False] * 4  # a button that does nothing without JS is not offered
+    assert snippet.startswith("claude mcp add --transport http ")
