@@ -1,5 +1,6 @@
-"""The community heatmap as drawn in Chromium: every task and model name inside the drawing, however long, and no
-empty band above the grid when the names are short."""
+"""Community pages and Compare as drawn in Chromium: every heatmap name inside the drawing, however long, with no
+empty band above short ones, legible in the dark theme and scrolling in its own box on a phone; Compare's runs in
+columns that never run together."""
 
 from __future__ import annotations
 
@@ -52,3 +53,26 @@ def test_in_dark_mode_the_names_are_in_the_pages_text_colour_and_many_models_scr
     text, *names = colours
     assert len(names) == 13 and set(names) == {text}  # not the SVG's default black on a dark page
     assert wide <= 390
+
+
+# Where each cell's words start and end, row by row, measured on the text itself (not the cells' boxes).
+WORDS_JS = """() => [...document.querySelectorAll('table.compare tbody tr')].map(tr => [...tr.children].map(cell => {
+  const range = document.createRange(); range.selectNodeContents(cell);
+  const r = range.getBoundingClientRect(), own = cell.getBoundingClientRect();
+  return {left: r.left, right: r.right, cellLeft: own.left};
+}))"""
+
+
+@needs_chromium
+def test_compare_keeps_room_between_runs_and_names_each_row_at_its_left(indexed_app):
+    a, b = (write_run(indexed_app, reward=reward, model="a-model-with-a-long-name") for reward in (1.0, 0.0))
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.route("**/*", serve_from(indexed_app.test_client()))
+        page = context.new_page()
+        page.goto(f"http://explorer.test/compare?runs={a.id},{b.id}")
+        rows = page.evaluate(WORDS_JS)
+        context.close()
+    for heading, first, second in rows:
+        assert second["left"] - first["right"] >= 12  # the two runs' words never read as one line
+        assert heading["left"] - heading["cellLeft"] < 2  # "What happened", "Task"...: flush left, not centred
