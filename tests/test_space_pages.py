@@ -51,7 +51,8 @@ def test_a_path_that_is_not_a_file_of_the_space_is_a_404(client, path):
 
 def test_an_unknown_space_is_a_404_with_a_sentence(client):
     response = client.get("/s/rlx-examples/nope")
-    assert response.status_code == 404 and "there is no space rlx-examples/nope" in response.get_data(as_text=True)
+    text = response.get_data(as_text=True)
+    assert response.status_code == 404 and "There is no space rlx-examples/nope in this catalog." in text
     assert client.get("/s/bad..name/x").status_code == 404
 
 

@@ -32,8 +32,10 @@ def error_response(status: int, message: str, retry_after: int | None = None):
         response = jsonify({"ok": False, "status": status, "error": message})
         response.status_code = status
     else:
+        # Source and query errors are worded to sit inside other sentences ("there is no dataset ..."): on a page
+        # of their own they start with a capital.
         body = render_template("pages/error.html", status=status, title=TITLES.get(status, "Error"),
-                               message=message, noindex=True)
+                               message=message[:1].upper() + message[1:], noindex=True)
         response = (body, status)
         from flask import make_response
 
