@@ -116,6 +116,7 @@ def test_without_oauth_settings_only_the_token_form_is_offered(make_config, redi
     client = create_app(make_config(HF_ENDPOINT=hub.url)).test_client()
     page = client.get("/signin").text
     assert "Sign in with Hugging Face" not in page and 'name="token"' in page
+    assert f'href="{hub.url}/settings/tokens"' in page  # where to make one, on the Hub this app reads
     assert client.get("/signin/hf").status_code == 404
 
 
