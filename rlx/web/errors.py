@@ -32,10 +32,8 @@ def error_response(status: int, message: str, retry_after: int | None = None):
         response = jsonify({"ok": False, "status": status, "error": message})
         response.status_code = status
     else:
-        # Source and query errors are worded to sit inside other sentences ("there is no dataset ..."): on a page
-        # of their own they start with a capital.
         body = render_template("pages/error.html", status=status, title=TITLES.get(status, "Error"),
-                               message=message[:1].upper() + message[1:], noindex=True)
+                               message=message, noindex=True)
         response = (body, status)
         from flask import make_response
 
@@ -56,11 +54,11 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(SourceError)
     def _source(exc: SourceError):
         retry_after = exc.retry_after if isinstance(exc, Unavailable) else None
-        return error_response(exc.status, str(exc), retry_after=retry_after)
+        return error_response(exc.status, _sentence(str(exc)), retry_after=retry_after)
 
     @app.errorhandler(QueryError)
     def _query(exc: QueryError):
-        return error_response(400, str(exc))
+        return error_response(400, _sentence(str(exc)))
 
     @app.errorhandler(redis.exceptions.ConnectionError)
     @app.errorhandler(redis.exceptions.TimeoutError)
@@ -79,3 +77,9 @@ def init_app(app: Flask) -> None:
             return _http(exc)
         log.exception("unhandled error on %s", request.path)
         return error_response(500, InternalServerError.description)
+
+
+def _sentence(text: str) -> str:
+    """Source and query errors are worded to sit inside other sentences ("there is no dataset ..."); alone on a
+    page or in an API answer they start with a capital."""
+    return text[:1].upper() + text[1:]
