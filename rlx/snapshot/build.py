@@ -25,7 +25,7 @@ from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.rowfiles import MAX_TAGS, DatasetRows, clip, strings_json
-from rlx.snapshot.schema import FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS
+from rlx.snapshot.schema import FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS, TRENDING_ROWIDS
 from rlx.snapshot.search_process import SearchProcessError, search_builder
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
@@ -121,7 +121,8 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         timings.restart()  # _insert_rows timed its own parts
         for statement in TOTALS:
             db.execute(statement)
-        meta = {"schema": str(SCHEMA), "built_at": built_at, "counts": json.dumps(counts, sort_keys=True)}
+        meta = {"schema": str(SCHEMA), "built_at": built_at, "counts": json.dumps(counts, sort_keys=True),
+                TRENDING_ROWIDS: "1"}  # _public put the environments in trending order
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
         lap("totals")
         for statement in INDEXES:
@@ -185,7 +186,9 @@ def previous_cards(db: sqlite3.Connection) -> dict[str, tuple[str, str, str, str
 
 
 def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
-    """(record, env id) of every public environment, each once, in listing order; and the counts of those left out."""
+    """(record, env id) of every public environment, each once, in trending order ("trending DESC, id", the order
+    of envs_by_trending), so that their rowids follow it (schema.TRENDING_ROWIDS); and the counts of those left
+    out."""
     skipped = {"skipped_private": 0, "skipped_gated": 0}
     public: list[tuple[RepoRecord, str]] = []
     seen: set[str] = set()
@@ -197,6 +200,9 @@ def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
         if env_id not in seen:  # a listing merged from several tag queries may repeat a repository
             seen.add(env_id)
             public.append((record, env_id))
+    # The trending value as stored (see _env_values), then the id: Python orders str by code point, as SQLite's
+    # BINARY collation orders their UTF-8 bytes.
+    public.sort(key=lambda pair: (-float(pair[0].trending_score or 0.0), pair[1]))
     return public, skipped
 
 

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 from pyroaring import BitMap
 
+from rlx.snapshot.schema import TRENDING_ROWIDS
+
 WALK_COST = 5  # listing one match by rowid (a lookup and a sort) costs about this many steps of an index walk
 _WALK_CHUNK = 256
 
@@ -93,24 +95,33 @@ class _Reversed:
         return isinstance(other, _Reversed) and self.text == other.text
 
 
+def rowids_in_trending_order(db: sqlite3.Connection) -> bool:
+    """Whether this file's rowids follow the trending order (schema.TRENDING_ROWIDS)."""
+    return db.execute("SELECT 1 FROM meta WHERE key = ? AND value = '1'", (TRENDING_ROWIDS,)).fetchone() is not None
+
+
 def ordered_page(db: sqlite3.Connection, matched: BitMap, order: str, offset: int, size: int,
-                 pinned: list[int] = ()) -> list[int]:
+                 pinned: list[int] = (), by_rowid: bool = False) -> list[int]:
     """The rowids of `matched` at [offset, offset + size) in `order` ("column DESC, id"), pinned rowids first.
 
-    A large set is read by walking the order's index and keeping members, which stops after the page (the
-    expected walk is the page's end divided by the set's share of the catalog); a small one is listed by rowid
-    and sorted, which costs its size. Whichever is cheaper is used.
+    `by_rowid`: the order is the rowids' own (see rowids_in_trending_order), so the page is a slice of the set.
+    Otherwise a large set is read by walking the order's index and keeping members, which stops after the page
+    (the expected walk is the page's end divided by the set's share of the catalog); a small one is listed by
+    rowid and sorted, which costs its size. Whichever is cheaper is used.
     """
     pins = [rowid for rowid in pinned if rowid in matched]
+    rest = matched - BitMap(pins) if pins else matched
     if offset < len(pins):
         page = pins[offset:offset + size]
-        return page + _rest(db, matched - BitMap(pins), order, 0, size - len(page)) if len(page) < size else page
-    return _rest(db, matched - BitMap(pins), order, offset - len(pins), size)
+        return page + _rest(db, rest, order, 0, size - len(page), by_rowid) if len(page) < size else page
+    return _rest(db, rest, order, offset - len(pins), size, by_rowid)
 
 
-def _rest(db: sqlite3.Connection, matched: BitMap, order: str, offset: int, size: int) -> list[int]:
+def _rest(db: sqlite3.Connection, matched: BitMap, order: str, offset: int, size: int, by_rowid: bool) -> list[int]:
     if not matched or size <= 0 or offset >= len(matched):
         return []
+    if by_rowid:
+        return list(matched[offset:offset + size])
     walk = (offset + size) * _catalog_size(db) / len(matched)
     if walk > WALK_COST * len(matched):
         rows = db.execute(f"SELECT rowid FROM envs WHERE rowid IN (SELECT value FROM json_each(?)) "

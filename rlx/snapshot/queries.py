@@ -55,8 +55,9 @@ def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | Non
     pins = [p for p in pinned if isinstance(p, str)][:50] if sort == "trending" else []
     found, kinds, tags = search_words(q), _values(kind), _tag_values(filters)
     hidden = [i for i in exclude_ids or () if isinstance(i, str)]
+    by_rowid = sort == "trending" and env_sets.rowids_in_trending_order(db)
     if not (found or kinds or tags or hidden or only_ids is not None):
-        return _whole_catalog(db, order, pins, page, size)
+        return _whole_catalog(db, order, pins, page, size, by_rowid)
     # Every condition is a set of environments (rlx/snapshot/env_sets.py); the page, the total and each facet are
     # read from their intersections, so no count walks the matches.
     parts = {"q": _words_set(db, found), "kind": env_sets.of_kinds(db, kinds) if kinds else None,
@@ -64,20 +65,27 @@ def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | Non
              "ids": _ids_set(db, hidden, only_ids)}
     matched = _all_of(part for part in parts.values() if part is not None)  # one part at least: see above
     pinned_rowids = list(_ids_in_order(db, pins)) if pins else []
-    rowids = env_sets.ordered_page(db, matched, order, (page - 1) * size, size, pinned_rowids)
+    rowids = env_sets.ordered_page(db, matched, order, (page - 1) * size, size, pinned_rowids, by_rowid)
     facets = {"kind": env_sets.kind_counts(db, _leaving_out(db, parts, "kind")),
               "tags": env_sets.tag_counts(db, _leaving_out(db, parts, "tags"), FACET_SIZE)}
     return {"cards": _env_cards(db, rowids), "total": len(matched), "page": page, "size": size, "facets": facets}
 
 
-def _whole_catalog(db: sqlite3.Connection, order: str, pins: list[str], page: int, size: int) -> dict:
-    """No filter at all: the page straight from the order's index, the facets from their catalog totals."""
-    order_params: tuple = ()
-    if pins:
-        order = f"CASE id {' '.join('WHEN ? THEN ' + str(i) for i in range(len(pins)))} ELSE {len(pins)} END, {order}"
-        order_params = tuple(pins)
-    rowids = [r[0] for r in db.execute(f"SELECT rowid FROM envs ORDER BY {order} LIMIT ? OFFSET ?",
-                                       (*order_params, size, (page - 1) * size))]
+def _whole_catalog(db: sqlite3.Connection, order: str, pins: list[str], page: int, size: int, by_rowid: bool
+                   ) -> dict:
+    """No filter at all: the page straight from the order's index (in trending order, when the rowids follow it,
+    a range of rowids after the pinned ones), the facets from their catalog totals."""
+    if by_rowid:
+        rowids = env_sets.ordered_page(db, env_sets.everyone(db), order, (page - 1) * size, size,
+                                       list(_ids_in_order(db, pins)), by_rowid=True)
+    else:
+        order_params: tuple = ()
+        if pins:
+            order = (f"CASE id {' '.join('WHEN ? THEN ' + str(i) for i in range(len(pins)))} ELSE {len(pins)} END, "
+                     f"{order}")
+            order_params = tuple(pins)
+        rowids = [r[0] for r in db.execute(f"SELECT rowid FROM envs ORDER BY {order} LIMIT ? OFFSET ?",
+                                           (*order_params, size, (page - 1) * size))]
     total = db.execute("SELECT n FROM env_sets WHERE facet = 'all'").fetchone()[0]
     facets = {"kind": _facet_totals(db, "kind", limit=-1), "tags": _facet_totals(db, "tags", limit=FACET_SIZE)}
     return {"cards": _env_cards(db, rowids), "total": total, "page": page, "size": size, "facets": facets}

@@ -12,6 +12,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 SCHEMA = 3  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS
+# A meta key, "1" when the environments' rowids follow the trending order ("trending DESC, id"): a trending page
+# of any set of environments is then a slice of its rowids (rlx/snapshot/env_sets.py). A file without it (built
+# before) has its trending pages read by walking the order's index.
+TRENDING_ROWIDS = "envs_rowids_in_trending_order"
 CACHE_KIB = 8192  # each connection's page cache
 # 8 KB pages hold the wide task rows with less slack than 4 KB (about 2% of the file at 7,225 environments).
 PAGE_SIZE = 8192
