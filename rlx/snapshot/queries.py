@@ -28,6 +28,7 @@ RANK_BROADEST = 20_000  # past this many matches a search lists in catalog order
 FACET_SIZE = 30
 TASK_FACETS_EXACT = 2000  # task matches up to which category and difficulty are counted one by one
 TASK_FACET_SAMPLE = 1000  # past that, about this many of the matches are counted and the counts scaled
+TASK_DRAW_WITH_COUNT = 20_000  # a word search's count also draws the facet sample for this many matches or more
 
 FILTERS = ("tags",)  # facet filters besides kind, which has its own argument
 _ENV_CARD = ("id", "key", "repo_type", "kind", "heading", "brief", "likes", "downloads", "trending", "created",
@@ -180,7 +181,7 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
         scope, params = "SELECT rowid FROM task_facets", ()
         if env is not None:
             scope, params = f"{scope} WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?)", (env,)
-    total = db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0]
+    total, drawn = _count(db, scope, params, with_draw=bool(tokens))
     offset = (page - 1) * size
     # Scoring weighs each word by how many tasks have it, one more pass over every match: past RANK_BROADEST
     # matches that pass alone costs more than the rest of the search and the words say too little to rank by,
@@ -190,7 +191,7 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
         rowids = _ranked_page(db, scope, params, total, offset, size)
     else:
         rowids = [r[0] for r in db.execute(f"{scope} ORDER BY rowid LIMIT ? OFFSET ?", (*params, size, offset))]
-    counted, about = _task_facets(db, scope, params, total) if facets else ({}, False)
+    counted, about = _task_facets(db, scope, params, total, drawn) if facets else ({}, False)
     return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size, "ranked": ranked,
             "ranked_matches": min(total, RANK_LIMIT) if ranked else 0, "facets": counted, "facets_about": about}
 
@@ -223,18 +224,44 @@ def _task_match(tokens: list[str]) -> str:
     return " ".join(f'"{token}"' if len(token) == 1 else f'"{token}"*' for token in tokens)
 
 
-def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int) -> tuple[dict, bool]:
+# A task is in the facet sample when a multiplicative hash of its rowid falls under a share of 2**32: spread like
+# a random draw (tasks of one kind often sit in runs of rowids, which every-k-th would alias with), and the same
+# draw on every request. _count and _task_facets compute it alike, in SQL and in Python.
+_HASH_SQL = "((rowid * 2654435761) & 4294967295)"
+
+
+def _in_draw(rowid: int, share: int) -> bool:
+    return (rowid * 2654435761) & 4294967295 < share
+
+
+def _share(total: int) -> int:
+    return min(2**32, 2**32 * TASK_FACET_SAMPLE // total)
+
+
+def _count(db: sqlite3.Connection, scope: str, params: tuple, with_draw: bool) -> tuple[int, list[int] | None]:
+    """The number of matches; with `with_draw`, also the matches in the facet sample's draw for
+    TASK_DRAW_WITH_COUNT matches, read in the same pass (None when there are fewer): reading a broad word's
+    matches is most of a search's cost, and a second pass for the sample would double it."""
+    if not with_draw:  # a plain count(*) of a table is SQLite's own fast count: keep it so
+        return db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0], None
+    total, drawn = db.execute(f"SELECT count(*), json_group_array(rowid) FILTER (WHERE {_HASH_SQL} < ?) "
+                              f"FROM ({scope})", (_share(TASK_DRAW_WITH_COUNT), *params)).fetchone()
+    return total, json.loads(drawn) if total >= TASK_DRAW_WITH_COUNT else None
+
+
+def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int, drawn: list[int] | None
+                 ) -> tuple[dict, bool]:
     """Category and difficulty over the matches: counted exactly up to TASK_FACETS_EXACT matches; past that,
     estimated from a fixed pseudo-random draw of about TASK_FACET_SAMPLE of them and marked "about" (the second
-    value), so a broad search costs about the same at any catalog size."""
+    value), so a broad search costs about the same at any catalog size. `drawn`, when the count read it (see
+    _count), holds every match of the draw: this total's draw is the part of it under a smaller share."""
     sampled = total > TASK_FACETS_EXACT
-    if sampled:
-        # A task is in the sample when a multiplicative hash of its rowid falls under a share of 2**32: spread
-        # like a random draw (tasks of one kind often sit in runs of rowids, which every-k-th would alias with),
-        # and the same draw on every request.
-        share = min(2**32, 2**32 * TASK_FACET_SAMPLE // total)
-        scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} ((rowid * 2654435761) & 4294967295) < ?"
-        params = (*params, share)
+    if sampled and drawn is not None:
+        share = _share(total)
+        scope, params = "SELECT value FROM json_each(?)", (json.dumps([r for r in drawn if _in_draw(r, share)]),)
+    elif sampled:
+        scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} {_HASH_SQL} < ?"
+        params = (*params, _share(total))
     # One pass over the narrow facet table yields both facets.
     category: dict[str, int] = {}
     difficulty: dict[str, int] = {}
