@@ -12,7 +12,7 @@ import pytest
 from rlx.adapters.contract import Index, TaskRow
 from rlx.catalog import kind_of
 from rlx.snapshot import QueryError, build_snapshot, search_envs, search_tasks, trending_rank
-from rlx.snapshot import queries
+from rlx.snapshot import env_sets, queries
 from rlx.snapshot.schema import open_immutable
 from rlx.sources.base import RepoRecord
 
@@ -181,8 +181,11 @@ FILTER_CASES = [
 ]
 
 
+# Tags are counted from each environment's own rows when there are few, else from the tag sets: both ways here.
+@pytest.mark.parametrize("few_envs", [0, 10_000])
 @pytest.mark.parametrize("q,kind,tags", FILTER_CASES)
-def test_each_facet_is_counted_over_what_the_other_filters_leave(snapshot, q, kind, tags):
+def test_each_facet_is_counted_over_what_the_other_filters_leave(snapshot, q, kind, tags, few_envs, monkeypatch):
+    monkeypatch.setattr(env_sets, "FEW_ENVS", few_envs)
     db, envs, _ = snapshot
     answer = search_envs(db, q, kind=kind, filters={"tags": list(tags)}, size=5)
     assert answer["total"] == len(reference(envs, q, kind, tags))

@@ -16,6 +16,7 @@ from rlx.snapshot.schema import TRENDING_ROWIDS
 
 WALK_COST = 5  # listing one match by rowid (a lookup and a sort) costs about this many steps of an index walk
 _WALK_CHUNK = 256
+FEW_ENVS = 150  # up to this many environments, their own tag rows cost less to count than every tag set
 
 
 def everyone(db: sqlite3.Connection) -> BitMap:
@@ -62,8 +63,16 @@ def kind_counts(db: sqlite3.Connection, within: BitMap) -> list[tuple[str, int]]
 
 
 def tag_counts(db: sqlite3.Connection, within: BitMap, limit: int) -> list[tuple[str, int]]:
-    """The `limit` tags most common in `within` (most first, then by name), exact. Tags are read largest first and
-    the reading stops once no tag left could enter the list: a tag's count here is at most its catalog total."""
+    """The `limit` tags most common in `within` (most first, then by name), exact.
+
+    A few environments have their own tags counted (env_tags by environment, a handful of rows each). Otherwise
+    tags are read largest first and the reading stops once no tag left could enter the list (a tag's count here
+    is at most its catalog total); a narrow search fills the list with few tags, so it read every tag's set.
+    """
+    if len(within) <= FEW_ENVS:
+        rows = db.execute("SELECT tag, count(*) AS n FROM env_tags WHERE env_rowid IN (SELECT value FROM json_each(?)) "
+                          "GROUP BY tag ORDER BY n DESC, tag LIMIT ?", (json.dumps(list(within)), limit))
+        return [(tag, n) for tag, n in rows]
     best: list[tuple[int, str]] = []  # a heap of (count, reversed name) whose root is the weakest entry
     rows = db.execute("SELECT key, n, members FROM env_sets WHERE facet = 'tag' ORDER BY n DESC")
     for tag, total, members in rows:
