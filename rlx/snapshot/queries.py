@@ -187,20 +187,22 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     # matches that pass alone costs more than the rest of the search and the words say too little to rank by,
     # so such a search lists in catalog order.
     ranked = bool(tokens) and total <= RANK_BROADEST
-    if ranked:
-        rowids = _ranked_page(db, scope, params, total, offset, size)
+    every = None  # every match, best first, when all are scored: the facets are then counted over this list
+    if ranked and total <= RANK_LIMIT:
+        every = [r[0] for r in db.execute(f"{scope} ORDER BY rank, rowid", params)]
+        rowids = every[offset:offset + size]
+    elif ranked:
+        rowids = _ranked_page(db, scope, params, offset, size)
     else:
         rowids = [r[0] for r in db.execute(f"{scope} ORDER BY rowid LIMIT ? OFFSET ?", (*params, size, offset))]
-    counted, about = _task_facets(db, scope, params, total, drawn) if facets else ({}, False)
+    counted, about = _task_facets(db, scope, params, total, drawn if every is None else every) if facets else ({}, False)
     return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size, "ranked": ranked,
             "ranked_matches": min(total, RANK_LIMIT) if ranked else 0, "facets": counted, "facets_about": about}
 
 
-def _ranked_page(db: sqlite3.Connection, scope: str, params: tuple, total: int, offset: int, size: int) -> list[int]:
+def _ranked_page(db: sqlite3.Connection, scope: str, params: tuple, offset: int, size: int) -> list[int]:
     """One page of matches, best first. Scoring re-reads each match's text, so only the first RANK_LIMIT matches
     in catalog order are scored: they come first, best first, and the matches past them follow in catalog order."""
-    if total <= RANK_LIMIT:
-        return [r[0] for r in db.execute(f"{scope} ORDER BY rank, rowid LIMIT ? OFFSET ?", (*params, size, offset))]
     page: list[int] = []
     if offset < RANK_LIMIT:  # the scored part: one pass over its matches, each scored as it is read
         scored = scope.replace("SELECT rowid FROM", "SELECT rowid, rank FROM", 1)
@@ -249,16 +251,19 @@ def _count(db: sqlite3.Connection, scope: str, params: tuple, with_draw: bool) -
     return total, json.loads(drawn) if total >= TASK_DRAW_WITH_COUNT else None
 
 
-def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int, drawn: list[int] | None
+def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int, known: list[int] | None
                  ) -> tuple[dict, bool]:
     """Category and difficulty over the matches: counted exactly up to TASK_FACETS_EXACT matches; past that,
     estimated from a fixed pseudo-random draw of about TASK_FACET_SAMPLE of them and marked "about" (the second
-    value), so a broad search costs about the same at any catalog size. `drawn`, when the count read it (see
-    _count), holds every match of the draw: this total's draw is the part of it under a smaller share."""
+    value), so a broad search costs about the same at any catalog size.
+
+    `known`: matches already read, so the search's words are not looked up once more: every match (a search whose
+    matches were all scored), or the draw the count read (see _count), of which this total's draw is the part
+    under a smaller share."""
     sampled = total > TASK_FACETS_EXACT
-    if sampled and drawn is not None:
-        share = _share(total)
-        scope, params = "SELECT value FROM json_each(?)", (json.dumps([r for r in drawn if _in_draw(r, share)]),)
+    if known is not None:
+        chosen = [r for r in known if _in_draw(r, _share(total))] if sampled else known
+        scope, params = "SELECT value FROM json_each(?)", (json.dumps(chosen),)
     elif sampled:
         scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} {_HASH_SQL} < ?"
         params = (*params, _share(total))
