@@ -5,16 +5,12 @@ from __future__ import annotations
 
 from flask.json.provider import DefaultJSONProvider
 
-_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027"))
+_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"})
 
 
 def markup_safe(text: str) -> str:
     """Escape JSON text (the characters only ever occur inside strings, where \\u escapes mean the same)."""
-    # One str.replace per character: str.translate with a table looks up every character in Python, a
-    # millisecond and more for a page of search results.
-    for char, escape in _ESCAPES:
-        text = text.replace(char, escape)
-    return text
+    return text.translate(_ESCAPES)
 
 
 class MarkupSafeJSON(DefaultJSONProvider):
