@@ -33,6 +33,7 @@ from rlx.catalog import fetch_listing
 from rlx.snapshot.build import build_snapshot
 from rlx.snapshot.indexer import CompleteIndexes
 from rlx.snapshot.publish import publish
+from rlx.snapshot.row_sources import StoredIndexes
 from rlx.sources.folder import FolderSource
 from rlx.store import Store
 
@@ -83,7 +84,8 @@ def builds_at(records, store: Store, folder: Path, runs: int, final: Path | None
 
 
 def change_indexes(store: Store, datasets: list[str], run: int) -> int:
-    """Rewrite 1 % of the indexes (a different 1 % each run), as a rebuilt dataset's new revision would."""
+    """Rewrite 1 % of the indexes (a different 1 % each run), as a rebuilt dataset's new revision would, and derive
+    their row files as the indexer does after each rebuild."""
     step = max(1, round(1 / CHANGED_SHARE))
     changed = 0
     for env_id in datasets[run % step::step]:
@@ -92,6 +94,7 @@ def change_indexes(store: Store, datasets: list[str], run: int) -> int:
             continue
         rows = [dataclasses.replace(index.rows[0], title=f"{index.rows[0].title} (revised {run})"), *index.rows[1:]]
         save_index(store, dataclasses.replace(index, rows=rows, revision=f"{index.revision}-r{run}"))
+        StoredIndexes(store).refresh(env_id)
         changed += 1
     return changed
 

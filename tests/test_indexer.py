@@ -17,7 +17,7 @@ from rq.job import Job
 
 from rlx.catalog import read_listing_file
 from rlx.jobs.snapshot import ensure_snapshot_job
-from rlx.snapshot import pointer_name
+from rlx.snapshot import indexer, pointer_name, row_sources
 from rlx.snapshot.indexer import run_indexer
 from rlx.snapshot.schema import open_immutable
 from rlx.sources.errors import Unavailable
@@ -164,6 +164,30 @@ def test_a_dataset_whose_revision_changed_is_rebuilt_alone(hub, run, store):
     summary = run()
 
     assert summary["rebuilt"] == [changed]
+    assert snapshot_envs(store)[changed] == 2
+
+
+def test_a_rebuilt_dataset_s_snapshot_rows_are_kept_as_it_is_rebuilt_so_the_build_reads_no_index(
+        hub, run, store, monkeypatch):
+    run()
+    changed = BULK[3]
+    hub.add_repo("dataset", changed, harbor_dataset("Bulk 3", tasks=("task-3", "task-3b")),
+                 {"trendingScore": 3, "lastModified": "2026-11-30T12:30:00.000Z"})
+    building, read = [], []  # the indexes read while the snapshot is built
+    real_read, real_build = row_sources.read_index, indexer.build_snapshot
+
+    def read_index(store, env_id):
+        if building:
+            read.append(env_id)
+        return real_read(store, env_id)
+
+    monkeypatch.setattr(row_sources, "read_index", read_index)
+    monkeypatch.setattr(indexer, "build_snapshot", lambda *a, **k: building.append(1) or real_build(*a, **k))
+
+    summary = run()
+
+    assert summary["rebuilt"] == [changed] and building == [1]
+    assert read == []  # every dataset's rows came from its row file, the rebuilt one's too
     assert snapshot_envs(store)[changed] == 2
 
 

@@ -2,6 +2,7 @@
 small row file while its index is unchanged, and the result the same as a build from nothing."""
 
 import json
+import os
 import sqlite3
 
 import pytest
@@ -131,6 +132,22 @@ def test_an_unchanged_index_is_read_from_its_row_file_and_a_changed_one_again(st
     assert answers(tmp_path / "third.db")["rook"] == (0, [])
     db = open_immutable(tmp_path / "third.db")
     assert search_tasks(db, "gambit")["total"] == 3
+
+
+def test_an_index_rewritten_at_once_to_the_same_size_is_noticed(store, tmp_path):
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")
+    path = store.index_path("acme/chess-tasks")
+    before = path.stat()
+    # Another title of the same length, written within the clock's tick of the last write (forced here): only the
+    # file itself is new.
+    save_index(store, index("acme/chess-tasks", "chess knights", revision="r2"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "second.db", previous=tmp_path / "first.db")
+
+    db = open_immutable(tmp_path / "second.db")
+    assert search_tasks(db, "knights")["total"] == 3 and search_tasks(db, "endgame")["total"] == 0
 
 
 def test_a_row_file_that_is_damaged_is_derived_again(store, tmp_path):

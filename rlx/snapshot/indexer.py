@@ -295,6 +295,7 @@ def rebuild(plan: Plan, source: Source, store: Store, state: IndexerState, clock
             log.warning("indexer.build_failed repo=%s reason=%s outage=%s error=%s", env_id, item.reason, outage,
                         error)
         else:
+            StoredIndexes(store).refresh(env_id)
             state.record_success(env_id)
             rebuilt.append(env_id)
             outages = 0

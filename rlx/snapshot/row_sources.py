@@ -80,6 +80,11 @@ class StoredIndexes(Mapping):
             write_row_file(row_file, rows)
         return rows if self.usable(rows) else None
 
+    def refresh(self, env_id: str) -> None:
+        """Derive the dataset's row file now, from its index just rebuilt (the indexer calls this): the snapshot
+        build that follows then reads the small file, not the whole index."""
+        self.dataset_rows(env_id, self.fingerprint(env_id))
+
     def usable(self, rows: DatasetRows) -> bool:
         """Whether a stored index may be shown (CompleteIndexes: complete ones only)."""
         return True

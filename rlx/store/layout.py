@@ -33,7 +33,7 @@ class Store:
     @staticmethod
     def index_name(repo_id: str) -> str:
         """The index file's name in indexes_dir. A snapshot build joins it to the folder as text: making a Path
-        and its text per dataset cost twice what reading the file's fingerprint did."""
+        and its text per dataset cost more than the file's fingerprint (a stat) does."""
         return f"{_repo_key(repo_id)}.json.gz"
 
     def partial_index_path(self, repo_id: str) -> Path:
