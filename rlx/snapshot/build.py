@@ -26,7 +26,7 @@ from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.rowfiles import MAX_TAGS, DatasetRows, clip, strings_json
 from rlx.snapshot.schema import FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS, TRENDING_ROWIDS
-from rlx.snapshot.search_process import SearchProcessError, search_builder
+from rlx.snapshot.search_process import SEARCH_TABLES, SearchProcessError, search_builder
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
 
@@ -129,20 +129,22 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
             db.execute(statement)
         db.execute("COMMIT")
         lap("indexes")
+        if carried is not None:
+            db.execute("DETACH previous")
+        # While a second process still builds the search tables, the build counts and checks what it wrote itself;
+        # once they are copied in, only those tables are (and each reader checks the whole file again as it opens
+        # it: rlx/snapshot/local_copy.py). At ten times today's catalog that takes most of a second off the end.
+        ahead = search.fed
+        if ahead:
+            _analyze_and_check(db, timings)
         # The environment search's sets and the word indexes (rlx/snapshot/search_tables.py), last: a second
         # process building them has had the whole build so far to do it.
         helper = search.finish(db, timings)
-        if carried is not None:
-            db.execute("DETACH previous")
-        db.execute("ANALYZE main")
         free, pages = db.execute("PRAGMA freelist_count").fetchone()[0], db.execute("PRAGMA page_count").fetchone()[0]
-        if free > pages // 100:  # rows are written in order into a fresh file: compact unless the merges left gaps
+        vacuumed = free > pages // 100
+        if vacuumed:  # rows are written in order into a fresh file: compact unless the merges left gaps
             db.execute("VACUUM")
-        lap("analyze_vacuum")
-        verdict = db.execute("PRAGMA quick_check").fetchone()[0]
-        if verdict != "ok":
-            raise SnapshotBuildError(f"the new snapshot failed quick_check: {verdict}")
-        lap("quick_check")
+        _analyze_and_check(db, timings, SEARCH_TABLES if ahead and not vacuumed else None)
     except SearchProcessError as exc:
         raise SnapshotBuildError(str(exc)) from None
     finally:
@@ -150,6 +152,18 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         if search is not None:
             search.close()
     return counts, copied, timings, helper
+
+
+def _analyze_and_check(db: sqlite3.Connection, laps: Laps, tables: tuple[str, ...] | None = None) -> None:
+    """Statistics for the query planner and SQLite's quick_check, of the whole file or of `tables` only."""
+    for target in tables or ("main",):
+        db.execute(f"ANALYZE {target}")
+    laps.lap("analyze_vacuum")
+    for pragma in ([f"quick_check({table})" for table in tables] if tables else ["quick_check"]):
+        verdict = db.execute(f"PRAGMA {pragma}").fetchone()[0]
+        if verdict != "ok":
+            raise SnapshotBuildError(f"the new snapshot failed quick_check: {verdict}")
+    laps.lap("quick_check")
 
 
 def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str, tuple] | None:

@@ -28,13 +28,14 @@ from urllib.parse import quote
 from rlx.snapshot import search_tables
 from rlx.snapshot.schema import FTS
 
-# Public environments from which a second process is used. At today's Hub size (about 7,000) it gains no wall time
-# (hourly builds 1.20-1.42 s against 1.30-1.34 s in place, same host) and costs half as much CPU again (pickling
-# the rows, one insert per row); at ten times (72,000) it takes the build from 15.3 s to 12.2-12.6 s. Tests set it
-# to force either way.
-SECOND_PROCESS_FROM = 20_000
+# Public environments from which a second process is used (with a second processor to run it on). At today's Hub
+# size (7,225) it takes an hourly build from 1.2 s to 0.85-1.0 s for about 0.35 s more CPU (starting it, pickling
+# the rows, one insert per row), and at ten times from 15 s to 12 s; below a few thousand its start would cost
+# more than it saves. Tests set it to force either way.
+SECOND_PROCESS_FROM = 2_000
 SHADOW_TABLES = tuple(f"{table}_{part}" for table in search_tables.FTS_TABLES
                       for part in ("data", "idx", "docsize", "config"))
+SEARCH_TABLES = (*SHADOW_TABLES, "env_sets")  # what the second process's file brings into the build's
 
 
 class SearchProcessError(Exception):
