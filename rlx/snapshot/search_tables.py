@@ -168,8 +168,10 @@ class FedBuild:
         # opens a statement savepoint, which makes FTS5 write out a segment.
         db.executemany("INSERT INTO temp.copying (seq, first, last, shift) VALUES (?, ?, ?, ?)",
                        ((self.copied + i, *copy) for i, copy in enumerate(copies, 1)))
+        # The texts pass through as their UTF-8 bytes: FTS5 reads a blob's bytes as the text they spell, and
+        # Python skips decoding and encoding each one (a fifth of this copy's cost).
         rows = db.cursor().execute(
-            "SELECT t.rowid + c.shift, t.title, t.brief FROM temp.copying c "
+            "SELECT t.rowid + c.shift, CAST(t.title AS BLOB), CAST(t.brief AS BLOB) FROM temp.copying c "
             "CROSS JOIN previous.tasks t ON t.rowid BETWEEN c.first AND c.last WHERE c.seq > ? "
             "ORDER BY c.seq, t.rowid", (self.copied,))
         db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)", rows)
