@@ -1,6 +1,6 @@
-"""A large catalog's search tables (env_sets and the two word indexes) are built by a second process while the build
-writes its rows: the file that comes out is the same as when the build makes them itself, and a failure on either
-side fails the build whole, leaving no file and no process behind."""
+"""A large catalog's word indexes are built by a second process while the build writes its rows (env_sets by the
+build itself either way): the file that comes out is the same as when the build makes them itself, and a failure
+on either side fails the build whole, leaving no file and no process behind."""
 
 import os
 import pickle

@@ -26,7 +26,8 @@ from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.rowfiles import MAX_TAGS, DatasetRows, clip, strings_json
 from rlx.snapshot.schema import FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS, TRENDING_ROWIDS
-from rlx.snapshot.search_process import SEARCH_TABLES, SearchProcessError, search_builder
+from rlx.snapshot.search_process import SHADOW_TABLES, SearchProcessError, search_builder
+from rlx.snapshot.search_tables import EnvSets
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
 
@@ -117,7 +118,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         for statement in (*TABLES, *FTS):
             db.execute(statement)
         lap("setup")
-        counts, copied = _insert_rows(db, public, source, kind_of, carried, timings, search)
+        counts, copied, sets = _insert_rows(db, public, source, kind_of, carried, timings, search)
         timings.restart()  # _insert_rows timed its own parts
         for statement in TOTALS:
             db.execute(statement)
@@ -127,8 +128,10 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         lap("totals")
         for statement in INDEXES:
             db.execute(statement)
-        db.execute("COMMIT")
         lap("indexes")
+        sets.write(db)
+        db.execute("COMMIT")
+        lap("env_sets")
         if carried is not None:
             db.execute("DETACH previous")
         # While a second process still builds the search tables, the build counts and checks what it wrote itself;
@@ -137,14 +140,14 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         ahead = search.fed
         if ahead:
             _analyze_and_check(db, timings)
-        # The environment search's sets and the word indexes (rlx/snapshot/search_tables.py), last: a second
-        # process building them has had the whole build so far to do it.
+        # The word indexes (rlx/snapshot/search_tables.py), last: a second process building them has had the whole
+        # build so far to do it.
         helper = search.finish(db, timings)
         free, pages = db.execute("PRAGMA freelist_count").fetchone()[0], db.execute("PRAGMA page_count").fetchone()[0]
         vacuumed = free > pages // 100
         if vacuumed:  # rows are written in order into a fresh file: compact unless the merges left gaps
             db.execute("VACUUM")
-        _analyze_and_check(db, timings, SEARCH_TABLES if ahead and not vacuumed else None)
+        _analyze_and_check(db, timings, SHADOW_TABLES if ahead and not vacuumed else None)
     except SearchProcessError as exc:
         raise SnapshotBuildError(str(exc)) from None
     finally:
@@ -221,9 +224,10 @@ def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
 
 
 def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind_of, carried: dict | None,
-                 timings: Laps, search) -> tuple[dict, int]:
-    """Every public environment and its tasks, in listing order; (counts, datasets copied from `previous`). Each
-    batch is also sent to `search` when it builds the search tables from the rows sent (search_process.py)."""
+                 timings: Laps, search) -> tuple[dict, int, EnvSets]:
+    """Every public environment and its tasks, in listing order; (counts, datasets copied from `previous`, the
+    environment search's sets). Each batch is also sent to `search` when it builds the word indexes from the rows
+    sent (search_process.py)."""
     public, skipped = public
     counts = {"envs": 0, "tasks": 0, "datasets": 0, "spaces": 0, "indexed": 0, **skipped}
     envs: list[tuple] = []  # inserted together at the end; tasks name them by the rowid given here
@@ -234,7 +238,6 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
     # per environment (a CPU clock read is a system call, and a 10x catalog has 72,250 environments).
     for batch in _batches(public, source, carried or {}):
         timings.lap("read_rows")
-        tags_from = len(env_tags)
         rowids = []
         for record, env_id, rows, before in batch:
             kind = kind_of(record, None if rows is None else rows.found_kind)
@@ -266,7 +269,7 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
         db.executemany("INSERT INTO env_sources (env_rowid, fingerprint, found_kind) VALUES (?, ?, ?)", sources)
         timings.lap("write_rows")
         if search.fed:
-            search.add(*_search_rows(batch, envs[-len(batch):], env_tags[tags_from:]))
+            search.add(*_search_rows(batch, envs[-len(batch):]))
             timings.lap("search_feed")
     copies.flush()
     db.executemany("INSERT INTO envs (rowid, id, key, repo_type, kind, heading, brief, likes, downloads, trending, "
@@ -274,20 +277,28 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", envs)
     db.executemany("INSERT INTO env_tags (tag, env_rowid) VALUES (?, ?)", env_tags)
     timings.lap("write_rows")
-    return counts, copies.datasets
+    # The sets are made here, from the rows in memory, by whichever process has less to do: the second one, when
+    # there is one, is still tokenizing the tasks' words.
+    sets = EnvSets()
+    for env in envs:
+        sets.add_env(env[0], env[4], env[-1])
+    for tag, env_rowid in env_tags:
+        sets.add_tag(tag, env_rowid)
+    timings.lap("env_sets")
+    return counts, copies.datasets, sets
 
 
-def _search_rows(batch: list[tuple], envs: list[tuple], tags: list[tuple]) -> tuple[list, list, list]:
-    """What the search tables need of one batch (search_tables.FedBuild.add): each environment's (rowid, kind,
-    search_blob), its tags, and per dataset its tasks' source: its rowid in the previous snapshot when they are
-    copied from there, else their (title, brief)."""
+def _search_rows(batch: list[tuple], envs: list[tuple]) -> tuple[list, list]:
+    """What the word indexes need of one batch (search_tables.FedBuild.add): each environment's (rowid,
+    search_blob), and per dataset its tasks' source: its rowid in the previous snapshot when they are copied from
+    there, else their (title, brief)."""
     tasks = []
     for record, env_id, rows, before in batch:
         if before is not None:
             tasks.append((before[0], None))
         elif rows is not None and rows.tasks:
             tasks.append((None, [(values[1], values[2]) for values in rows.tasks]))
-    return [(env[0], env[4], env[-1]) for env in envs], tags, tasks
+    return [(env[0], env[-1]) for env in envs], tasks
 
 
 BATCH_ENVS, BATCH_TASKS = 512, 20_000  # a batch ends at whichever comes first: its rows are held in memory

@@ -1,4 +1,4 @@
-"""Who builds the search tables (rlx/snapshot/search_tables.py): the build's own process for a small catalog, a
+"""Who builds the word indexes (rlx/snapshot/search_tables.py): the build's own process for a small catalog, a
 second process for a large one.
 
 Tokenizing the tasks' text for tasks_fts is the largest single part of an hourly build (a third of its CPU at ten
@@ -35,7 +35,6 @@ from rlx.snapshot.schema import FTS
 SECOND_PROCESS_FROM = 2_000
 SHADOW_TABLES = tuple(f"{table}_{part}" for table in search_tables.FTS_TABLES
                       for part in ("data", "idx", "docsize", "config"))
-SEARCH_TABLES = (*SHADOW_TABLES, "env_sets")  # what the second process's file brings into the build's
 
 
 class SearchProcessError(Exception):
@@ -55,7 +54,7 @@ class InPlace:
 
     fed = False
 
-    def add(self, envs, tags, tasks) -> None:
+    def add(self, envs, tasks) -> None:
         raise AssertionError("an in-place build reads its rows from the database")
 
     def finish(self, db: sqlite3.Connection, laps) -> dict | None:
@@ -86,9 +85,9 @@ class SecondProcess:
         self.writer.start()
         self._send(("start", str(self.path), FTS, None if previous is None else str(Path(previous).resolve())))
 
-    def add(self, envs: list[tuple], tags: list[tuple], tasks: list[tuple]) -> None:
+    def add(self, envs: list[tuple], tasks: list[tuple]) -> None:
         """One batch of rows, in the order the build wrote them (search_tables.FedBuild.add says what each holds)."""
-        self._send(("add", envs, tags, tasks))
+        self._send(("add", envs, tasks))
 
     def _send(self, message: tuple) -> None:
         """Queue a message for the writer thread: the build never waits on the pipe while the other process is
@@ -121,8 +120,6 @@ class SecondProcess:
         for table in SHADOW_TABLES:  # FTS5 wrote each table's first rows when it was created here
             db.execute(f"DELETE FROM main.{table}")
             db.execute(f"INSERT INTO main.{table} SELECT * FROM search.{table}")
-        db.execute(search_tables.TABLE)
-        db.execute("INSERT INTO main.env_sets SELECT * FROM search.env_sets")
         db.execute("COMMIT")
         db.execute("DETACH search")
         laps.lap("search_copy")

@@ -8,10 +8,10 @@ the catalog) costs what a rare one costs. See rlx/snapshot/env_sets.py for the r
 `search_blob`, which is already the environment's words exactly as rlx/catalog/words.py cuts them, so the sets
 answer the same rule as a substring check on the blob would.
 
-A small catalog's tables are built in the build's own process from its rows (build_in_place). A large one's are
-built by a second process while the build writes the rows (rlx/snapshot/search_process.py runs this file as a
-program and feeds it the rows as they are written), which takes the word indexes' tokenizing, the largest part
-of a build, off the build's own processor. This file therefore imports nothing of rlx: the second process starts
+The build makes the sets from the rows it holds (rlx/snapshot/build.py). A small catalog's word indexes are built
+in the build's own process from its rows (build_in_place); a large one's by a second process while the build
+writes the rows (rlx/snapshot/search_process.py runs this file as a program and feeds it the rows as they are
+written), which takes their tokenizing, the largest part of a build, off the build's own processor. This file therefore imports nothing of rlx: the second process starts
 in a tenth of a second instead of loading the app.
 """
 
@@ -83,13 +83,7 @@ def optimize_fts(db: sqlite3.Connection) -> None:
 
 
 def build_in_place(db: sqlite3.Connection) -> None:
-    """Fill env_sets and the word indexes from the rows already in `db` (inside the build's transaction)."""
-    sets = EnvSets()
-    for rowid, kind, blob in db.execute("SELECT rowid, kind, search_blob FROM envs"):
-        sets.add_env(rowid, kind, blob)
-    for tag, rowid in db.execute("SELECT tag, env_rowid FROM env_tags"):
-        sets.add_tag(tag, rowid)
-    sets.write(db)
+    """Fill the word indexes from the rows already in `db` (inside the build's transaction)."""
     size_fts(db)
     for table in FTS_TABLES:
         db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
@@ -130,20 +124,14 @@ class FedBuild:
         # Runs of unchanged datasets' tasks: rowids first..last in the previous snapshot, moved by `shift`.
         db.execute("CREATE TEMP TABLE copying (seq INTEGER PRIMARY KEY, first INTEGER NOT NULL, last INTEGER NOT NULL, "
                    "shift INTEGER NOT NULL)")
-        self.sets = EnvSets()
         self.tasks = 0  # the last task rowid given
         self.copied = 0  # datasets copied so far
 
-    def add(self, envs: list[tuple[int, str, str]], tags: list[tuple[str, int]], tasks: list[tuple]) -> None:
-        """`envs`: (rowid, kind, search_blob); `tags`: (tag, env rowid); `tasks`: per dataset with tasks, in order,
-        (its rowid in the previous snapshot, None) when they are copied from there, else (None, [(title, brief)])."""
-        for rowid, kind, blob in envs:
-            self.sets.add_env(rowid, kind, blob)
-        for tag, rowid in tags:
-            self.sets.add_tag(tag, rowid)
+    def add(self, envs: list[tuple[int, str]], tasks: list[tuple]) -> None:
+        """`envs`: (rowid, search_blob); `tasks`: per dataset with tasks, in order, (its rowid in the previous
+        snapshot, None) when they are copied from there, else (None, [(title, brief)])."""
         db = self.db
-        db.executemany("INSERT INTO envs_fts (rowid, search_blob) VALUES (?, ?)",
-                       ((rowid, blob) for rowid, _, blob in envs))
+        db.executemany("INSERT INTO envs_fts (rowid, search_blob) VALUES (?, ?)", envs)
         copies: list[tuple[int, int, int]] = []
         for previous_rowid, texts in tasks:
             if previous_rowid is not None:
@@ -181,7 +169,6 @@ class FedBuild:
     def finish(self) -> None:
         db = self.db
         optimize_fts(db)
-        self.sets.write(db)
         db.execute("COMMIT")
         db.close()
 
@@ -192,7 +179,7 @@ def _uri(path: str, options: str = "") -> str:
 
 def serve(stream) -> None:
     """Read the build's messages from `stream` (pickles: ("start", path, FTS statements, previous or None), then
-    ("add", envs, tags, tasks) any number of times, then ("finish",)) and build; print the peak resident bytes at
+    ("add", envs, tasks) any number of times, then ("finish",)) and build; print the peak resident bytes at
     the end. Ending without "finish" is an error: the build went away, and its file is not to be used."""
     _, path, fts, previous = pickle.load(stream)
     build = FedBuild(path, fts, previous)
