@@ -136,7 +136,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
             db.execute("DETACH previous")
         # While a second process still builds the search tables, the build counts and checks what it wrote itself;
         # once they are copied in, only those tables are (and each reader checks the whole file again as it opens
-        # it: rlx/snapshot/local_copy.py). At ten times today's catalog that takes most of a second off the end.
+        # it: rlx/snapshot/local_copy.py). At ten times today's catalog that is 0.8 s of CPU out of the last stretch.
         ahead = search.fed
         if ahead:
             _analyze_and_check(db, timings)
@@ -277,8 +277,8 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", envs)
     db.executemany("INSERT INTO env_tags (tag, env_rowid) VALUES (?, ?)", env_tags)
     timings.lap("write_rows")
-    # The sets are made here, from the rows in memory, by whichever process has less to do: the second one, when
-    # there is one, is still tokenizing the tasks' words.
+    # The sets are made here, from the rows in memory: a second process, when there is one, has the longer job
+    # (tokenizing the tasks' words), and sending it each environment's kind and tags cost pickling besides.
     sets = EnvSets()
     for env in envs:
         sets.add_env(env[0], env[4], env[-1])

@@ -29,9 +29,10 @@ from rlx.snapshot import search_tables
 from rlx.snapshot.schema import FTS
 
 # Public environments from which a second process is used (with a second processor to run it on). At today's Hub
-# size (7,225) it takes an hourly build from 1.2 s to 0.85-1.0 s for about 0.35 s more CPU (starting it, pickling
-# the rows, one insert per row), and at ten times from 15 s to 12 s; below a few thousand its start would cost
-# more than it saves. Tests set it to force either way.
+# size (7,225) it took an hourly build from 1.2-1.5 s in place to 1.0 s on an idle 2-core host, for about 0.3 s
+# more CPU (starting it, pickling the rows, one insert per row); at ten times it saves about 3 s. Below a few
+# thousand environments its start would cost more than it saves. On a host whose cores are busy with other work
+# it gains nothing. Tests set it to force either way.
 SECOND_PROCESS_FROM = 2_000
 SHADOW_TABLES = tuple(f"{table}_{part}" for table in search_tables.FTS_TABLES
                       for part in ("data", "idx", "docsize", "config"))
