@@ -28,12 +28,11 @@ from urllib.parse import quote
 from rlx.snapshot import search_tables
 from rlx.snapshot.schema import FTS
 
-# Public environments from which a second process is used (with a second processor to run it on). At today's Hub
-# size (7,225) it took an hourly build from 1.2-1.5 s in place to 1.0 s on an idle 2-core host, for about 0.3 s
-# more CPU (starting it, pickling the rows, one insert per row); at ten times it saves about 3 s. Below a few
-# thousand environments its start would cost more than it saves. On a host whose cores are busy with other work
-# it gains nothing. Tests set it to force either way.
-SECOND_PROCESS_FROM = 2_000
+# Public environments from which a second process is used (with a second processor to run it on). Measured on
+# the project's 2-core host, one hourly build after another: at today's Hub size (7,225) in place 1.01-1.08 s,
+# with the second process 1.07-1.25 s (the two processes slow each other down more than the split saves); at ten
+# times (72,250) with it 8.9-10.6 s, in place about 3 s more. Tests set it to force either way.
+SECOND_PROCESS_FROM = 20_000
 SHADOW_TABLES = tuple(f"{table}_{part}" for table in search_tables.FTS_TABLES
                       for part in ("data", "idx", "docsize", "config"))
 
