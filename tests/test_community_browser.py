@@ -19,6 +19,19 @@ LABELS_JS = """() => {
 }"""
 
 
+def evaluate(app, path: str, script: str, width: int = 1280, scheme: str = "light"):
+    """What `script` returns on `path`, drawn by Chromium at `width` px in the `scheme` theme."""
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        context.route("**/*", serve_from(app.test_client()))
+        page = context.new_page()
+        page.goto(f"http://explorer.test{path}")
+        try:
+            return page.evaluate(script)
+        finally:
+            context.close()
+
+
 @needs_chromium
 @pytest.mark.parametrize("model", [None, "Qwen/Qwen3-Coder-30B-A3B-Instruct"], ids=["short", "long"])
 def test_every_heatmap_label_is_inside_the_drawing_with_no_empty_band(indexed_app, model):
@@ -26,13 +39,7 @@ def test_every_heatmap_label_is_inside_the_drawing_with_no_empty_band(indexed_ap
     write_run(indexed_app, ref=OTHER_REF, agent="nop", model=None, reward=0.0)
     if model:
         write_run(indexed_app, ref=REF, model=model, reward=0.5)
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.route("**/*", serve_from(indexed_app.test_client()))
-        page = context.new_page()
-        page.goto(f"http://explorer.test/community/{SCIENCE}")
-        seen = page.evaluate(LABELS_JS)
-        context.close()
+    seen = evaluate(indexed_app, f"/community/{SCIENCE}", LABELS_JS)
     assert seen["outside"] == 0, seen  # no name cut at the drawing's edge
     assert seen["above"] < 24  # the highest name starts near the top: no empty band over the grid
 
@@ -41,16 +48,12 @@ def test_every_heatmap_label_is_inside_the_drawing_with_no_empty_band(indexed_ap
 def test_in_dark_mode_the_names_are_in_the_pages_text_colour_and_many_models_scroll_inside_on_a_phone(indexed_app):
     for n in range(12):  # twelve agent/model columns: 12 × 56 px, wider than a phone
         write_run(indexed_app, model=f"model-{n:02d}", reward=n / 11)
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 390, "height": 900}, color_scheme="dark")
-        context.route("**/*", serve_from(indexed_app.test_client()))
-        page = context.new_page()
-        page.goto(f"http://explorer.test/community/{SCIENCE}")
-        colours = page.evaluate("""() => [getComputedStyle(document.body).color,
-            ...[...document.querySelectorAll('.heat-task, .heat-model')].map(t => getComputedStyle(t).fill)]""")
-        wide = page.evaluate("document.scrollingElement.scrollWidth")
-        context.close()
-    text, *names = colours
+    seen = evaluate(indexed_app, f"/community/{SCIENCE}", """() => ({wide: document.scrollingElement.scrollWidth,
+        colours: [getComputedStyle(document.body).color,
+                  ...[...document.querySelectorAll('.heat-task, .heat-model')].map(t => getComputedStyle(t).fill)]})""",
+                    width=390, scheme="dark")
+    text, *names = seen["colours"]
+    wide = seen["wide"]
     assert len(names) == 13 and set(names) == {text}  # not the SVG's default black on a dark page
     assert wide <= 390
 
@@ -66,13 +69,7 @@ WORDS_JS = """() => [...document.querySelectorAll('table.compare tbody tr')].map
 @needs_chromium
 def test_compare_keeps_room_between_runs_and_names_each_row_at_its_left(indexed_app):
     a, b = (write_run(indexed_app, reward=reward, model="a-model-with-a-long-name") for reward in (1.0, 0.0))
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.route("**/*", serve_from(indexed_app.test_client()))
-        page = context.new_page()
-        page.goto(f"http://explorer.test/compare?runs={a.id},{b.id}")
-        rows = page.evaluate(WORDS_JS)
-        context.close()
+    rows = evaluate(indexed_app, f"/compare?runs={a.id},{b.id}", WORDS_JS)
     for heading, first, second in rows:
         assert second["left"] - first["right"] >= 12  # the two runs' words never read as one line
         assert heading["left"] - heading["cellLeft"] < 2  # "What happened", "Task"...: flush left, not centred
