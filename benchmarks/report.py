@@ -383,8 +383,9 @@ def _search_cpu(s: dict, cpu: dict) -> str:
     """The search tables' CPU in the hourly build: a second process's, or the build's own phases."""
     if s.get("search_process_cpu"):
         waited = s["phases"].get("search_wait", 0)
-        return (f"{s['search_process_cpu']:.2f} s with the environment search's sets, in a second process on the "
-                f"other core, fed the rows as they are written; the build waited {waited:.2f} s for it")
+        return (f"{s['search_process_cpu']:.2f} s in a second process on the other core, fed the rows as they are "
+                f"written; the build waited {waited:.2f} s for it; the environment search's sets "
+                f"{cpu.get('env_sets', 0):.2f} s in the build's own process")
     return f"{cpu.get('fts', cpu.get('search', 0)):.2f} s, the environment search's sets {cpu.get('env_sets', 0):.2f} s"
 
 
@@ -406,11 +407,10 @@ def _what_moves(r: dict) -> str:
                      "(a facet-table look-up per match) measured 3 to 8 ms more per broad search at 1×; hashed "
                      "keys, tried, made the task word index 80 % larger), then the rows "
                      f"({cpu.get('read_rows', 0):.2f} s finding them: "
-                     f"one index fingerprint per dataset; {cpu.get('env_rows', 0):.2f} s each environment's row in "
+                     f"one stat of each dataset's index; {cpu.get('env_rows', 0):.2f} s each environment's row in "
                      "Python; "
                      f"{cpu.get('write_rows', 0):.2f} s writing them, unchanged tasks copied in SQL), the "
-                     "environment search's sets and the sort indexes "
-                     f"({cpu.get('indexes', 0):.2f} s).")
+                     f"sort indexes ({cpu.get('indexes', 0):.2f} s)." + _at_ten_times(r))
     floor, app = r.get("floor"), r.get("app")
     if floor and app:
         q1f, q1a = floor.get("Q1", {}).get("p50_ms"), app["per_query"].get("Q1", {}).get("p50_ms")
@@ -420,7 +420,7 @@ def _what_moves(r: dict) -> str:
                      "substring matches thousands of environments, and counting their tags is the heaviest "
                      "environment statement. At eight connections the two cores are shared by wrk and two workers, so "
                      "p50 there is mostly queueing. Single figures move ±30 % between runs on this VM "
-                     "(research/perf-anchors.md); ratios hold." + _task_lookup_note(r))
+                     "(research/perf-anchors.md); ratios hold." + _task_lookup_note(r) + _broad_prefix_note(r))
     x = r.get("indexing")
     if x:
         lines.append(f"*Indexing.* At {indexing.LATENCY_S * 1000:.0f} ms a request, listing pages are fetched one "
@@ -434,6 +434,37 @@ def _what_moves(r: dict) -> str:
                      "inlined, scripts deferred); its bytes follow the HTML's size after gzip, and in headless "
                      "Chromium on this VM most of the time to the first card is parsing and layout, not the network.")
     return "\n\n".join(lines) + "\n"
+
+
+def _at_ten_times(r: dict) -> str:
+    """What the 10x hourly build spends, and what would take it (and the 1x build) further down."""
+    hourly = (r.get("snapshot_10x") or {}).get("hourly") or {}
+    cpu = hourly.get("cpu_phases") or {}
+    if not cpu:
+        return ""
+    parts = ", ".join(f"{name} {cpu[name]:.2f} s" for name in ("write_rows", "env_rows", "indexes", "env_sets",
+                                                              "read_rows") if name in cpu)
+    return (f" At ten times the catalog both cores are busy for most of the hourly build: the build's own process "
+            f"is the longer one ({parts}), while the second process tokenizes the word indexes. What would take "
+            "both builds further down is the same change: task keys kept from hour to hour (each dataset's tasks "
+            "a block of keys that stays its own while its index is unchanged), so the tasks, their facet table "
+            "and the task word index are copied page for page from the previous snapshot and only a changed "
+            "dataset's tasks are deleted and added; the task search would then read its catalog order from a rank "
+            "column instead of the key order.")
+
+
+def _broad_prefix_note(r: dict) -> str:
+    """Why the task prefix query is the slowest one at 10x, and what would bound it."""
+    ten = next((x for key, x in (r.get("scaling") or {}).items() if key.startswith("10")), None)
+    q9 = (((ten or {}).get("app") or {}).get("per_query") or {}).get("Q9")
+    if not q9 or q9.get("p99_ms") is None:
+        return ""
+    return (f" The task prefix 'gra' at 10× ({_n(q9['p50_ms'])} / {_n(q9['p99_ms'])} ms p50 / p99) matches about "
+            "113,000 tasks: its total and its facet sample are one pass over the prefix's list in the word index "
+            "(about 5 ms to count, 4 more to draw the sample), which grows with the catalog. Counts kept per "
+            "prefix would bound it, but computed in the build they cost about 0.4 s per broad prefix at 10× "
+            "(177 three-letter prefixes match 20,000 tasks or more): they need per-dataset counts kept beside "
+            "each index and summed, which is the same carried-keys change the build needs.")
 
 
 def _task_lookup_note(r: dict) -> str:
