@@ -12,6 +12,8 @@ from pathlib import Path
 
 from rq import Worker
 
+from rlx.supervisor import die_with_parent
+
 
 def wait_until(predicate, timeout: float = 60.0, every: float = 0.1):
     """Poll `predicate` until it returns something truthy (returned), or give up after `timeout` (None)."""
@@ -83,7 +85,10 @@ def config_env(config, redis_url: str, **extra: str) -> dict:
 def start_worker(env: dict, connection, queues: str = "") -> tuple[subprocess.Popen, Worker]:
     """A real worker process on `queues` (all of them when empty), with `env` as its whole environment; returned
     once it has registered in Redis (with its RQ record)."""
-    process = subprocess.Popen([sys.executable, "-m", "workers.rq_worker", "--queues", queues], env=env)
+    # In a session of its own, as `rlx demo` starts its workers: a signal meant for the worker's group (a horse
+    # killed by mistake with its group) stays there instead of reaching the test run.
+    process = subprocess.Popen([sys.executable, "-m", "workers.rq_worker", "--queues", queues], env=env,
+                               start_new_session=True, preexec_fn=die_with_parent)
 
     def registered():
         assert process.poll() is None, "the worker exited at start"

@@ -20,6 +20,7 @@ import argparse
 import logging
 import os
 import signal
+from pathlib import Path
 
 from flask import Flask
 from rq import Worker, worker_registration
@@ -118,6 +119,9 @@ class AppWorker(Worker):
 
     # -- stopping ----------------------------------------------------------------------------------------------
 
+    def kill_horse(self, sig: signal.Signals = signal.SIGKILL):
+        kill_child_group(self.horse_pid, sig)
+
     def request_stop(self, signum, frame):
         """Stop now, not after the current job (which may run for an hour): its job goes back on its queue."""
         self._stopping_on_request = True
@@ -131,6 +135,32 @@ class AppWorker(Worker):
             self.log.setLevel(logging.ERROR)
             self.kill_horse(signal.SIGKILL)
         super().request_stop(signum, frame)
+
+
+def kill_child_group(pid: int, sig: int) -> None:
+    """Signal our child `pid` and the process group it leads; nothing when `pid` is no longer our child.
+
+    RQ signals the group it looks up from the horse's pid. Just after the fork, before the horse has made its own
+    group, that is the worker's group: the worker itself and, when it was not started in a session of its own,
+    whoever started it (a shell, a test run, CI) all get SIGKILL. And a horse already reaped may have left its pid
+    to a stranger. So the pid must still be our child's, and its group is signalled only once it leads one."""
+    if pid <= 0 or _parent_of(pid) != os.getpid():
+        return
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, sig)
+        else:
+            os.kill(pid, sig)  # not yet in a group of its own: it has started nothing yet either
+    except ProcessLookupError:
+        pass
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])  # after "pid (name) state": the name may hold spaces
 
 
 def build_worker(app: Flask, queues=tuple(QUEUES), name: str | None = None) -> AppWorker:
