@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rlx.supervisor import die_with_parent
+
 RLX = [sys.executable, "-m", "rlx.cli"]
 
 
@@ -125,8 +127,10 @@ class Cluster:
 
     def _spawn(self, name: str, args: list[str], env: dict) -> None:
         log = open(self.root / f"{name}.log", "wb")
+        # Each in a session of its own, as in production: a process-group signal inside one stays there.
         self.processes[name] = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                                stderr=subprocess.STDOUT)
+                                                stderr=subprocess.STDOUT, start_new_session=True,
+                                                preexec_fn=die_with_parent)
         log.close()
 
 
