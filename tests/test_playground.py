@@ -35,6 +35,13 @@ def site(tmp_path_factory, redis_url, openenv_server, bad_ws):
         yield url
 
 
+@pytest.fixture(scope="module")
+def quick_idle_site(tmp_path_factory, redis_url, bad_ws):
+    with served_site(tmp_path_factory.mktemp("idle"), redis_url, {"acme-bad-ws": bad_ws.url}, {BAD: "acme-bad-ws"},
+                     idle_s=2) as url:
+        yield url
+
+
 class Player:
     """What htmx's ws extension does: open the socket, send each form as JSON, take each answer's fragments."""
 
@@ -144,9 +151,9 @@ def test_a_task_by_split_and_index_and_every_kind_of_observation(site, bad_ws, r
     player.close()
 
 
-def test_an_idle_session_ends_by_itself(site, bad_ws, redis_client):
+def test_an_idle_session_ends_by_itself(quick_idle_site, bad_ws, redis_client):
     bad_ws.mode = "ok"
-    player = Player(site, BAD)
+    player = Player(quick_idle_site, BAD)
     assert "minutes without a step" in status(player.receive())
     until(lambda: open_count(redis_client) == 0 and bad_ws.open == 0, "the idle session was left open")
 
