@@ -57,7 +57,7 @@ def _check_port_free(host: str, port: int) -> None:
             raise click.ClickException(f"{host}:{port} is already in use: stop what runs there, or pass --port.")
 
 
-def _gunicorn_args(host: str, port: int, workers: int, app: str = "rlx:create_app()") -> list[str]:
+def gunicorn_args(host: str, port: int, workers: int, app: str = "rlx:create_app()") -> list[str]:
     return [
         sys.executable, "-m", "gunicorn", "--worker-class", "rlx.web.gevent_worker.GeventWorker",
         "--workers", str(workers),
@@ -122,7 +122,7 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
                 group.start(name, [sys.executable, "-m", "workers.rq_worker", "--queues", queues], restart=True)
         if demo:
             _queue_snapshot_build(config, redis_url)
-        group.start("web server", _gunicorn_args(host, port, workers))
+        group.start("web server", gunicorn_args(host, port, workers))
         shown = f"[{host}]" if ":" in host else host
         click.echo(f"HF RL Explorer is running on http://{shown}:{port}/  (source: {config.source}; Ctrl-C stops it)")
         code = group.wait()
@@ -177,7 +177,7 @@ def admin(host: str, port: int) -> None:
                "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
                "SESSION_SECRET": config.session_secret}
         group = Supervisor(env)
-        group.start("admin server", _gunicorn_args(host, port, 1, "rlx.admin:create_admin_app()"))
+        group.start("admin server", gunicorn_args(host, port, 1, "rlx.admin:create_admin_app()"))
         shown = f"[{host}]" if ":" in host else host
         click.echo(f"The admin is running on http://{shown}:{port}/ for members of {config.admin_org} "
                    "(Ctrl-C stops it)")

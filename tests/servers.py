@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from rlx.cli import gunicorn_args
 from tests.conftest import HARBOR_EXAMPLES, index_now
 from tests.processes import config_env, free_port
 
@@ -27,13 +28,12 @@ needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian
 
 @contextmanager
 def gunicorn(env: dict, workers: int = 1, app: str = "rlx:create_app()", quiet: bool = False,
-             ready: str = "/healthz", worker_class: str = "gevent"):
-    """`app` under gunicorn with gevent on a free loopback port, with `env` over this process's environment;
-    yields its URL once `ready` answers (the admin app has no /healthz), and stops it afterwards. `worker_class`
-    "rlx.web.gevent_worker.GeventWorker" is the one `rlx serve` runs (it opens the snapshot at boot)."""
+             ready: str = "/healthz"):
+    """`app` under gunicorn on a free loopback port, started with the very arguments `rlx serve` uses (its own
+    gevent worker class, which opens the catalog snapshot at boot), with `env` over this process's environment;
+    yields its URL once `ready` answers (the admin app has no /healthz), and stops it afterwards."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", worker_class, "-w", str(workers), "-b",
-                                f"127.0.0.1:{port}", "--log-level", "warning", app], env={**os.environ, **env},
+    process = subprocess.Popen(gunicorn_args("127.0.0.1", port, workers, app), env={**os.environ, **env},
                                stderr=subprocess.DEVNULL if quiet else None)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -13,8 +13,6 @@ from tests.processes import free_port, wait_or_fail
 from tests.servers import gunicorn
 from tests.test_snapshot import publish_catalog
 
-WORKER = "rlx.web.gevent_worker.GeventWorker"
-
 
 def get(url: str) -> dict:
     with urllib.request.urlopen(url, timeout=60) as response:
@@ -40,7 +38,7 @@ def served(published, redis_url, tmp_path):
     env = {"REDIS_URL": redis_url, "STORAGE_DIR": str(store.root), "RLX_CACHE_DIR": str(cache),
            "SESSION_SECRET": "test-secret", "RLX_SNAPSHOT_CHECK_S": "1",
            "RLX_SOURCE": "hub", "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"}  # nothing listens: no listing
-    with gunicorn(env, quiet=True, worker_class=WORKER) as url:  # ready once /healthz answers, which reads no catalog
+    with gunicorn(env, quiet=True) as url:  # ready once /healthz answers, which reads no catalog
         yield url, cache
 
 
@@ -72,7 +70,7 @@ def test_a_worker_that_booted_before_the_first_publish_serves_it_once_published(
     env = {"REDIS_URL": redis_url, "STORAGE_DIR": str(store.root), "RLX_CACHE_DIR": str(cache),
            "SESSION_SECRET": "test-secret", "RLX_SNAPSHOT_CHECK_S": "1",
            "RLX_SOURCE": "hub", "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"}
-    with gunicorn(env, quiet=True, worker_class=WORKER) as url:
+    with gunicorn(env, quiet=True) as url:
         assert not str(get(url + "/api/search/status")["snapshot"]).startswith("catalog-")  # nothing published yet
 
         first = publish_catalog(store, tmp_path, generation=0, envs=3)
