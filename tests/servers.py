@@ -87,6 +87,20 @@ def serve_from(client):
     return handle
 
 
+def evaluate(app, path: str, script: str, width: int = 1280, scheme: str = "light", arg=None):
+    """What `script` (called with `arg`) returns on `path`, drawn by Chromium at `width` px in the `scheme` theme,
+    the page and its stylesheets answered by `app`'s test client."""
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        context.route("**/*", serve_from(app.test_client()))
+        page = context.new_page()
+        page.goto(f"http://explorer.test{path}")
+        try:
+            return page.evaluate(script, arg)
+        finally:
+            context.close()
+
+
 def browser_page(width: int = 1280, **context_options):
     """A fresh page `width` px wide in its own browser (a generator, for fixtures)."""
     with chromium() as browser:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.servers import chromium, needs_chromium, serve_from
+from tests.servers import evaluate, needs_chromium
 from tests.test_community_compare import OTHER_REF, REF, SCIENCE, write_run
 
 LABELS_JS = """() => {
@@ -17,19 +17,6 @@ LABELS_JS = """() => {
                                       || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5).length,
           above: Math.min(...labels.map(r => r.top)) - svg.top, gridTop: grid.top - svg.top};
 }"""
-
-
-def evaluate(app, path: str, script: str, width: int = 1280, scheme: str = "light"):
-    """What `script` returns on `path`, drawn by Chromium at `width` px in the `scheme` theme."""
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        context.route("**/*", serve_from(app.test_client()))
-        page = context.new_page()
-        page.goto(f"http://explorer.test{path}")
-        try:
-            return page.evaluate(script)
-        finally:
-            context.close()
 
 
 @needs_chromium

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.servers import chromium, needs_chromium, serve_from
+from tests.servers import evaluate, needs_chromium
 from tests.test_community_compare import write_run
 
 EDGES_JS = """(sel) => {
@@ -24,14 +24,7 @@ EDGES_JS = """(sel) => {
 @pytest.mark.parametrize("table", [".community-envs", ".community-recent"])
 def test_a_community_table_keeps_its_first_column_and_scrolls_the_rest_at_390px(indexed_app, table):
     write_run(indexed_app)
-    client = indexed_app.test_client()
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 390, "height": 900})
-        context.route("**/*", serve_from(client))
-        page = context.new_page()
-        page.goto("http://explorer.test/community")
-        edges = page.evaluate(EDGES_JS, table)
-        context.close()
+    edges = evaluate(indexed_app, "/community", EDGES_JS, width=390, arg=table)
     assert edges["after"] == edges["before"]  # the first column did not scroll away
     assert edges["lastRight"] <= edges["width"]  # the last column can be brought fully into view
     assert edges["lastLeft"] >= edges["firstRight"] - 1  # beside the first column, not under it

@@ -4,7 +4,7 @@ page's section headings around it, not the biggest words on the page."""
 from __future__ import annotations
 
 from tests.conftest import index_now
-from tests.servers import chromium, needs_chromium, serve_from
+from tests.servers import evaluate, needs_chromium
 
 SIZES_JS = """() => {
   const px = el => parseFloat(getComputedStyle(el).fontSize);
@@ -17,13 +17,6 @@ SIZES_JS = """() => {
 @needs_chromium
 def test_an_instruction_s_own_headings_are_smaller_than_the_page_s_section_headings(app):
     index_now(app, "rlx-examples/shell-katas")
-    client = app.test_client()
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.route("**/*", serve_from(client))
-        page = context.new_page()
-        page.goto("http://explorer.test/t/rlx-examples/shell-katas/katas/word-frequency")
-        own, smallest_section = page.evaluate(SIZES_JS)
-        context.close()
+    own, smallest_section = evaluate(app, "/t/rlx-examples/shell-katas/katas/word-frequency", SIZES_JS)
     assert own, "the instruction's '# Word frequency' heading is drawn"
     assert max(own) < smallest_section
