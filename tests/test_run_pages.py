@@ -77,7 +77,7 @@ def test_oracle_from_the_form_to_its_reward_on_the_run_page(indexed_app, running
     assert trajectory_lines(done)[-2:] == ["The verifier gave reward 1",
                                            "The run finished · Scored by the task's verifier."]  # on a reload
     assert "<dt>Harbor</dt><dd>0.25" in done and "<dt>Task revision</dt>" in done
-    assert "The verifier's output</h3><pre class=\"run-verifier\">PASS" in done
+    assert "The verifier's output</h3><pre class=\"run-verifier\" tabindex=\"0\">PASS" in done
     assert "The oracle runs the task's reference solution" in done  # its output is the answer: not shown
 
 

@@ -32,6 +32,7 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "rewards": run.rewards or {},
         "outcome": run.outcome,
         "timings": [(TIMING_LABELS.get(k, k), f"{v:.2f} s") for k, v in run.timings.items()],
+        "whole_run": f"{run.timings['total']:.2f} s" if "total" in run.timings else None,
         "usage": run.usage,
         "provenance": provenance_rows(run),
         "events": shown_events,
