@@ -98,3 +98,41 @@ def test_with_js_off_no_copy_button_shows_and_the_snippets_are_there_to_select(c
         context.close()
     assert shown == [False] * 4  # a button that does nothing without JS is not offered
     assert snippet.startswith("claude mcp add --transport http ")
+
+
+@pytest.fixture
+def owner(make_config, redis_client, hub):
+    """alice, signed in, with a private Space and a private dataset of her own on the Hub's stand-in."""
+    from rlx import create_app
+    from tests.stand_ins.hub_fixtures import ALICE, harbor_dataset
+
+    hub.add_repo("space", "alice/private-space", {"README.md": "---\nsdk: docker\n---\n"}, {"private": True})
+    hub.add_repo("dataset", "alice/secret-gym", harbor_dataset("Secret gym", tasks=("s1",)), {"private": True})
+    app = create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=hub.url))
+    client = app.test_client()
+    signed_in = client.post("/signin/token", data={"token": ALICE}, headers={"Origin": "http://localhost"})
+    assert signed_in.status_code == 303
+    return client
+
+
+@pytest.mark.parametrize("path, kind", [("/s/alice/private-space", "Space"), ("/d/alice/secret-gym", "dataset")])
+def test_a_private_repository_s_owner_is_told_why_there_is_no_mcp_endpoint_and_never_shown_a_token(owner, path,
+                                                                                                  kind):
+    from tests.stand_ins.hub_fixtures import ALICE
+
+    page_html = owner.get(path).get_data(as_text=True)
+    section = page_html.split('id="mcp"', 1)[1].split("</section>", 1)[0]
+    assert f"No MCP endpoint for a private {kind}." in section
+    assert "token" in section and "never shown on a page" in section  # the token's handling, said plainly
+    assert f"make the {kind} public" in section
+    assert "/mcp/" not in section and "<pre>" not in section  # no snippet that could only fail
+    assert ALICE not in page_html
+
+
+def test_what_the_private_dataset_note_says_is_what_an_agent_gets(owner):
+    from tests.test_mcp_protocol import ACCEPT, rpc
+
+    answer = owner.application.test_client().post(  # an agent: no cookie of alice's
+        "/mcp/d/alice/secret-gym", json=rpc("initialize", 0, protocolVersion="2025-11-25", capabilities={},
+                                            clientInfo={"name": "agent", "version": "1"}), headers=ACCEPT)
+    assert answer.status_code == 404

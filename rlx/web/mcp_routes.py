@@ -77,9 +77,11 @@ def _mcp_for_templates():
     return {"mcp_connect": mcp_connect}
 
 
-def mcp_connect(repo_id: str, space: bool = False) -> dict:
+def mcp_connect(repo_id: str, space: bool = False, private: bool = False) -> dict:
     """An MCP section's endpoint (a dataset's, or the bridge to a Space's server), as an absolute URL, and one
-    snippet per client."""
+    snippet per client; for a private repository no endpoint at all, and the page says why (mcp_connect.html)."""
+    if private:
+        return {"url": None, "snippets": [], "space": space, "private": True}
     org, name = repo_id.split("/", 1)
     url = app_base_url() + url_for("mcp.space_endpoint" if space else "mcp.dataset_endpoint", org=org, name=name)
-    return {"url": url, "snippets": client_snippets(repo_id, url), "space": space}
+    return {"url": url, "snippets": client_snippets(repo_id, url), "space": space, "private": False}
