@@ -99,22 +99,38 @@ def test_compare_lines_up_the_steps_of_runs_of_one_task(indexed_app):
     assert OWNER not in html
 
 
+def how_to_pick(html: str) -> bool:
+    """Compare's own page: what it does, how to pick runs, and a link to where public runs are."""
+    return ("<h1>Compare rollouts</h1>" in html and "How to pick the runs" in html and "Compare with…" in html
+            and 'href="/community"' in html)
+
+
+@pytest.mark.parametrize("query", ["", "?runs=", "?runs=,%20,"])
+def test_compare_with_no_runs_says_what_it_does_and_where_runs_are(indexed_app, query):
+    response = indexed_app.test_client().get(f"/compare{query}")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and how_to_pick(html) and 'role="alert"' not in html
+
+
 @pytest.mark.parametrize("query, status, sentence", [
-    ("", 400, "Give the runs to compare"),
     ("?runs=abc", 400, "is not a run id"),
     ("?runs=../../etc/passwd", 400, "is not a run id"),
     ("?runs=" + ",".join(f"{c}" * 12 for c in "abcde"), 400, "At most 4 runs"),
+    ("?runs=" + ",".join(f"{n:012d}" for n in range(5000)), 400, "At most 4 runs"),  # a list of any length
     ("?runs=zzzzzzzzzzzz", 404, "There is no run zzzzzzzzzzzz"),
 ])
-def test_compare_refuses_bad_lists_with_a_sentence(indexed_app, query, status, sentence):
+def test_compare_refuses_bad_lists_with_a_sentence_on_its_own_page(indexed_app, query, status, sentence):
     response = indexed_app.test_client().get(f"/compare{query}")
-    assert response.status_code == status and sentence in response.get_data(as_text=True)
+    html = response.get_data(as_text=True)
+    assert response.status_code == status and sentence in html and how_to_pick(html)
+    assert response.headers["Cache-Control"] == "no-store"
 
 
 def test_compare_refuses_runs_of_different_tasks(indexed_app):
     a, b = write_run(indexed_app), write_run(indexed_app, ref=OTHER_REF)
     response = indexed_app.test_client().get(f"/compare?runs={a.id}&runs={b.id}")
-    assert response.status_code == 400 and "only rollouts of the same task" in response.get_data(as_text=True)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400 and "only rollouts of the same task" in html and how_to_pick(html)
 
 
 def test_a_private_run_is_compared_only_by_its_owner(indexed_app):

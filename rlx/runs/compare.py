@@ -19,17 +19,18 @@ class CompareError(ValueError):
 
 
 def parse_ids(values: list[str]) -> list[str]:
-    """`runs=a,b,c` (or `runs=a&runs=b`): distinct, well-formed run ids, at most four, order kept."""
+    """`runs=a,b,c` (or `runs=a&runs=b`): distinct, well-formed run ids, at most four, order kept. Reading stops
+    at the fifth distinct id."""
     ids: list[str] = []
     for value in values:
         for part in value.split(","):
             part = part.strip()
             if part and part not in ids:
                 ids.append(part)
+            if len(ids) > MAX_RUNS:
+                raise CompareError(f"At most {MAX_RUNS} runs can be compared at once; more were given.")
     if not ids:
         raise CompareError("Give the runs to compare as runs=<id>,<id> (up to four).")
-    if len(ids) > MAX_RUNS:
-        raise CompareError(f"At most {MAX_RUNS} runs can be compared at once; {len(ids)} were given.")
     bad = [i for i in ids if not record.valid_run_id(i)]
     if bad:
         raise CompareError(f"{bad[0][:40]!r} is not a run id (twelve lowercase letters and digits).")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from flask import Blueprint, abort, current_app, render_template, request
+from flask import Blueprint, current_app, render_template, request
 from markupsafe import Markup
 
 from rlx.queue import get_redis
@@ -75,26 +75,36 @@ def _heatmap_html(store, env_id: str) -> Markup:
 
 @bp.get("/compare")
 def compare():
+    given = request.args.getlist("runs")
+    if not any(value.strip(" ,") for value in given):  # /compare itself: what it does and where runs are
+        return _compare_help()
     try:
-        ids = parse_ids(request.args.getlist("runs"))
+        ids = parse_ids(given)
     except CompareError as exc:
-        abort(400, str(exc))
+        return _compare_help(400, str(exc))
     store, me = current_app.extensions["rlx.store"], visitor_id()
     runs = []
     for run_id in ids:
         run = record.load(store, run_id)
         if run is None or (run.visibility != "public" and (run.visitor is None or run.visitor != me)):
-            abort(404, f"There is no run {run_id} (or it is private to whoever started it).")
+            return _compare_help(404, f"There is no run {run_id} (or it is private to whoever started it).")
         runs.append(run)
     aliases = _aliases(runs[0])
     try:
         check_same_task(runs, aliases)
     except CompareError as exc:
-        abort(400, str(exc))
+        return _compare_help(400, str(exc))
     view = compare_view(runs, [steps_of(store, get_redis(), r) for r in runs])
     others = [] if len(runs) >= MAX_RUNS else _other_finished_runs(store, runs, aliases, me)
     return render("pages/compare.html", view=view, first=runs[0], chosen=[r.id for r in runs], others=others,
                   room=MAX_RUNS - len(runs))
+
+
+def _compare_help(status: int = 200, problem: str | None = None):
+    """Compare's own page: what it does and how to pick runs, with what was wrong in the address when it was."""
+    response = render("pages/compare_help.html", status=status, problem=problem, max_runs=MAX_RUNS)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _aliases(first) -> list[tuple[str, str]]:
