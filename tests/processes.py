@@ -44,6 +44,44 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def started_at(pid: int) -> int | None:
+    """When `pid` started, in clock ticks after boot (/proc/<pid>/stat's 22nd field), or None once it is gone.
+    This host's pids wrap (pid_max 32768) while the suite runs: a pid seen earlier may name another process by
+    now, and the pair (pid, start) is what tells them apart."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+        return None
+
+
+def remember(pids) -> dict[int, int]:
+    """{pid: start} for the processes among `pids` still there: enough to find the very same ones later."""
+    return {pid: start for pid in pids if (start := started_at(pid)) is not None}
+
+
+def still_running(pid: int, start: int) -> bool:
+    """The process remembered as (pid, start) is alive: not gone, not a zombie, and its pid not reused since."""
+    return alive(pid) and started_at(pid) == start
+
+
+def signal_if_same(pid: int, start: int, sig=signal.SIGKILL) -> bool:
+    """Send `sig` to the process remembered as (pid, start), and to no other one that took its pid since: the
+    pidfd is opened first and names one process for good, so checking its start after cannot race a reuse."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return False
+    try:
+        if started_at(pid) != start:
+            return False
+        signal.pidfd_send_signal(fd, sig)
+        return True
+    except ProcessLookupError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def children_of(pid: int) -> list[int]:
     """Living direct children of `pid` (from /proc)."""
     found = []

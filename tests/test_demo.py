@@ -22,7 +22,8 @@ from rlx.queue.connection import connect
 from rlx.snapshot.schema import pointer_name
 from rlx.store import Store
 from tests.big_folders import make_harbor_dataset
-from tests.processes import alive, descendants_of, free_port, wait_until
+from tests.processes import (alive, descendants_of, free_port, remember, signal_if_same, started_at, still_running,
+                             wait_until)
 
 BIG, SMALL = "gen-org/a-big", "gen-org/z-small"  # the bulk run indexes in id order: the big one first
 
@@ -48,7 +49,7 @@ class Demo:
             self.process = subprocess.Popen([sys.executable, "-m", "rlx.cli", "demo", "--port", str(self.port),
                                              "--workers", "1"], env=env, stdout=log, stderr=subprocess.STDOUT)
         self.redis = connect(f"unix://{Store(storage).redis_dir / 'redis.sock'}")
-        self.seen: set[int] = set()
+        self.seen: dict[int, int] = {}  # pid: start, so that a pid taken by another process since is left alone
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -74,9 +75,13 @@ class Demo:
         except Exception:
             return {}
 
-    def note_processes(self) -> set[int]:
-        self.seen |= descendants_of(self.process.pid)
+    def note_processes(self) -> dict[int, int]:
+        self.seen |= remember(descendants_of(self.process.pid))
         return self.seen
+
+    def still_running(self) -> list[int]:
+        """The processes this demo ever had that still run (each the very one seen, never a reuse of its pid)."""
+        return [pid for pid, start in self.seen.items() if still_running(pid, start)]
 
     def stop(self) -> None:
         self.note_processes()
@@ -86,9 +91,8 @@ class Demo:
                 self.process.wait(60)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-        for pid in self.seen:  # never leave a test's process running, even when the test failed
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        for pid, start in self.seen.items():  # never leave a test's process running, even when the test failed
+            signal_if_same(pid, start)
 
 
 @pytest.fixture
@@ -138,14 +142,16 @@ def test_a_worker_that_keeps_dying_at_start_makes_the_demo_give_up_with_a_senten
     for _ in range(5):
         worker = wait_until(lambda: demo.workers().get("index"), timeout=60)
         assert worker, demo.log()
+        started = started_at(worker.pid)
         demo.note_processes()
         os.kill(worker.pid, signal.SIGKILL)
-        wait_until(lambda: not alive(worker.pid), timeout=10)
+        wait_until(lambda: not still_running(worker.pid, started), timeout=10)
 
     assert demo.process.wait(60) != 0
     assert ("the index worker stopped (killed by SIGKILL), 5 times in a row within 30 s of starting; giving up "
             "and stopping the rest.") in demo.log()
-    assert not [pid for pid in demo.note_processes() if alive(pid)]
+    demo.note_processes()
+    assert not demo.still_running()
 
 
 def test_stopping_the_demo_during_long_jobs_leaves_no_process_running(start_demo, big_folder):
@@ -156,13 +162,13 @@ def test_stopping_the_demo_during_long_jobs_leaves_no_process_running(start_demo
         return all(len(descendants_of(w.pid)) == 1 for w in demo.workers().values()) and len(demo.workers()) == 2
 
     assert wait_until(both_horses_busy, timeout=60), demo.log()
-    started = demo.note_processes()
+    demo.note_processes()
 
     demo.process.send_signal(signal.SIGINT)
     assert demo.process.wait(60) == 0
 
-    assert wait_until(lambda: not [pid for pid in started if alive(pid)], timeout=10), \
-        [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started if alive(pid)]
+    assert wait_until(lambda: not demo.still_running(), timeout=10), \
+        [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in demo.still_running()]
 
 
 def test_a_visitors_small_dataset_is_indexed_while_bulk_indexing_runs_and_the_catalog_is_published_first(
@@ -187,12 +193,13 @@ def test_a_visitors_small_dataset_is_indexed_while_bulk_indexing_runs_and_the_ca
 def test_a_bulk_worker_killed_mid_job_leaves_no_horse_and_its_job_runs_again(start_demo, big_folder):
     demo = start_demo(big_folder)
     bulk = demo.workers()["snapshot,index,rollouts"]
-    horses = wait_until(lambda: descendants_of(bulk.pid), timeout=60)
+    horses = wait_until(lambda: remember(descendants_of(bulk.pid)), timeout=60)
     assert horses and len(horses) == 1, demo.log()
+    [(horse, started)] = horses.items()
 
     os.kill(bulk.pid, signal.SIGKILL)
 
-    assert wait_until(lambda: not alive(next(iter(horses))), timeout=5), "the work horse outlived its worker"
+    assert wait_until(lambda: not still_running(horse, started), timeout=5), "the work horse outlived its worker"
     assert wait_until(lambda: "the bulk worker stopped (killed by SIGKILL); starting it again in" in demo.log(),
                       timeout=30), demo.log()
     # The snapshot job is run again by the new bulk worker, as its second run of three.

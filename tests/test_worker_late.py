@@ -21,7 +21,7 @@ from rlx.queue.defaults import QUEUES
 from rlx.queue.liveness import Liveness
 from rlx.runs import record
 from tests.conftest import index_now
-from tests.processes import children_of, descendants_of, kill, wait_until
+from tests.processes import children_of, descendants_of, kill, remember, signal_if_same, wait_until
 from tests.runs_fixtures import PROBES, probes_folder, start_worker, task_path  # noqa: F401
 from tests.runs_helpers import launch, wait_for
 
@@ -50,11 +50,11 @@ def worker(late_app, redis_client):
         process.wait(15)
 
 
-def agent_running(pid: int) -> list[int]:
-    """The worker and its work horse, once the agent's command runs under them."""
+def agent_running(pid: int) -> list[tuple[int, int]]:
+    """The worker and its work horse as (pid, start), once the agent's command runs under them."""
     if not any(MARK.encode() in _cmdline(p) for p in descendants_of(pid)):
         return []
-    return [pid, *children_of(pid)]
+    return list(remember([pid, *children_of(pid)]).items())
 
 
 def _cmdline(pid: int) -> bytes:
@@ -65,12 +65,9 @@ def _cmdline(pid: int) -> bytes:
         return b""
 
 
-def signal_all(pids, sig) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-        except ProcessLookupError:
-            pass  # a short-lived command in the sandbox ended meanwhile
+def signal_all(processes, sig) -> None:
+    for pid, start in processes:
+        signal_if_same(pid, start, sig)  # one that ended meanwhile is skipped, as is whatever took its pid since
 
 
 def heartbeat_age(job: Job) -> float:
