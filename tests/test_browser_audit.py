@@ -46,6 +46,7 @@ PAGES = {
     "community-env": ("/community/rlx-examples/science-puzzles", 200),
     "run": ("/r/{run}", 200),
     "compare": ("/compare?runs={run},{other_run}", 200),
+    "compare-help": ("/compare", 200),
     "signin": ("/signin", 200),
     "not-found": ("/d/nobody/nothing-here", 404),
     "bad-request": ("/compare?runs=nope", 400),
