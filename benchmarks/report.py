@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from benchmarks import (community, concurrency, first_paint, indexing, playground, rollouts, rows, scaling, search,
-                        sitemap, suite_indexing)
+from benchmarks import (community, concurrency, first_paint, indexing, page_cache, playground, rollouts, rows,
+                        scaling, search, sitemap, suite_indexing)
 
 TODO_ROUTE = ("TODO: this measurement did not complete in this run (see Errors below); rerun `make bench` once the "
               "route answers.")
@@ -35,6 +35,7 @@ def render(r: dict) -> str:
         rollouts.render(r),
         sitemap.render(r),
         scaling.render(r, r.get("cost_plot")),
+        page_cache.render(r),
         _profiles(r),
         _what_moves(r),
         _errors(r),

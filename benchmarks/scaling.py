@@ -24,6 +24,7 @@ from pathlib import Path
 
 from benchmarks import first_request, search, servers, wrk
 from benchmarks.inprocess import InProcessApp
+from benchmarks.page_cache import PAGE_CACHE_KEY, PageCache
 from benchmarks.workspace import Workspace
 from rlx.snapshot.publish import publish
 from rlx.store import Store
@@ -56,6 +57,7 @@ def measure_scale(ws: Workspace, scale: float, mix_seconds: float, per_query_sec
         sws = _serving_workspace(ws, source, scale)
         build_out = sws.local_db
     result: dict = {"scale": scale, "catalog": catalog}
+    cache = PageCache((sws.local_db,))  # each timed run below: the file warmed first, repeated if it was dropped
     result["build"] = _build_in_child(sws, build_out)
     if scale == 1.0:
         build_out.unlink(missing_ok=True)
@@ -67,7 +69,8 @@ def measure_scale(ws: Workspace, scale: float, mix_seconds: float, per_query_sec
         shared = [q for q in mix if q.datasette]
         # At 10x a Datasette answer takes seconds: a longer window, so some finish inside it.
         window = max(mix_seconds, 10.0) if scale >= 10 else mix_seconds
-        result["datasette"] = _mix(ds_url, [q.datasette for q in shared], window, one_connection=False)
+        result["datasette"] = _mix(ds_url, [q.datasette for q in shared], window, one_connection=False,
+                                   cache=cache)
     if first_request_repeats:
         result["first_request"] = first_request.measure(InProcessApp(sws), sws.local_db, mix, first_request_repeats)
     with servers.app_group(sws, with_workers=True, log_name=f"app-x{scale:g}") as (url, session):
@@ -77,8 +80,8 @@ def measure_scale(ws: Workspace, scale: float, mix_seconds: float, per_query_sec
             # at 10x (231 ms on a loaded machine, 12 ms on its next run): the server was still busy with that run. Each path is answered once first (_warm); the first request on a freshly
             # opened snapshot is measured on its own (benchmarks/first_request.py).
             _warm(url, [q.app for q in mix])
-            per_query = {q.key: _one(url, q.app, per_query_seconds) for q in mix}
-        result["app"] = _mix(url, [q.app for q in shared], mix_seconds, one_connection=True)
+            per_query = {q.key: _one(url, q.app, per_query_seconds, cache) for q in mix}
+        result["app"] = _mix(url, [q.app for q in shared], mix_seconds, one_connection=True, cache=cache)
         if per_query:
             result["app"]["per_query"] = per_query
         result["rss"] = servers.group_rss(session)
@@ -124,19 +127,22 @@ def _build_in_child(sws: Workspace, out: Path) -> dict:
     return json.loads(line)
 
 
-def _mix(base_url: str, paths: list[str], seconds: float, one_connection: bool) -> dict:
-    """The queries in turn: p50 / p99 at one connection (the app), req/s and p99 at 8 and 64. A run in which no
-    request finished gives None for its latencies (wrk reports 0), and the report says so."""
+def _mix(base_url: str, paths: list[str], seconds: float, one_connection: bool, cache: PageCache) -> dict:
+    """The queries in turn: p50 / p99 at one connection (the app), req/s and p99 at 8 and 64, each run guarded
+    by `cache`. A run in which no request finished gives None for its latencies (wrk reports 0), and the report
+    says so."""
     _warm(base_url, paths)
-    out: dict = {"seconds": seconds}
+    out: dict = {"seconds": seconds, "runs": []}
     if one_connection:
-        one = wrk.run(base_url, paths, connections=1, seconds=seconds)
+        one, note = cache.measure(lambda: wrk.run(base_url, paths, connections=1, seconds=seconds))
         out |= {"p50_ms": _answered(one, one.p50_ms), "p99_ms": _answered(one, one.p99_ms), "rps_1": one.rps,
                 "errors_1": one.errors}
+        out["runs"].append({"connections": 1, PAGE_CACHE_KEY: note})
     for n in CONNECTIONS:
-        run = wrk.run(base_url, paths, connections=n, seconds=seconds)
+        run, note = cache.measure(lambda n=n: wrk.run(base_url, paths, connections=n, seconds=seconds))
         out |= {f"rps_{n}": run.rps, f"p99_ms_{n}": _answered(run, run.p99_ms), f"errors_{n}": run.errors,
                 f"requests_{n}": run.requests}
+        out["runs"].append({"connections": n, PAGE_CACHE_KEY: note})
     return out
 
 
@@ -146,9 +152,10 @@ def _warm(base_url: str, paths: list[str]) -> None:
         servers.get(base_url + path, timeout=120)
 
 
-def _one(base_url: str, path: str, seconds: float) -> dict:
-    run = wrk.run(base_url, [path], connections=1, seconds=seconds)
-    return {"p50_ms": _answered(run, run.p50_ms), "p99_ms": _answered(run, run.p99_ms), "requests": run.requests}
+def _one(base_url: str, path: str, seconds: float, cache: PageCache) -> dict:
+    run, note = cache.measure(lambda: wrk.run(base_url, [path], connections=1, seconds=seconds))
+    return {"p50_ms": _answered(run, run.p50_ms), "p99_ms": _answered(run, run.p99_ms), "requests": run.requests,
+            PAGE_CACHE_KEY: note}
 
 
 def _answered(run: wrk.WrkResult, value: float) -> float | None:

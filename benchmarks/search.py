@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from benchmarks import wrk
 from benchmarks.inprocess import InProcessApp
+from benchmarks.page_cache import PAGE_CACHE_KEY, PageCache
 from benchmarks.servers import get
 from benchmarks.stats import median, percentile
 from benchmarks.workspace import Workspace
@@ -92,19 +93,28 @@ def datasette_deep_token(ws: Workspace, ds_url: str) -> tuple[str | None, str]:
 # ---------------------------------------------------------------------------------------------- the floor
 
 
-def floor(app: InProcessApp, mix: list[Query], runs: int, warmup: int = 10) -> dict[str, dict]:
-    """Each query answered `runs` times by the app's own search functions in this process, no HTTP."""
+def floor(app: InProcessApp, mix: list[Query], runs: int, warmup: int = 10,
+          cache: PageCache | None = None) -> dict[str, dict]:
+    """Each query answered `runs` times by the app's own search functions in this process, no HTTP (each query's
+    runs guarded by `cache`: see benchmarks/page_cache.py)."""
+    cache = cache or PageCache()
     out = {}
     for query in mix:
         with app.request(query.app) as answer:
             for _ in range(warmup):
                 answer()
-            times = []
-            for _ in range(runs):
-                started = time.perf_counter_ns()
-                answer()
-                times.append((time.perf_counter_ns() - started) / 1e6)
-        out[query.key] = {"p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99), "times": times}
+
+            def timed(answer=answer) -> list[float]:
+                times = []
+                for _ in range(runs):
+                    started = time.perf_counter_ns()
+                    answer()
+                    times.append((time.perf_counter_ns() - started) / 1e6)
+                return times
+
+            times, note = cache.measure(timed)
+        out[query.key] = {"p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99), "times": times,
+                          PAGE_CACHE_KEY: note}
     pooled = [t for v in out.values() for t in v["times"]]
     for value in out.values():
         del value["times"]  # the report needs the percentiles only
@@ -116,29 +126,38 @@ def floor(app: InProcessApp, mix: list[Query], runs: int, warmup: int = 10) -> d
 
 
 def over_http(base_url: str, mix: list[Query], which: str, seconds_1: float, seconds_8: float, mix_seconds: float,
-              repeats: int, mix_keys: list[str]) -> dict:
+              repeats: int, mix_keys: list[str], cache: PageCache | None = None) -> dict:
     """Per query: latency at one connection and throughput at eight (skipped when seconds_8 is 0); then the
-    queries named in `mix_keys` in turn (the ones both servers answer), `repeats` times at each."""
+    queries named in `mix_keys` in turn (the ones both servers answer), `repeats` times at each. Each query's
+    runs, and each run of the mix, are guarded by `cache` (benchmarks/page_cache.py)."""
+    cache = cache or PageCache()
     chosen = [(q, getattr(q, which)) for q in mix if getattr(q, which)]
     for _ in range(3):  # warm every worker and its page cache on every path
         for _, path in chosen:
             get(base_url + path)
     per_query = {}
     for query, path in chosen:
-        one = wrk.run(base_url, [path], connections=1, seconds=seconds_1)
-        eight = wrk.run(base_url, [path], connections=8, seconds=seconds_8) if seconds_8 else None
+        def both(path=path):
+            one = wrk.run(base_url, [path], connections=1, seconds=seconds_1)
+            return one, wrk.run(base_url, [path], connections=8, seconds=seconds_8) if seconds_8 else None
+
+        (one, eight), note = cache.measure(both)
         per_query[query.key] = {"p50_ms": one.p50_ms, "p99_ms": one.p99_ms, "rps_1": one.rps,
                                 "requests": one.requests, "rps_8": eight.rps if eight else None,
                                 "p50_ms_8": eight.p50_ms if eight else None,
-                                "errors": one.errors + (eight.errors if eight else 0)}
+                                "errors": one.errors + (eight.errors if eight else 0), PAGE_CACHE_KEY: note}
     paths = [path for query, path in chosen if query.key in mix_keys]
-    runs_1 = [wrk.run(base_url, paths, connections=1, seconds=mix_seconds) for _ in range(repeats)]
-    runs_8 = [wrk.run(base_url, paths, connections=8, seconds=mix_seconds) for _ in range(repeats)]
+    runs_1, notes_1 = zip(*(cache.measure(lambda: wrk.run(base_url, paths, connections=1, seconds=mix_seconds))
+                            for _ in range(repeats)))
+    runs_8, notes_8 = zip(*(cache.measure(lambda: wrk.run(base_url, paths, connections=8, seconds=mix_seconds))
+                            for _ in range(repeats)))
     overall = {"p50_ms": median([r.p50_ms for r in runs_1]), "p99_ms": median([r.p99_ms for r in runs_1]),
                "rps_1": median([r.rps for r in runs_1]), "rps_8": median([r.rps for r in runs_8]),
                "p50_ms_8": median([r.p50_ms for r in runs_8]), "p99_ms_8": median([r.p99_ms for r in runs_8]),
                "errors": sum(r.errors for r in runs_1 + runs_8), "queries": list(mix_keys),
-               "repeats": repeats}
+               "repeats": repeats,
+               "mix_runs": [{"connections": n, PAGE_CACHE_KEY: note}
+                            for n, notes in ((1, notes_1), (8, notes_8)) for note in notes]}
     return {"per_query": per_query, "overall": overall}
 
 

@@ -1,0 +1,145 @@
+"""Keeping the OS page cache's accidents out of the timed figures.
+
+This VM's kernel now and then drops the whole page cache ("idle-reclaim: drop_caches: 1" in dmesg). A snapshot
+whose pages were dropped is read from disk again, page by page, while the measurement runs: at 10x the catalog
+(a 400 MB file) that made a whole search mix 2 to 8 times slower than each of its queries alone, which is the
+disk's speed, not the app's. So every timed measurement here reads the kernel's counters (/proc/vmstat) before and
+after; one during which the page cache was dropped is warmed again and repeated, at most MAX_REPEATS times, and
+what happened is kept beside its figures (`PAGE_CACHE_KEY`) for the report to say.
+
+Warming reads the files once, front to back: from the page cache that is a copy at memory speed (a fraction of a
+second for 400 MB); what came from the disk is counted (/proc/self/io read_bytes), so the report can say whether a
+file had to be read in again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, TypeVar
+
+VMSTAT = Path("/proc/vmstat")
+SELF_IO = Path("/proc/self/io")
+COUNTERS = ("drop_pagecache", "pgmajfault", "workingset_refault_file")
+MAX_REPEATS = 2  # a measurement is taken at most three times; the last is kept whatever happened during it
+PAGE_CACHE_KEY = "page_cache"
+_CHUNK = 4 << 20
+
+T = TypeVar("T")
+
+
+def read_counters(path: Path = VMSTAT) -> dict[str, int]:
+    """The page-cache counters of `path` (/proc/vmstat); those the kernel lacks are left out ({} off Linux)."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return {}
+    values = dict(line.split(None, 1) for line in text.splitlines() if " " in line)
+    return {name: int(values[name]) for name in COUNTERS if name in values}
+
+
+def _disk_read_bytes(path: Path = SELF_IO) -> int | None:
+    """Bytes this process has had read from storage (not from the page cache); None where the kernel hides it."""
+    try:
+        fields = dict(line.split(": ", 1) for line in path.read_text().splitlines())
+        return int(fields["read_bytes"])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def warm_files(files: Iterable[Path]) -> dict:
+    """Read each file once so all its pages are in the page cache; returns the MB read and how many came from disk
+    (None when the kernel does not say)."""
+    before, total = _disk_read_bytes(), 0
+    buffer = bytearray(_CHUNK)
+    for file in files:
+        with open(file, "rb", buffering=0) as fh:
+            while n := fh.readinto(buffer):
+                total += n
+    after = _disk_read_bytes()
+    from_disk = None if before is None or after is None else (after - before) / 1e6
+    return {"mb": round(total / 1e6, 1), "from_disk_mb": None if from_disk is None else round(from_disk, 1)}
+
+
+@dataclass
+class PageCache:
+    """The files a measurement reads (the snapshot), and the guard around each measurement of them.
+
+    `read` and `warm` are the kernel's counters and the warm-up; tests give stand-ins."""
+
+    files: tuple[Path, ...] = ()
+    read: Callable[[], dict[str, int]] = read_counters
+    warm: Callable[[tuple[Path, ...]], dict] = warm_files
+    max_repeats: int = MAX_REPEATS
+
+    def measure(self, work: Callable[[], T]) -> tuple[T, dict]:
+        """`work()` with the files warmed first; repeated (warmed again) while the page cache was dropped during
+        it, at most max_repeats times. Returns its last result and what happened: each attempt's counter changes,
+        how often it was repeated, and whether the kept attempt ran with no drop ("clean")."""
+        warmed = [self.warm(self.files)] if self.files else []
+        attempts: list[dict[str, int]] = []
+        while True:
+            before = self.read()
+            result = work()
+            after = self.read()
+            attempts.append({name: after[name] - before[name] for name in after if name in before})
+            if not attempts[-1].get("drop_pagecache") or len(attempts) > self.max_repeats:
+                break
+            if self.files:
+                warmed.append(self.warm(self.files))
+        return result, {"attempts": attempts, "repeated": len(attempts) - 1,
+                        "clean": not attempts[-1].get("drop_pagecache"), "warmed": warmed}
+
+
+# ---------------------------------------------------------------------------------------------- report
+
+
+def incidents(results, where: str = "") -> list[tuple[str, dict]]:
+    """Every guarded measurement in `results` (nested dicts and lists) that was repeated or ended with the page
+    cache dropped during it, with where it is ("scaling / 10× / app / per_query / Q7-likes")."""
+    found: list[tuple[str, dict]] = []
+    if isinstance(results, dict):
+        note = results.get(PAGE_CACHE_KEY)
+        if isinstance(note, dict) and (note.get("repeated") or not note.get("clean", True)):
+            found.append((where or "the run", note))
+        for key, value in results.items():
+            if key != PAGE_CACHE_KEY:
+                found += incidents(value, f"{where} / {key}" if where else str(key))
+    elif isinstance(results, list):
+        for i, value in enumerate(results):
+            found += incidents(value, f"{where} / {i + 1}")
+    return found
+
+
+def from_disk_mb(results) -> float:
+    """Megabytes the warm-ups had to read from disk over the whole run (files that had left the page cache)."""
+    if isinstance(results, dict):
+        note = results.get(PAGE_CACHE_KEY)
+        own = sum(w.get("from_disk_mb") or 0 for w in note.get("warmed", [])) if isinstance(note, dict) else 0
+        return own + sum(from_disk_mb(v) for k, v in results.items() if k != PAGE_CACHE_KEY)
+    if isinstance(results, list):
+        return sum(from_disk_mb(v) for v in results)
+    return 0.0
+
+
+def render(r: dict) -> str:
+    """One paragraph: whether any timed measurement met a dropped page cache, and what was done about it."""
+    found = incidents(r)
+    head = ("## The page cache\n\nEach timed search measurement (per query, the mix, in process and over HTTP) reads "
+            "the kernel's page-cache counters (/proc/vmstat `drop_pagecache`, `pgmajfault`) before and after, with "
+            "the snapshot read once into the page cache first; one during which the kernel dropped the page cache "
+            f"is warmed again and repeated (at most {MAX_REPEATS} times).")
+    disk = from_disk_mb(r)
+    disk_note = (f" The warm-ups read {disk:,.0f} MB from disk in all (the file had left the page cache)."
+                 if disk >= 1 else "")
+    if not found:
+        return head + " No measurement of this run met a dropped page cache." + disk_note + "\n"
+    lines = []
+    for where, note in found:
+        repeats = note.get("repeated", 0)
+        faults = [a.get("pgmajfault") for a in note.get("attempts", [])]
+        said = (f"repeated {repeats} time{'s' if repeats != 1 else ''}" if repeats else "not repeated")
+        kept = "the kept run was clean" if note.get("clean") else "**the cache was dropped during the kept run too**"
+        lines.append(f"- {where}: {said}, {kept} (major faults per attempt: "
+                     f"{', '.join('—' if f is None else f'{f:,}' for f in faults)})")
+    return head + disk_note + " Measurements that met a drop:\n\n" + "\n".join(lines) + "\n"
