@@ -47,12 +47,23 @@ def _disk_read_bytes(path: Path = SELF_IO) -> int | None:
         return None
 
 
-def warm_files(files: Iterable[Path]) -> dict:
-    """Read each file once so all its pages are in the page cache; returns the MB read and how many came from disk
-    (None when the kernel does not say)."""
+def _files(paths: Iterable[Path]) -> list[Path]:
+    """The paths, a folder standing for the files in it now (each app process reads a copy of its own)."""
+    out = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            out += sorted(child for child in path.iterdir() if child.is_file())
+        elif path.exists():
+            out.append(path)
+    return out
+
+
+def warm_files(paths: Iterable[Path]) -> dict:
+    """Read each file once so all its pages are in the page cache (a folder: every file in it); returns the MB read
+    and how many came from disk (None when the kernel does not say)."""
     before, total = _disk_read_bytes(), 0
     buffer = bytearray(_CHUNK)
-    for file in files:
+    for file in _files(paths):
         with open(file, "rb", buffering=0) as fh:
             while n := fh.readinto(buffer):
                 total += n
@@ -63,7 +74,8 @@ def warm_files(files: Iterable[Path]) -> dict:
 
 @dataclass
 class PageCache:
-    """The files a measurement reads (the snapshot), and the guard around each measurement of them.
+    """The files a measurement reads (the snapshot, and the folder of the copies the app's processes serve), and
+    the guard around each measurement of them.
 
     `read` and `warm` are the kernel's counters and the warm-up; tests give stand-ins."""
 

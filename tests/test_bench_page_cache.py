@@ -91,3 +91,11 @@ def test_the_report_names_each_measurement_that_met_a_drop():
 def test_the_report_says_when_no_measurement_met_a_drop():
     clean = {"repeated": 0, "clean": True, "attempts": [{"drop_pagecache": 0}], "warmed": [{"from_disk_mb": 0.0}]}
     assert "No measurement of this run met a dropped page cache." in page_cache.render({"app": {"page_cache": clean}})
+
+
+def test_a_folder_stands_for_the_copies_in_it_when_warmed(tmp_path):
+    copies = tmp_path / "snapshots"
+    copies.mkdir()
+    (copies / "101-1-catalog.db").write_bytes(b"x" * 1_000_000)
+    (copies / "102-1-catalog.db").write_bytes(b"x" * 2_000_000)
+    assert page_cache.warm_files([copies, tmp_path / "not-yet-copied.db"])["mb"] == 3.0
