@@ -232,8 +232,11 @@ def _task_match(tokens: list[str]) -> str:
 _HASH_SQL = "((rowid * 2654435761) & 4294967295)"
 
 
-def _in_draw(rowid: int, share: int) -> bool:
-    return (rowid * 2654435761) & 4294967295 < share
+def _drawn(rowids: list[int], share: int) -> list[int]:
+    """The rowids in the draw under `share`. One comprehension with the share computed once: at 10x the catalog a
+    broad prefix brings about 5,700 rowids here, and a call per rowid (computing the share again each time) cost
+    2 to 3 ms of CPU per search, a fifth of the whole search."""
+    return [rowid for rowid in rowids if (rowid * 2654435761) & 4294967295 < share]
 
 
 def _share(total: int) -> int:
@@ -262,7 +265,7 @@ def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int, 
     under a smaller share."""
     sampled = total > TASK_FACETS_EXACT
     if known is not None:
-        chosen = [r for r in known if _in_draw(r, _share(total))] if sampled else known
+        chosen = _drawn(known, _share(total)) if sampled else known
         scope, params = "SELECT value FROM json_each(?)", (json.dumps(chosen),)
     elif sampled:
         scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} {_HASH_SQL} < ?"
