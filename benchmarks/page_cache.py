@@ -106,44 +106,43 @@ class PageCache:
 # ---------------------------------------------------------------------------------------------- report
 
 
-def incidents(results, where: str = "") -> list[tuple[str, dict]]:
-    """Every guarded measurement in `results` (nested dicts and lists) that was repeated or ended with the page
-    cache dropped during it, with where it is ("scaling / 10× / app / per_query / Q7-likes")."""
+def guarded(results, where: str = "") -> list[tuple[str, dict]]:
+    """Every guarded measurement's note in `results` (nested dicts and lists), with where it is
+    ("scaling / 10× / app / per_query / Q7-likes")."""
     found: list[tuple[str, dict]] = []
     if isinstance(results, dict):
         note = results.get(PAGE_CACHE_KEY)
-        if isinstance(note, dict) and (note.get("repeated") or not note.get("clean", True)):
+        if isinstance(note, dict):
             found.append((where or "the run", note))
         for key, value in results.items():
             if key != PAGE_CACHE_KEY:
-                found += incidents(value, f"{where} / {key}" if where else str(key))
+                found += guarded(value, f"{where} / {key}" if where else str(key))
     elif isinstance(results, list):
         for i, value in enumerate(results):
-            found += incidents(value, f"{where} / {i + 1}")
+            found += guarded(value, f"{where} / {i + 1}")
     return found
 
 
-def from_disk_mb(results) -> float:
-    """Megabytes the warm-ups had to read from disk over the whole run (files that had left the page cache)."""
-    if isinstance(results, dict):
-        note = results.get(PAGE_CACHE_KEY)
-        own = sum(w.get("from_disk_mb") or 0 for w in note.get("warmed", [])) if isinstance(note, dict) else 0
-        return own + sum(from_disk_mb(v) for k, v in results.items() if k != PAGE_CACHE_KEY)
-    if isinstance(results, list):
-        return sum(from_disk_mb(v) for v in results)
-    return 0.0
+def incidents(results) -> list[tuple[str, dict]]:
+    """The guarded measurements that were repeated or ended with the page cache dropped during them."""
+    return [(where, note) for where, note in guarded(results) if note.get("repeated") or not note.get("clean", True)]
 
 
-def render(r: dict) -> str:
-    """One paragraph: whether any timed measurement met a dropped page cache, and what was done about it."""
+def render(r: dict) -> str | None:
+    """One paragraph: whether any timed measurement met a dropped page cache, and what was done about it (None
+    when no measurement was guarded)."""
+    notes = guarded(r)
+    if not notes:
+        return None
     found = incidents(r)
     head = ("## The page cache\n\nEach timed search measurement (per query, the mix, in process and over HTTP) reads "
             "the kernel's page-cache counters (/proc/vmstat `drop_pagecache`, `pgmajfault`) before and after, with "
             "the snapshot read once into the page cache first; one during which the kernel dropped the page cache "
             f"is warmed again and repeated (at most {MAX_REPEATS} times).")
-    disk = from_disk_mb(r)
-    disk_note = (f" The warm-ups read {disk:,.0f} MB from disk in all (the file had left the page cache)."
-                 if disk >= 1 else "")
+    # Memory pressure evicts the file too (no drop counted): the warm-up then reads it from disk again.
+    disk = sum(w.get("from_disk_mb") or 0 for _, note in notes for w in note.get("warmed", []))
+    disk_note = (f" Over {len(notes)} guarded measurements the warm-ups read {disk:,.0f} MB from disk (the file had "
+                 "left the page cache between them)." if disk >= 1 else "")
     if not found:
         return head + " No measurement of this run met a dropped page cache." + disk_note + "\n"
     lines = []

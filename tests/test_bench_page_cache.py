@@ -99,3 +99,7 @@ def test_a_folder_stands_for_the_copies_in_it_when_warmed(tmp_path):
     (copies / "101-1-catalog.db").write_bytes(b"x" * 1_000_000)
     (copies / "102-1-catalog.db").write_bytes(b"x" * 2_000_000)
     assert page_cache.warm_files([copies, tmp_path / "not-yet-copied.db"])["mb"] == 3.0
+
+
+def test_a_run_with_no_guarded_measurement_has_no_page_cache_section():
+    assert page_cache.render({"snapshot": {"seconds": 1.2}}) is None
