@@ -70,24 +70,19 @@ def test_read_counters_takes_the_page_cache_lines_of_vmstat(tmp_path):
     assert page_cache.read_counters(tmp_path / "absent") == {}
 
 
-def test_warm_files_reads_every_byte_of_a_file_partly_out_of_the_page_cache(tmp_path):
+def test_warm_files_reads_the_parts_out_of_the_page_cache(tmp_path):
     snapshot = tmp_path / "snapshot.db"
     snapshot.write_bytes(b"x" * 3_000_000)
-    assert page_cache.warm_files([snapshot], resident=lambda path: 0.4)["mb"] == 3.0
+    assert page_cache.warm_files([snapshot], missing=lambda path: [(0, 4096), (1_000_000, 500_000)])["mb"] == 0.5
+    assert page_cache.warm_files([snapshot], missing=lambda path: [])["mb"] == 0.0
+    assert page_cache.warm_files([snapshot], missing=lambda path: None)["mb"] == 3.0  # the kernel cannot say
 
 
-def test_warm_files_leaves_a_file_wholly_in_the_page_cache_unread(tmp_path):
-    snapshot = tmp_path / "snapshot.db"
-    snapshot.write_bytes(b"x" * 3_000_000)
-    warmed = page_cache.warm_files([snapshot], resident=lambda path: 1.0)
-    assert (warmed["mb"], warmed["already_cached"]) == (0.0, 1)
-
-
-def test_a_file_just_read_is_found_in_the_page_cache(tmp_path):
+def test_a_file_just_read_has_nothing_missing_from_the_page_cache(tmp_path):
     snapshot = tmp_path / "snapshot.db"
     snapshot.write_bytes(b"x" * 1_000_000)
     snapshot.read_bytes()
-    assert page_cache.resident_share(snapshot) in (1.0, None)  # None: no mincore in this C library
+    assert page_cache.missing_ranges(snapshot) in ([], None)  # None: no mincore in this C library
 
 
 def test_the_report_names_each_measurement_that_met_a_drop():
@@ -112,7 +107,7 @@ def test_a_folder_stands_for_the_copies_in_it_when_warmed(tmp_path):
     copies.mkdir()
     (copies / "101-1-catalog.db").write_bytes(b"x" * 1_000_000)
     (copies / "102-1-catalog.db").write_bytes(b"x" * 2_000_000)
-    assert page_cache.warm_files([copies, tmp_path / "not-yet-copied.db"], resident=lambda path: 0.0)["mb"] == 3.0
+    assert page_cache.warm_files([copies, tmp_path / "not-yet-copied.db"], missing=lambda path: None)["mb"] == 3.0
 
 
 def test_a_run_with_no_guarded_measurement_has_no_page_cache_section():
