@@ -188,7 +188,7 @@ def render(r: dict) -> str | None:
     found = incidents(r)
     head = ("## The page cache\n\nEach timed search measurement (per query, the mix, in process and over HTTP) reads "
             "the kernel's page-cache counters (/proc/vmstat `drop_pagecache`, `pgmajfault`) before and after, with "
-            "the snapshot read once into the page cache first; one during which the kernel dropped the page cache "
+            "the snapshot's pages that mincore finds missing from the page cache read first; one during which the kernel dropped the page cache "
             f"is warmed again and repeated (at most {MAX_REPEATS} times).")
     # Memory pressure evicts the file too (no drop counted): the warm-up then reads it from disk again.
     disk = sum(w.get("from_disk_mb") or 0 for _, note in notes for w in note.get("warmed", []))
