@@ -192,7 +192,7 @@ def render(r: dict) -> str | None:
             f"is warmed again and repeated (at most {MAX_REPEATS} times).")
     # Memory pressure evicts the file too (no drop counted): the warm-up then reads it from disk again.
     disk = sum(w.get("from_disk_mb") or 0 for _, note in notes for w in note.get("warmed", []))
-    disk_note = (f" Over {len(notes)} guarded measurements the warm-ups read {disk:,.0f} MB from disk (the file had "
+    disk_note = (f" Over {len(notes)} guarded measurements the warm-ups read {disk:,.0f} MB from disk (pages of the file had "
                  "left the page cache between them)." if disk >= 1 else "")
     if not found:
         return head + " No measurement of this run met a dropped page cache." + disk_note + "\n"
