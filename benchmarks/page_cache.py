@@ -171,7 +171,8 @@ def guarded(results, where: str = "") -> list[tuple[str, dict]]:
                 found += guarded(value, f"{where} / {key}" if where else str(key))
     elif isinstance(results, list):
         for i, value in enumerate(results):
-            found += guarded(value, f"{where} / {i + 1}")
+            label = f"{value['connections']} conn." if isinstance(value, dict) and "connections" in value else i + 1
+            found += guarded(value, f"{where} / {label}")
     return found
 
 

@@ -134,17 +134,17 @@ def _mix(base_url: str, paths: list[str], seconds: float, one_connection: bool, 
     by `cache`. A run in which no request finished gives None for its latencies (wrk reports 0), and the report
     says so."""
     _warm(base_url, paths)
-    out: dict = {"seconds": seconds, "runs": []}
+    out: dict = {"seconds": seconds, "mix_runs": []}
     if one_connection:
         one, note = cache.measure(lambda: wrk.run(base_url, paths, connections=1, seconds=seconds))
         out |= {"p50_ms": _answered(one, one.p50_ms), "p99_ms": _answered(one, one.p99_ms), "rps_1": one.rps,
                 "errors_1": one.errors}
-        out["runs"].append({"connections": 1, PAGE_CACHE_KEY: note})
+        out["mix_runs"].append({"connections": 1, PAGE_CACHE_KEY: note})
     for n in CONNECTIONS:
         run, note = cache.measure(lambda n=n: wrk.run(base_url, paths, connections=n, seconds=seconds))
         out |= {f"rps_{n}": run.rps, f"p99_ms_{n}": _answered(run, run.p99_ms), f"errors_{n}": run.errors,
                 f"requests_{n}": run.requests}
-        out["runs"].append({"connections": n, PAGE_CACHE_KEY: note})
+        out["mix_runs"].append({"connections": n, PAGE_CACHE_KEY: note})
     return out
 
 
