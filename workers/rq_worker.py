@@ -29,7 +29,7 @@ from rq.utils import now
 
 from rlx.queue.connection import connect, maintenance_lock
 from rlx.queue.defaults import MAINTENANCE_INTERVAL_S, QUEUES
-from rlx.queue.liveness import MACHINE_FIELD, Liveness, expire_lost, this_machine
+from rlx.queue.liveness import MACHINE_FIELD, STARTED_FIELD, Liveness, expire_lost, process_started, this_machine
 from rlx.supervisor import die_with_parent
 
 
@@ -53,7 +53,7 @@ class AppWorker(Worker):
 
     def serialize(self) -> dict:
         # Where this worker's pid means something: a worker on the same machine can tell it is gone (liveness.py).
-        return {**super().serialize(), MACHINE_FIELD: this_machine()}
+        return {**super().serialize(), MACHINE_FIELD: this_machine(), STARTED_FIELD: process_started(os.getpid())}
 
     def heartbeat(self, timeout=None, pipeline=None):
         # The record outlives a heartbeat by the lapse: a late worker keeps it, and a killed one is told apart

@@ -26,6 +26,9 @@ from rq.utils import now
 from rlx.queue.defaults import LATE_BEATS, WORKER_HEARTBEAT_S, WORKER_LAPSE_S
 
 MACHINE_FIELD = "rlx_machine"  # in a worker's Redis record: where its pid means something (see this_machine)
+# Also in the record: when its process started (clock ticks after boot, /proc/<pid>/stat): this machine reuses a
+# pid within minutes (pid_max is 32,768), and a stranger holding a dead worker's pid is not that worker.
+STARTED_FIELD = "rlx_started"
 
 
 @dataclass(frozen=True)
@@ -98,18 +101,27 @@ def _age(moment: datetime | None) -> float:
     return math.inf if moment is None else (now() - moment).total_seconds()
 
 
+def process_started(pid: int) -> str | None:
+    """When process `pid` started (clock ticks after boot), or None when there is no such process."""
+    stat = _stat(pid)
+    return stat[19] if stat else None
+
+
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after "pid (name)" (the name may hold spaces): state first."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def _process_gone(worker: Worker) -> bool:
-    machine = worker.connection.hget(worker.key, MACHINE_FIELD)
-    machine = machine.decode() if isinstance(machine, bytes) else machine
+    machine, started = (v.decode() if isinstance(v, bytes) else v
+                        for v in worker.connection.hmget(worker.key, MACHINE_FIELD, STARTED_FIELD))
     if not machine or machine != this_machine() or not worker.pid:
         return False  # elsewhere, or not recorded: its pid says nothing here
-    try:
-        os.kill(worker.pid, 0)
-    except ProcessLookupError:
+    stat = _stat(worker.pid)
+    if stat is None:
         return True
-    except PermissionError:
-        return False  # a process of another user holds that pid: alive, as far as we can tell
-    try:  # killed but not yet reaped by its parent: a zombie runs nothing
-        return Path(f"/proc/{worker.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return False
+    # A zombie (killed, not yet reaped by its parent) runs nothing; another start time is another process.
+    return stat[0] == "Z" or (started is not None and stat[19] != started)
