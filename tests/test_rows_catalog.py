@@ -59,7 +59,7 @@ def test_the_snapshot_holds_splits_row_counts_and_a_bounded_number_of_rows_per_s
                         ("rlx-examples/tool-calls-nemo-gym",)).fetchall()
     assert splits == [("default", "train", 9), ("default", "validation", 3)]
     per_split = dict(db.execute("SELECT substr(ref, 1, instr(ref, '/') - 1), count(*) FROM tasks "
-                                "WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?) GROUP BY 1", ("rlx-examples/tool-calls-nemo-gym",)).fetchall())
+                                "WHERE env_key = (SELECT env_key FROM envs WHERE id = ?) GROUP BY 1", ("rlx-examples/tool-calls-nemo-gym",)).fetchall())
     assert per_split == {"train": 5, "validation": 3}
     count = db.execute("SELECT task_count FROM envs WHERE id = ?", ("rlx-examples/math-word-problems",)).fetchone()
     assert count == (40,)

@@ -17,8 +17,10 @@ from rlx.snapshot.schema import open_immutable
 from rlx.sources.base import RepoRecord
 from rlx.store import Store
 
-TABLES = {"envs": "id", "tasks": "rowid", "env_splits": "env_id, config, split", "env_tags": "tag, env_rowid",
-          "task_facets": "rowid", "facet_totals": "facet, value", "env_sources": "env_rowid"}
+# Tables that read the same whatever the task keys (envs without env_key: see contents).
+TABLES = {"env_splits": "env_id, config, split", "env_tags": "tag, env_rowid", "facet_totals": "facet, value",
+          "env_sources": "env_rowid"}
+TASK_FIELDS = "t.ref, t.title, t.brief, t.category, t.difficulty, t.grading, t.runtime, t.runs_here, t.tags"
 
 
 def record(name, description=None, **fields):
@@ -47,18 +49,35 @@ RECORDS = [record("sokoban-gym", trending_score=3.0), record("chess-tasks", tren
 
 
 def contents(path):
+    """The catalog as a visitor sees it: every table, each environment's tasks and facets in their order, without
+    the keys a build gives (task keys and env_key may differ between builds of the same catalog)."""
     db = open_immutable(path)
     try:
-        return {table: db.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
-                for table, order in TABLES.items()}
+        found = {table: db.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
+                 for table, order in TABLES.items()}
+        columns = [c[1] for c in db.execute("PRAGMA table_info(envs)") if c[1] != "env_key"]
+        found["envs"] = db.execute(f"SELECT rowid, {', '.join(columns)} FROM envs ORDER BY rowid").fetchall()
+        found["tasks"] = db.execute(f"SELECT e.id, {TASK_FIELDS} FROM tasks t JOIN envs e ON e.env_key = t.env_key "
+                                    "ORDER BY e.id, t.rowid").fetchall()
+        # The facet table holds each task's facets under the task's own key.
+        found["task_facets"] = db.execute(
+            "SELECT e.id, t.ref, f.category, f.difficulty FROM task_facets f JOIN tasks t ON t.rowid = f.rowid "
+            "AND t.env_key = f.env_key JOIN envs e ON e.env_key = t.env_key ORDER BY e.id, f.rowid").fetchall()
+        found["counts"] = db.execute("SELECT (SELECT count(*) FROM tasks), (SELECT count(*) FROM task_facets), "
+                                     "(SELECT count(*) FROM tasks_fts_docsize)").fetchone()
+        return found
     finally:
         db.close()
+
+
+def found(result):
+    return sorted(t["ref"] + "@" + t["env_id"] for t in result["tasks"])
 
 
 def answers(path):
     db = open_immutable(path)
     try:
-        return {q: (search_envs(db, q=q)["total"], [t["ref"] + "@" + t["env_id"] for t in search_tasks(db, q)["tasks"]])
+        return {q: (search_envs(db, q=q)["total"], found(search_tasks(db, q)))
                 for q in ("sokoban", "ches", "maze escape", "puzzle", "c", "rook")}
     finally:
         db.close()
@@ -78,7 +97,7 @@ def test_an_hourly_build_copies_unchanged_datasets_and_equals_a_build_from_nothi
     assert hourly["copied"] == 1  # sokoban only: chess changed, new-gym is new, maze is gone
     assert contents(tmp_path / "hourly.db") == contents(tmp_path / "cold.db")
     assert answers(tmp_path / "hourly.db") == answers(tmp_path / "cold.db")
-    assert sorted(answers(tmp_path / "hourly.db")["rook"][1]) == sorted(
+    assert answers(tmp_path / "hourly.db")["rook"][1] == sorted(
         [f"task-{i}@acme/chess-tasks" for i in range(4)] + [f"task-{i}@acme/new-gym" for i in range(3)])
     assert hourly["counts"] == cold["counts"] and hourly["counts"]["tasks"] == 3 + 4 + 3
 
@@ -195,10 +214,14 @@ def every_answer(path):
     try:
         envs = {sort: [c["id"] for c in search_envs(db, sort=sort, size=100)["cards"]]
                 for sort in ("trending", "downloads", "likes", "tasks")}
+        # Matches in one order or another (ties in rank, and the catalog order, follow the task keys)...
         tasks = {q: search_tasks(db, q, size=100) for q in ("", "puzzle", "rook", "maze", "sol")}
-        one_env = search_tasks(db, env="acme/chess-tasks", size=100)
-        return envs, {q: ([t["ref"] + "@" + t["env_id"] for t in found["tasks"]], found["total"], found["facets"])
-                      for q, found in {**tasks, "env": one_env}.items()}
+        answers = {q: (found(result), result["total"], result["facets"]) for q, result in tasks.items()}
+        # ...but one environment's tasks in its index's order.
+        for env in ("acme/chess-tasks", "acme/gym-3", "acme/new-4"):
+            one_env = search_tasks(db, env=env, size=100)
+            answers[env] = ([t["ref"] for t in one_env["tasks"]], one_env["total"], one_env["facets"])
+        return envs, answers
     finally:
         db.close()
 

@@ -25,9 +25,10 @@ from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.rowfiles import MAX_TAGS, DatasetRows, clip, strings_json
-from rlx.snapshot.schema import FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TOTALS, TRENDING_ROWIDS
+from rlx.snapshot.schema import FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS, TRENDING_ROWIDS
 from rlx.snapshot.search_process import SHADOW_TABLES, SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
+from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, start_from_previous
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
 
@@ -60,8 +61,9 @@ def build_snapshot(
 
     `indexes` maps an environment id (see env_id_of) to its stored index; it is read one environment at a time,
     so a lazy mapping (StoredIndexes) keeps only one index in memory, and reads each dataset's small row file
-    instead of its index while the index is unchanged. `previous` is a local copy of the last snapshot: a dataset
-    whose index has the fingerprint that snapshot recorded has its rows copied from it, and nothing of it is read.
+    instead of its index while the index is unchanged. `previous` is a local copy of the last snapshot: the build
+    starts from its tasks (rlx/snapshot/task_keys.py), and a dataset whose index has the fingerprint that snapshot
+    recorded keeps its tasks there, and nothing of it is read.
     """
     started = time.perf_counter()
     out_path = Path(out_path)
@@ -99,24 +101,27 @@ def _collector_paused():
 
 def _write_database(path: Path, records, source, kind_of, built_at: str, previous: Path | None
                     ) -> tuple[dict, int, Laps, dict | None]:
-    """Write the database at `path`; (counts, datasets copied, timings, the search tables' second process's CPU
-    seconds and peak RSS when one was used)."""
+    """Write the database at `path`; (counts, datasets whose tasks were kept, timings, the search tables' second
+    process's CPU seconds and peak RSS when one was used)."""
     timings = Laps()
     lap = timings.lap
-    db = sqlite3.connect(f"file:{quote(str(path))}", uri=True, isolation_level=None)
+    db = _connect(path)
     search = None
     try:
-        # A build that dies is thrown away whole, so a journal and fsyncs would buy nothing.
-        db.execute(f"PRAGMA page_size={PAGE_SIZE}")
-        db.execute("PRAGMA journal_mode=OFF")
-        db.execute("PRAGMA synchronous=OFF")
-        db.execute("PRAGMA cache_size=-65536")  # 64 MB: the FTS merge and the index sorts stay in memory
         carried = previous_sources(db, previous)  # attached before the transaction, so it can be let go
         public = _public(records)
-        search = search_builder(path, len(public[0]), previous if carried is not None else None)
+        if carried is not None:  # the file is started from the previous snapshot's tables by a connection of its own
+            db.close()
+            start_from_previous(str(path), str(Path(previous).resolve()))
+            db = _connect(path)
+            _attach_previous(db, previous)
+            # A dataset's removed tasks leave no bytes behind in the pages they free.
+            db.execute("PRAGMA secure_delete=ON")
+        search = search_builder(path, len(public[0]), fresh=carried is None)
         db.execute("BEGIN")
-        for statement in (*TABLES, *FTS):
-            db.execute(statement)
+        if carried is None:
+            for statement in (*TABLES, *FTS):
+                db.execute(statement)
         lap("setup")
         counts, copied, sets = _insert_rows(db, public, source, kind_of, carried, timings, search)
         timings.restart()  # _insert_rows timed its own parts
@@ -126,7 +131,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
                 TRENDING_ROWIDS: "1"}  # _public put the environments in trending order
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
         lap("totals")
-        for statement in INDEXES:
+        for statement in (*INDEXES, *(TASK_INDEXES if carried is None else ())):
             db.execute(statement)
         lap("indexes")
         sets.write(db)
@@ -144,7 +149,8 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         # build so far to do it.
         helper = search.finish(db, timings)
         free, pages = db.execute("PRAGMA freelist_count").fetchone()[0], db.execute("PRAGMA page_count").fetchone()[0]
-        vacuumed = free > pages // 100
+        # An hourly build's freed pages are taken by its own inserts; compacting it would rewrite the whole file.
+        vacuumed = carried is None and free > pages // 100
         if vacuumed:  # rows are written in order into a fresh file: compact unless the merges left gaps
             db.execute("VACUUM")
         _analyze_and_check(db, timings, SHADOW_TABLES if ahead and not vacuumed else None)
@@ -155,6 +161,20 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         if search is not None:
             search.close()
     return counts, copied, timings, helper
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(f"file:{quote(str(path))}", uri=True, isolation_level=None)
+    # A build that dies is thrown away whole, so a journal and fsyncs would buy nothing.
+    db.execute(f"PRAGMA page_size={PAGE_SIZE}")
+    db.execute("PRAGMA journal_mode=OFF")
+    db.execute("PRAGMA synchronous=OFF")
+    db.execute("PRAGMA cache_size=-65536")  # 64 MB: the FTS merge and the index sorts stay in memory
+    return db
+
+
+def _attach_previous(db: sqlite3.Connection, previous: Path) -> None:
+    db.execute("ATTACH ? AS previous", (f"file:{quote(str(Path(previous).resolve()))}?mode=ro&immutable=1",))
 
 
 def _analyze_and_check(db: sqlite3.Connection, laps: Laps, tables: tuple[str, ...] | None = None) -> None:
@@ -170,13 +190,13 @@ def _analyze_and_check(db: sqlite3.Connection, laps: Laps, tables: tuple[str, ..
 
 
 def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str, tuple] | None:
-    """Attach the previous snapshot as `previous` and map each of its datasets' ids to (rowid, fingerprint, found
-    kind, task count, found kind as stored); None (nothing attached) when there is none, or it is of another schema
-    or unreadable."""
+    """Attach the previous snapshot as `previous` and map each of its datasets with rows to (env_key, fingerprint,
+    found kind, task count, found kind as stored); None (nothing attached) when there is none, or it is of another
+    schema, unreadable, or its task keys call for a build from nothing (task_keys.keys_worn)."""
     if previous is None or not Path(previous).is_file():
         return None
     try:
-        db.execute("ATTACH ? AS previous", (f"file:{quote(str(Path(previous).resolve()))}?mode=ro&immutable=1",))
+        _attach_previous(db, previous)
     except sqlite3.Error as exc:
         log.warning("snapshot.previous_unusable path=%s error=%s", previous, exc)
         return None
@@ -184,10 +204,15 @@ def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str,
         schema = db.execute("SELECT value FROM previous.meta WHERE key = 'schema'").fetchone()
         if schema is None or schema[0] != str(SCHEMA):
             raise ValueError(f"schema {schema and schema[0]}, not {SCHEMA}")
-        rows = db.execute("SELECT e.id, s.env_rowid, s.fingerprint, s.found_kind, e.task_count "
+        rows = db.execute("SELECT e.id, e.env_key, s.fingerprint, s.found_kind, e.task_count "
                           "FROM previous.env_sources s JOIN previous.envs e ON e.rowid = s.env_rowid").fetchall()
+        first, last, tasks = db.execute("SELECT min(rowid), max(rowid), count(*) FROM previous.task_facets").fetchone()
     except (sqlite3.Error, ValueError) as exc:
         log.warning("snapshot.previous_unusable path=%s error=%s", previous, exc)
+        db.execute("DETACH previous")
+        return None
+    if keys_worn(first, last, tasks):
+        log.info("snapshot.task_keys_renewed first=%s last=%s tasks=%s", first, last, tasks)
         db.execute("DETACH previous")
         return None
     # The found kind's JSON text is kept too: a copied dataset's env_sources row takes it as it is.
@@ -195,11 +220,12 @@ def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str,
             for env_id, rowid, fingerprint, found, task_count in rows}
 
 
-def previous_cards(db: sqlite3.Connection) -> dict[str, tuple[str, str, str, str]]:
-    """Each environment's (heading, brief, tags, search_blob) in the attached previous snapshot: an environment
-    whose card text is unchanged takes its search words from there instead of cutting them again."""
+def previous_cards(db: sqlite3.Connection) -> dict[str, tuple[int, str, str, str, str]]:
+    """Each environment's (env_key, heading, brief, tags, search_blob) in the attached previous snapshot: an
+    environment keeps its key, and while its card text is unchanged takes its search words from there instead of
+    cutting them again."""
     return {env_id: tuple(rest) for env_id, *rest in
-            db.execute("SELECT id, heading, brief, tags, search_blob FROM previous.envs")}
+            db.execute("SELECT id, env_key, heading, brief, tags, search_blob FROM previous.envs")}
 
 
 def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
@@ -225,41 +251,41 @@ def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
 
 def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind_of, carried: dict | None,
                  timings: Laps, search) -> tuple[dict, int, EnvSets]:
-    """Every public environment and its tasks, in listing order; (counts, datasets copied from `previous`, the
-    environment search's sets). Each batch is also sent to `search` when it builds the word indexes from the rows
-    sent (search_process.py)."""
+    """Every public environment and its tasks, in listing order; (counts, datasets whose tasks were kept from
+    `previous`, the environment search's sets). Each batch is also sent to `search` when it builds the word indexes
+    from the rows sent (search_process.py)."""
     public, skipped = public
     counts = {"envs": 0, "tasks": 0, "datasets": 0, "spaces": 0, "indexed": 0, **skipped}
-    envs: list[tuple] = []  # inserted together at the end; tasks name them by the rowid given here
+    envs: list[tuple] = []  # inserted together at the end
     env_tags: list[tuple[str, int]] = []
-    copies = _Copies(db)
     cards = previous_cards(db) if carried is not None else {}
+    tasks = FreshTasks(db) if carried is None else KeptTasks(db, {env_id: before[0] for env_id, before in
+                                                                  carried.items()})
+    # A new environment's key comes after every key the previous snapshot gave (a build from nothing: its rowid).
+    fresh_keys = iter(range(max((card[0] for card in cards.values()), default=0) + 1, 2**62))
     # A batch of environments goes through each phase in turn, so the clocks are read a few times per batch, not
     # per environment (a CPU clock read is a system call, and a 10x catalog has 72,250 environments).
     for batch in _batches(public, source, carried or {}):
         timings.lap("read_rows")
-        rowids = []
+        keys = []
         for record, env_id, rows, before in batch:
             kind = kind_of(record, None if rows is None else rows.found_kind)
             env_rowid = len(envs) + 1
+            card = cards.get(env_id)
+            env_key = card[0] if card is not None else (env_rowid if carried is None else next(fresh_keys))
             values, plain_tags = _env_values(record, env_id, kind, rows.task_count if rows is not None else 0,
-                                             cards.get(env_id))
-            envs.append((env_rowid, *values))
+                                             card and card[1:])
+            envs.append((env_rowid, env_key, *values))
             env_tags.extend((tag, env_rowid) for tag in plain_tags)
-            rowids.append(env_rowid)
+            keys.append((env_rowid, env_key))
         timings.lap("env_rows")
         sources = []
-        for (record, env_id, rows, before), env_rowid in zip(batch, rowids):
+        for (record, env_id, rows, before), (env_rowid, env_key) in zip(batch, keys):
             if before is not None:
-                copies.add(env_id, env_rowid, before[0])
+                tasks.keep(env_id)
             elif rows is not None:
-                copies.flush()  # the tasks copied so far come first: rowids in listing order, as from nothing
-                db.executemany("INSERT INTO env_splits (env_id, config, split, rows) VALUES (?, ?, ?, ?)",
-                               ((env_id, *split) for split in rows.splits))
-                db.executemany("INSERT INTO tasks (env_rowid, ref, title, brief, category, difficulty, grading, "
-                               "runtime, runs_here, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               ((env_rowid, *values) for values in rows.tasks))
-            if rows is not None and rows.fingerprint is not None:
+                tasks.write(env_key, env_id, rows)
+            if rows is not None:
                 found = before[4] if before is not None and before[4] else json.dumps(rows.found_kind)
                 sources.append((env_rowid, rows.fingerprint, found))
             counts["envs"] += 1
@@ -271,49 +297,45 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
         if search.fed:
             search.add(*_search_rows(batch, envs[-len(batch):]))
             timings.lap("search_feed")
-    copies.flush()
-    db.executemany("INSERT INTO envs (rowid, id, key, repo_type, kind, heading, brief, likes, downloads, trending, "
-                   "created, modified, task_count, tags, sdk, stage, search_blob) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", envs)
+    db.executemany("INSERT INTO envs (rowid, env_key, id, key, repo_type, kind, heading, brief, likes, downloads, "
+                   "trending, created, modified, task_count, tags, sdk, stage, search_blob) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", envs)
     db.executemany("INSERT INTO env_tags (tag, env_rowid) VALUES (?, ?)", env_tags)
     timings.lap("write_rows")
+    tasks.finish()
+    timings.lap("tasks")
     # The sets are made here, from the rows in memory: a second process, when there is one, has the longer job
     # (tokenizing the tasks' words), and sending it each environment's kind and tags cost pickling besides.
     sets = EnvSets()
     for env in envs:
-        sets.add_env(env[0], env[4], env[-1])
+        sets.add_env(env[0], env[5], env[-1])
     for tag, env_rowid in env_tags:
         sets.add_tag(tag, env_rowid)
     timings.lap("env_sets")
-    return counts, copies.datasets, sets
+    return counts, tasks.kept_count, sets
 
 
 def _search_rows(batch: list[tuple], envs: list[tuple]) -> tuple[list, list]:
     """What the word indexes need of one batch (search_tables.FedBuild.add): each environment's (rowid,
-    search_blob), and per dataset its tasks' source: its rowid in the previous snapshot when they are copied from
-    there, else their (title, brief)."""
-    tasks = []
-    for record, env_id, rows, before in batch:
-        if before is not None:
-            tasks.append((before[0], None))
-        elif rows is not None and rows.tasks:
-            tasks.append((None, [(values[1], values[2]) for values in rows.tasks]))
-    return [(env[0], env[-1]) for env in envs], tasks
+    search_blob), and each dataset's tasks' (title, brief), in the order their keys were given."""
+    texts = [(values[1], values[2]) for record, env_id, rows, before in batch if rows is not None
+             for values in rows.tasks]
+    return [(env[0], env[-1]) for env in envs], texts
 
 
 BATCH_ENVS, BATCH_TASKS = 512, 20_000  # a batch ends at whichever comes first: its rows are held in memory
 
 
 def _batches(public: list[tuple[RepoRecord, str]], source, carried: dict) -> Iterator[list[tuple]]:
-    """(record, env id, its rows or None, its previous snapshot's sources entry when its tasks are copied from
-    there) for every public environment, a batch at a time. Copied datasets hold no rows in memory."""
+    """(record, env id, its rows or None, its previous snapshot's sources entry when its tasks are kept from there)
+    for every public environment, a batch at a time. Kept datasets hold no rows in memory."""
     batch: list[tuple] = []
     held = 0
     for record, env_id in public:
         fingerprint = source.fingerprint(env_id)
         before = carried.get(env_id)
         if fingerprint is not None and before is not None and before[1] == fingerprint:
-            rows = DatasetRows(fingerprint, True, before[2], before[3])  # its tasks are copied, not read
+            rows = DatasetRows(fingerprint, True, before[2], before[3])  # its tasks are kept, not read
         else:
             rows, before = source.dataset_rows(env_id, fingerprint), None
             held += len(rows.tasks) if rows is not None else 0
@@ -351,42 +373,9 @@ class Laps:
         self._wall, self._cpu = wall, cpu
 
 
-class _Copies:
-    """Unchanged datasets' tasks and splits, copied from the previous snapshot a run at a time: one statement for
-    each run of consecutive unchanged datasets instead of two per dataset."""
-
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
-        self.pending: list[tuple[str, int, int]] = []  # (env_id, env rowid now, env rowid in the previous snapshot)
-        self.datasets = 0
-
-    def add(self, env_id: str, env_rowid: int, previous_rowid: int) -> None:
-        self.pending.append((env_id, env_rowid, previous_rowid))
-
-    def flush(self) -> None:
-        if not self.pending:
-            return
-        db = self.db
-        db.execute("CREATE TEMP TABLE IF NOT EXISTS copying (env_rowid INTEGER PRIMARY KEY, "
-                   "previous_rowid INTEGER NOT NULL, env_id TEXT NOT NULL)")
-        db.executemany("INSERT INTO temp.copying (env_id, env_rowid, previous_rowid) VALUES (?, ?, ?)", self.pending)
-        # Datasets in listing order, each one's tasks in their own order (the previous task_facets index holds
-        # (env_rowid, rowid)). CROSS JOIN keeps that loop order, which is the ORDER BY: nothing is sorted.
-        db.execute("INSERT INTO tasks (env_rowid, ref, title, brief, category, difficulty, grading, runtime, "
-                   "runs_here, tags) SELECT c.env_rowid, t.ref, t.title, t.brief, t.category, t.difficulty, "
-                   "t.grading, t.runtime, t.runs_here, t.tags FROM temp.copying c "
-                   "CROSS JOIN previous.task_facets f ON f.env_rowid = c.previous_rowid "
-                   "CROSS JOIN previous.tasks t ON t.rowid = f.rowid ORDER BY c.env_rowid, f.rowid")
-        db.execute("INSERT INTO env_splits (env_id, config, split, rows) SELECT s.env_id, s.config, s.split, s.rows "
-                   "FROM temp.copying c CROSS JOIN previous.env_splits s ON s.env_id = c.env_id")
-        db.execute("DELETE FROM temp.copying")
-        self.datasets += len(self.pending)
-        self.pending.clear()
-
-
 def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int, before: tuple | None = None
                 ) -> tuple[tuple, list[str]]:
-    """The environment's row (without its rowid) and its plain tags. `before` is its (heading, brief, tags,
+    """The environment's row (without its rowid and key) and its plain tags. `before` is its (heading, brief, tags,
     search_blob) in the previous snapshot: while the card's text is the same, so are its words."""
     card = record.card
     heading = _clipped(record.pretty_name, _HEADING_CHARS, before and before[0])

@@ -2,7 +2,8 @@
 time, and one environment's or task's card.
 
 A shard is a range of rowids: shards 1..E cover the environments (rowids (k-1)*size+1 .. k*size), the shards after
-them the tasks the same way. Rowids are unique integers, so a range of `size` of them holds at most `size` rows
+them the tasks the same way from the lowest task key (task keys start far from 1: rlx/snapshot/task_keys.py, which
+also keeps them from spreading over more than about twice the tasks). Rowids are unique integers, so a range of `size` of them holds at most `size` rows
 whatever gaps there are, and a shard is one primary-key range scan: no OFFSET walk, no count of the whole catalog,
 and rows come off a cursor, never as a list of all of them. Hidden environments are left out per query (the admin's
 settings change between snapshots); private and gated repositories are never in the snapshot at all.
@@ -22,6 +23,7 @@ FETCH_ROWS = 500
 class ShardPlan:
     env_shards: int
     task_shards: int
+    first_task: int = 1  # the lowest task key
 
     @property
     def count(self) -> int:
@@ -29,10 +31,12 @@ class ShardPlan:
 
 
 def plan(db: sqlite3.Connection, size: int = SHARD_SIZE) -> ShardPlan:
-    """How many shards the catalog makes: two max(rowid) look-ups, each the last entry of a b-tree."""
+    """How many shards the catalog makes: three look-ups, each the first or last entry of a b-tree."""
     last_env = db.execute("SELECT max(rowid) FROM envs").fetchone()[0] or 0
-    last_task = db.execute("SELECT max(rowid) FROM tasks").fetchone()[0] or 0
-    return ShardPlan(-(-last_env // size), -(-last_task // size))
+    first_task, last_task = db.execute("SELECT min(rowid), max(rowid) FROM tasks").fetchone()
+    if first_task is None:
+        return ShardPlan(-(-last_env // size), 0)
+    return ShardPlan(-(-last_env // size), -(-(last_task - first_task + 1) // size), first_task)
 
 
 def shard_rows(db: sqlite3.Connection, number: int, hidden: frozenset[str] | set[str],
@@ -51,9 +55,9 @@ def shard_rows(db: sqlite3.Connection, number: int, hidden: frozenset[str] | set
                 if env_id not in hidden:
                     yield "env", env_id, None, modified
         return
-    low = (number - shards.env_shards - 1) * size
+    low = shards.first_task - 1 + (number - shards.env_shards - 1) * size
     # Tasks of datasets only (a Space's page lists its own); the environment's modified date dates its tasks.
-    cursor = db.execute("SELECT e.id, t.ref, e.modified FROM tasks AS t JOIN envs AS e ON e.rowid = t.env_rowid "
+    cursor = db.execute("SELECT e.id, t.ref, e.modified FROM tasks AS t JOIN envs AS e ON e.env_key = t.env_key "
                         "WHERE t.rowid > ? AND t.rowid <= ? AND e.repo_type = 'dataset' ORDER BY t.rowid",
                         (low, low + size))
     for batch in iter(lambda: cursor.fetchmany(FETCH_ROWS), []):
@@ -75,6 +79,6 @@ def env_card(db: sqlite3.Connection, env_id: str) -> dict | None:
 
 def task_card(db: sqlite3.Connection, env_id: str, ref: str) -> dict | None:
     """A listed task's title and brief (answers already withheld when the snapshot was built); None if unlisted."""
-    row = db.execute("SELECT title, brief FROM tasks WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?) AND ref = ? "
+    row = db.execute("SELECT title, brief FROM tasks WHERE env_key = (SELECT env_key FROM envs WHERE id = ?) AND ref = ? "
                      "LIMIT 1", (env_id, ref)).fetchone()
     return {"title": row[0], "brief": row[1]} if row else None

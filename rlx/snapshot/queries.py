@@ -175,12 +175,12 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
         params: tuple = (_task_match(tokens),)
         if env is not None:
             scope += (" AND rowid IN (SELECT rowid FROM task_facets "
-                      "WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?))")
+                      "WHERE env_key = (SELECT env_key FROM envs WHERE id = ?))")
             params += (env,)
     else:
         scope, params = "SELECT rowid FROM task_facets", ()
         if env is not None:
-            scope, params = f"{scope} WHERE env_rowid = (SELECT rowid FROM envs WHERE id = ?)", (env,)
+            scope, params = f"{scope} WHERE env_key = (SELECT env_key FROM envs WHERE id = ?)", (env,)
     total, drawn = _count(db, scope, params, with_draw=bool(tokens))
     offset = (page - 1) * size
     # Scoring weighs each word by how many tasks have it, one more pass over every match: past RANK_BROADEST
@@ -301,7 +301,7 @@ def _task_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
     if not rowids:
         return []
     columns = ", ".join("e.id" if c == "env_id" else f"t.{c}" for c in _TASK_CARD)
-    rows = db.execute(f"SELECT t.rowid, {columns}, e.heading, e.kind FROM tasks t JOIN envs e ON e.rowid = t.env_rowid "
+    rows = db.execute(f"SELECT t.rowid, {columns}, e.heading, e.kind FROM tasks t JOIN envs e ON e.env_key = t.env_key "
                       f"WHERE t.rowid IN ({', '.join('?' * len(rowids))})", rowids).fetchall()
     by_rowid = {}
     for row in rows:

@@ -11,7 +11,8 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-SCHEMA = 3  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS
+SCHEMA = 4  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS;
+# 4: tasks point at envs by env_key, task keys kept from hour to hour (rlx/snapshot/task_keys.py)
 # A meta key, "1" when the environments' rowids follow the trending order ("trending DESC, id"): a trending page
 # of any set of environments is then a slice of its rowids (rlx/snapshot/env_sets.py). A file without it (built
 # before) has its trending pages read by walking the order's index.
@@ -24,8 +25,11 @@ PAGE_SIZE = 8192
 TABLES = (
     # One row per public environment. `id` is "org/name" for a dataset and "space:org/name" for a Space (the two
     # may share a name); `search_blob` is its text's words as word search reads them (rlx/catalog/words.py).
+    # `env_key` is the environment's own number, kept from snapshot to snapshot while it is listed (its rowid
+    # follows trending and changes every hour): its tasks name it by this.
     """CREATE TABLE envs (
         rowid INTEGER PRIMARY KEY,
+        env_key INTEGER NOT NULL,
         id TEXT NOT NULL UNIQUE,
         key TEXT NOT NULL,
         repo_type TEXT NOT NULL,
@@ -46,10 +50,11 @@ TABLES = (
     # Tag filters and the tag facet read this instead of parsing every row's JSON (see research/perf-anchors.md).
     "CREATE TABLE env_tags (tag TEXT NOT NULL, env_rowid INTEGER NOT NULL, PRIMARY KEY (tag, env_rowid)) "
     "WITHOUT ROWID",
-    # A task names its environment by envs.rowid: the id's text on every task cost 5 MB of 58 at 51,498 tasks.
+    # A task names its environment by envs.env_key: the id's text on every task cost 5 MB of 58 at 51,498 tasks.
+    # Its rowid is its key: a dataset's tasks are a block of consecutive keys (rlx/snapshot/task_keys.py).
     """CREATE TABLE tasks (
         rowid INTEGER PRIMARY KEY,
-        env_rowid INTEGER NOT NULL REFERENCES envs (rowid),
+        env_key INTEGER NOT NULL,
         ref TEXT NOT NULL,
         title TEXT NOT NULL,
         brief TEXT NOT NULL,
@@ -66,7 +71,7 @@ TABLES = (
     # The task facets, narrow, so counting them over thousands of matches reads a few pages, not the wide rows.
     """CREATE TABLE task_facets (
         rowid INTEGER PRIMARY KEY,
-        env_rowid INTEGER NOT NULL,
+        env_key INTEGER NOT NULL,
         category TEXT,
         difficulty TEXT
     )""",
@@ -75,15 +80,15 @@ TABLES = (
     "CREATE TABLE facet_totals (facet TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL, "
     "PRIMARY KEY (facet, value)) WITHOUT ROWID",
     # Which stored index each dataset's tasks came from (its fingerprint, rlx/snapshot/rowfiles.py) and the kind
-    # that index showed: the next build copies the tasks of a dataset whose index is unchanged from this file.
-    "CREATE TABLE env_sources (env_rowid INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL, found_kind TEXT)",
+    # that index showed: the next build keeps the tasks of a dataset whose index is unchanged. Every dataset with
+    # rows has one (fingerprint NULL: rows given as an Index object, never kept), so the next build knows whose
+    # tasks to remove.
+    "CREATE TABLE env_sources (env_rowid INTEGER PRIMARY KEY, fingerprint TEXT, found_kind TEXT)",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 
-# Run once every row is in.
+# Run once every row is in (task_facets is filled by rlx/snapshot/task_keys.py).
 TOTALS = (
-    "INSERT INTO task_facets (rowid, env_rowid, category, difficulty) "
-    "SELECT rowid, env_rowid, category, difficulty FROM tasks",
     "INSERT INTO facet_totals (facet, value, n) SELECT 'kind', kind, count(*) FROM envs GROUP BY kind",
     "INSERT INTO facet_totals (facet, value, n) SELECT 'tags', tag, count(*) FROM env_tags GROUP BY tag",
 )
@@ -127,8 +132,12 @@ INDEXES = (
     # Kind filters, the kind facet, and a trending rank within one kind.
     "CREATE INDEX envs_by_kind ON envs (kind, trending DESC, id)",
     "CREATE INDEX env_tags_by_env ON env_tags (env_rowid, tag)",
-    "CREATE INDEX tasks_by_env ON tasks (env_rowid, ref)",
-    "CREATE INDEX task_facets_by_env ON task_facets (env_rowid)",
+    "CREATE UNIQUE INDEX envs_by_key ON envs (env_key)",
+)
+# The tasks' own: an hourly build makes them before it copies the previous snapshot's tasks (rlx/snapshot/task_keys.py).
+TASK_INDEXES = (
+    "CREATE INDEX tasks_by_env ON tasks (env_key, ref)",
+    "CREATE INDEX task_facets_by_env ON task_facets (env_key)",
 )
 
 

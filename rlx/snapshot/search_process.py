@@ -1,8 +1,9 @@
 """Who builds the word indexes (rlx/snapshot/search_tables.py): the build's own process for a small catalog, a
 second process for a large one.
 
-Tokenizing the tasks' text for tasks_fts is the largest single part of an hourly build (a third of its CPU at ten
-times today's catalog), and it needs nothing but each task's title and brief in rowid order. So a large build
+Tokenizing the tasks' text for tasks_fts is the largest single part of a build from nothing (an hourly build keeps
+the previous one: rlx/snapshot/task_keys.py), and it needs nothing but each task's title and brief in key order. So
+a large build from nothing
 starts a second process, sends it each batch of rows as it writes them, and goes on with its own work on the
 other processor; once its rows and sort indexes are in, it waits for the second process to finish and copies its
 tables in whole. `INSERT INTO t SELECT * FROM other.t` into an empty table of the same shape moves the stored rows
@@ -27,6 +28,7 @@ from urllib.parse import quote
 
 from rlx.snapshot import search_tables
 from rlx.snapshot.schema import FTS
+from rlx.snapshot.task_keys import KEY_BASE
 
 # Public environments from which a second process is used (with a second processor to run it on). Measured on
 # the project's 2-core host, one hourly build after another: at today's Hub size (7,225) in place 1.01-1.08 s,
@@ -41,12 +43,15 @@ class SearchProcessError(Exception):
     """The second process building the search tables failed."""
 
 
-def search_builder(build_path: Path, envs: int, previous: Path | None) -> InPlace | SecondProcess:
-    """The builder for a build writing `build_path` of `envs` public environments; `previous` is the snapshot the
-    build copies unchanged datasets' tasks from (attached to the build's connection as "previous"), if any."""
+def search_builder(build_path: Path, envs: int, fresh: bool) -> InPlace | SecondProcess:
+    """The builder for a build writing `build_path` of `envs` public environments. A build that is not `fresh`
+    (from nothing) kept the previous snapshot's task word index and brought it up to date itself
+    (rlx/snapshot/task_keys.py): only the environments' is left to build."""
+    if not fresh:
+        return InPlace(("envs_fts",))
     if envs >= SECOND_PROCESS_FROM and len(os.sched_getaffinity(0)) > 1:
-        return SecondProcess(build_path, previous)
-    return InPlace()
+        return SecondProcess(build_path)
+    return InPlace(search_tables.FTS_TABLES)
 
 
 class InPlace:
@@ -54,12 +59,15 @@ class InPlace:
 
     fed = False
 
+    def __init__(self, tables: tuple[str, ...]):
+        self.tables = tables
+
     def add(self, envs, tasks) -> None:
         raise AssertionError("an in-place build reads its rows from the database")
 
     def finish(self, db: sqlite3.Connection, laps) -> dict | None:
         db.execute("BEGIN")
-        search_tables.build_in_place(db)
+        search_tables.build_in_place(db, self.tables)
         db.execute("COMMIT")
         laps.lap("search")
         return None
@@ -73,7 +81,7 @@ class SecondProcess:
 
     fed = True
 
-    def __init__(self, build_path: Path, previous: Path | None):
+    def __init__(self, build_path: Path):
         self.path = build_path.with_name(build_path.name + ".search")
         self.path.unlink(missing_ok=True)
         # -P: the script's folder (rlx/snapshot) is not put on the import path, where its modules would shadow others.
@@ -83,7 +91,7 @@ class SecondProcess:
         self.broken = False
         self.writer = threading.Thread(target=self._write, name="search-tables-feed", daemon=True)
         self.writer.start()
-        self._send(("start", str(self.path), FTS, None if previous is None else str(Path(previous).resolve())))
+        self._send(("start", str(self.path), FTS, KEY_BASE))
 
     def add(self, envs: list[tuple], tasks: list[tuple]) -> None:
         """One batch of rows, in the order the build wrote them (search_tables.FedBuild.add says what each holds)."""

@@ -72,22 +72,22 @@ def _row(facet: str, key: str, members: BitMap) -> tuple:
     return facet, key, len(members), members.serialize()
 
 
-def size_fts(db: sqlite3.Connection) -> None:
-    for table in FTS_TABLES:
+def size_fts(db: sqlite3.Connection, tables: tuple[str, ...] = FTS_TABLES) -> None:
+    for table in tables:
         db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', {FTS_HASH_BYTES})")
 
 
-def optimize_fts(db: sqlite3.Connection) -> None:
-    for table in FTS_TABLES:
+def optimize_fts(db: sqlite3.Connection, tables: tuple[str, ...] = FTS_TABLES) -> None:
+    for table in tables:
         db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
 
 
-def build_in_place(db: sqlite3.Connection) -> None:
-    """Fill the word indexes from the rows already in `db` (inside the build's transaction)."""
-    size_fts(db)
-    for table in FTS_TABLES:
+def build_in_place(db: sqlite3.Connection, tables: tuple[str, ...]) -> None:
+    """Fill these word indexes from the rows already in `db` (inside the build's transaction)."""
+    size_fts(db, tables)
+    for table in tables:
         db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
-    optimize_fts(db)
+    optimize_fts(db, tables)
 
 
 # -- the second process -----------------------------------------------------------------------------------------
@@ -96,75 +96,30 @@ def build_in_place(db: sqlite3.Connection) -> None:
 class FedBuild:
     """The search tables written into their own file from the rows the build sends, in the build's order.
 
-    Task rowids are not sent: the build numbers its tasks 1, 2, 3... in the order it writes them, so they are
-    numbered here the same way. An unchanged dataset's tasks are read from the previous snapshot, where they are
-    numbered consecutively too, so each keeps its place there shifted by as much as its dataset's first task moved.
-    Rows go into the FTS tables one INSERT ... VALUES at a time, as `rebuild` adds them, and nothing here writes
-    many rows in one statement: such a statement inside a transaction opens a savepoint, at which FTS5 writes out
-    what it has gathered so far, and a segment per batch cost twice the tokenizing to write and merge.
+    Task keys are not sent: a build from nothing gives its tasks consecutive keys from `first_key` in the order it
+    writes them (rlx/snapshot/task_keys.py), so they are numbered here the same way. Rows go into the FTS tables
+    one INSERT ... VALUES at a time, as `rebuild` adds them, and nothing here writes many rows in one statement:
+    such a statement inside a transaction opens a savepoint, at which FTS5 writes out what it has gathered so far,
+    and a segment per batch cost twice the tokenizing to write and merge.
     """
 
-    def __init__(self, path: str, fts: tuple[str, ...], previous: str | None):
+    def __init__(self, path: str, fts: tuple[str, ...], first_key: int):
         self.db = db = sqlite3.connect(_uri(path), uri=True, isolation_level=None)
         db.execute("PRAGMA journal_mode=OFF")  # a failed build throws this file away
         db.execute("PRAGMA synchronous=OFF")
-        # Each previous dataset's first task rowid and task count.
-        self.previous: dict[int, tuple[int, int]] = {}
-        if previous is not None:
-            db.execute("ATTACH ? AS previous", (_uri(previous, "?mode=ro&immutable=1"),))
-            for env, first, last, n in db.execute("SELECT env_rowid, min(rowid), max(rowid), count(*) "
-                                                  "FROM previous.task_facets GROUP BY env_rowid"):
-                if last - first + 1 != n:  # every build writes a dataset's tasks together: a file from elsewhere
-                    raise ValueError(f"the previous snapshot's tasks of environment {env} are not consecutive")
-                self.previous[env] = (first, n)
         db.execute("BEGIN")
         for statement in fts:
             db.execute(statement)
         size_fts(db)
-        # Runs of unchanged datasets' tasks: rowids first..last in the previous snapshot, moved by `shift`.
-        db.execute("CREATE TEMP TABLE copying (seq INTEGER PRIMARY KEY, first INTEGER NOT NULL, last INTEGER NOT NULL, "
-                   "shift INTEGER NOT NULL)")
-        self.tasks = 0  # the last task rowid given
-        self.copied = 0  # datasets copied so far
+        self.next_key = first_key
 
-    def add(self, envs: list[tuple[int, str]], tasks: list[tuple]) -> None:
-        """`envs`: (rowid, search_blob); `tasks`: per dataset with tasks, in order, (its rowid in the previous
-        snapshot, None) when they are copied from there, else (None, [(title, brief)])."""
+    def add(self, envs: list[tuple[int, str]], tasks: list[tuple[str, str]]) -> None:
+        """`envs`: (rowid, search_blob); `tasks`: (title, brief), in the order of their keys."""
         db = self.db
         db.executemany("INSERT INTO envs_fts (rowid, search_blob) VALUES (?, ?)", envs)
-        copies: list[tuple[int, int, int]] = []
-        for previous_rowid, texts in tasks:
-            if previous_rowid is not None:
-                first, n = self.previous.get(previous_rowid, (0, 0))
-                if n:
-                    copies.append((first, first + n - 1, self.tasks + 1 - first))
-                    self.tasks += n
-                continue
-            self._copy(copies)
-            db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)",
-                           ((rowid, title, brief) for rowid, (title, brief) in enumerate(texts, self.tasks + 1)))
-            self.tasks += len(texts)
-        self._copy(copies)
-
-    def _copy(self, copies: list[tuple[int, int, int]]) -> None:
-        """The tasks of a run of unchanged datasets, in the order the build copies them (rlx/snapshot/build.py):
-        each dataset's a range of the previous snapshot's rowids, read straight from its table."""
-        if not copies:
-            return
-        db = self.db
-        # The run is added to `copying`, never deleted from it: a DELETE (like any statement that writes many rows)
-        # opens a statement savepoint, which makes FTS5 write out a segment.
-        db.executemany("INSERT INTO temp.copying (seq, first, last, shift) VALUES (?, ?, ?, ?)",
-                       ((self.copied + i, *copy) for i, copy in enumerate(copies, 1)))
-        # The texts pass through as their UTF-8 bytes: FTS5 reads a blob's bytes as the text they spell, and
-        # Python skips decoding and encoding each one (a fifth of this copy's cost).
-        rows = db.cursor().execute(
-            "SELECT t.rowid + c.shift, CAST(t.title AS BLOB), CAST(t.brief AS BLOB) FROM temp.copying c "
-            "CROSS JOIN previous.tasks t ON t.rowid BETWEEN c.first AND c.last WHERE c.seq > ? "
-            "ORDER BY c.seq, t.rowid", (self.copied,))
-        db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)", rows)
-        self.copied += len(copies)
-        copies.clear()
+        db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)",
+                       ((key, title, brief) for key, (title, brief) in enumerate(tasks, self.next_key)))
+        self.next_key += len(tasks)
 
     def finish(self) -> None:
         db = self.db
@@ -178,11 +133,11 @@ def _uri(path: str, options: str = "") -> str:
 
 
 def serve(stream) -> None:
-    """Read the build's messages from `stream` (pickles: ("start", path, FTS statements, previous or None), then
+    """Read the build's messages from `stream` (pickles: ("start", path, FTS statements, first task key), then
     ("add", envs, tasks) any number of times, then ("finish",)) and build; print the peak resident bytes at
     the end. Ending without "finish" is an error: the build went away, and its file is not to be used."""
-    _, path, fts, previous = pickle.load(stream)
-    build = FedBuild(path, fts, previous)
+    _, path, fts, first_key = pickle.load(stream)
+    build = FedBuild(path, fts, first_key)
     while True:
         try:
             message = pickle.load(stream)
