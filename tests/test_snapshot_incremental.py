@@ -9,7 +9,7 @@ import pytest
 
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import save_index
-from rlx.snapshot import build_snapshot, row_sources, search_envs, search_tasks
+from rlx.snapshot import build_snapshot, row_sources, search_envs, search_tasks, task_keys
 from rlx.snapshot.indexer import CompleteIndexes
 from rlx.snapshot.publish import copy_published, publish
 from rlx.snapshot.rowfiles import SUFFIX
@@ -120,6 +120,50 @@ def test_an_hour_that_reorders_the_listing_and_changes_a_card_equals_a_build_fro
     db = open_immutable(tmp_path / "hourly.db")
     assert search_tasks(db, "endgame")["total"] == 0 and search_tasks(db, "chess rook")["total"] == 4
     assert [card["id"] for card in search_envs(db, "minotaur")["cards"]] == ["acme/maze-runner"]
+
+
+def task_keys_of(path, env_id):
+    db = open_immutable(path)
+    try:
+        return [r[0] for r in db.execute("SELECT t.rowid FROM tasks t JOIN envs e ON e.env_key = t.env_key "
+                                         "WHERE e.id = ? ORDER BY t.rowid", (env_id,))]
+    finally:
+        db.close()
+
+
+def test_unchanged_datasets_keep_their_task_keys_and_the_changed_one_is_listed_first(store, tmp_path):
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")
+    save_index(store, index("acme/chess-tasks", "chess bishop", count=2, revision="r2"))
+    later = [record("maze-runner", trending_score=9.0), RECORDS[1], RECORDS[0]]  # trending turned upside down
+
+    build_snapshot(later, CompleteIndexes(store), tmp_path / "hourly.db", previous=tmp_path / "first.db")
+
+    for unchanged in ("acme/sokoban-gym", "acme/maze-runner"):
+        assert task_keys_of(tmp_path / "hourly.db", unchanged) == task_keys_of(tmp_path / "first.db", unchanged)
+    db = open_immutable(tmp_path / "hourly.db")
+    listing = [t["ref"] + "@" + t["env_id"] for t in search_tasks(db, size=100)["tasks"]]
+    # The task listing: the dataset changed this hour first, then the others as the last build from nothing had them.
+    assert listing == ["task-0@acme/chess-tasks", "task-1@acme/chess-tasks"] + [
+        f"task-{i}@acme/{name}" for name in ("sokoban-gym", "maze-runner") for i in range(3)]
+
+
+def test_task_keys_spread_over_twice_the_tasks_bring_a_build_from_nothing(store, tmp_path, monkeypatch):
+    monkeypatch.setattr(task_keys, "KEY_SLACK", 0)
+    previous, kept = None, []
+    # Each hour chess or sokoban, by turns, takes a new block below the others and leaves a gap among them: 9 tasks
+    # spread over 9, 12, ... 21 keys.
+    for hour in range(6):
+        changed = "chess-tasks" if hour % 2 else "sokoban-gym"
+        save_index(store, index(f"acme/{changed}", f"{changed} hour{hour}", revision=f"r{hour}"))
+        built = build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / f"hour-{hour}.db", previous=previous)
+        kept.append(built["copied"])
+        previous = tmp_path / f"hour-{hour}.db"
+
+    assert kept == [0, 2, 2, 2, 2, 0]  # 21 keys for 9 tasks: the last hour built from nothing
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "fresh.db")
+    assert contents(previous) == contents(tmp_path / "fresh.db")
+    for name in ("sokoban-gym", "chess-tasks", "maze-runner"):
+        assert task_keys_of(previous, f"acme/{name}") == task_keys_of(tmp_path / "fresh.db", f"acme/{name}")
 
 
 def test_a_dataset_gone_private_leaves_nothing_of_itself_in_the_next_snapshot(store, tmp_path):
