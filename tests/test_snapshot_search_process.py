@@ -51,32 +51,44 @@ def every_table(path):
 
 def build(store, out, hour, second_process, monkeypatch, previous=None):
     monkeypatch.setattr(search_process, "SECOND_PROCESS_FROM", 0 if second_process else 10**9)
-    built = build_snapshot(listing(hour), CompleteIndexes(store), out, built_at="2026-12-01T10:00:00Z",
-                           previous=previous)
-    assert (built["search_process"] is not None) == second_process
-    return built
+    return build_snapshot(listing(hour), CompleteIndexes(store), out, built_at="2026-12-01T10:00:00Z",
+                          previous=previous)
 
 
-def test_a_second_process_builds_the_same_search_tables_from_nothing_and_hour_after_hour(store, tmp_path,
-                                                                                      monkeypatch):
-    previous = None
-    for hour in range(3):
-        if hour:  # a dataset's index changed: its tasks are read, the others' copied from the previous snapshot
+def checked(path, knights):
+    """The word indexes hold exactly their content tables' words, and `knights` tasks have the word 'knight'."""
+    db = sqlite3.connect(path)
+    try:
+        for table in search_tables.FTS_TABLES:
+            db.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
+        assert db.execute("SELECT count(*) FROM tasks_fts WHERE tasks_fts MATCH 'knight'").fetchone()[0] == knights
+    finally:
+        db.close()
+
+
+def test_a_second_process_builds_the_same_search_tables_from_nothing(store, tmp_path, monkeypatch):
+    for hour in range(2):
+        if hour:  # another catalog: a dataset's index changed, the listing moved
             save_index(store, index(f"acme/{NAMES[hour]}", f"knight hour{hour}", count=3, revision=f"r{hour}"))
-        here = build(store, tmp_path / f"here-{hour}.db", hour, False, monkeypatch, previous)
-        there = build(store, tmp_path / f"there-{hour}.db", hour, True, monkeypatch, previous)
-        assert there["copied"] == here["copied"] == (len(NAMES) - 1 if hour else 0)
+        here = build(store, tmp_path / f"here-{hour}.db", hour, False, monkeypatch)
+        there = build(store, tmp_path / f"there-{hour}.db", hour, True, monkeypatch)
+        assert here["search_process"] is None and there["search_process"] is not None
         tables = every_table(tmp_path / f"there-{hour}.db")
         assert tables["tasks_fts_data"] and tables["env_sets"]
         assert tables == every_table(tmp_path / f"here-{hour}.db"), f"hour {hour}"
-        db = sqlite3.connect(tmp_path / f"there-{hour}.db")
-        for table in search_tables.FTS_TABLES:  # the index holds exactly its content table's words
-            db.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
-        assert db.execute("SELECT count(*) FROM tasks_fts WHERE tasks_fts MATCH 'knight'").fetchone()[0] == 3 * hour
-        db.close()
+        checked(tmp_path / f"there-{hour}.db", 3 * hour)
         assert sorted(os.listdir(tmp_path)) == sorted(["store", *(f"{side}-{h}.db" for h in range(hour + 1)
                                                                    for side in ("here", "there"))])
-        previous = tmp_path / f"there-{hour}.db"
+
+
+def test_an_hourly_build_keeps_the_task_word_index_and_needs_no_second_process(store, tmp_path, monkeypatch):
+    build(store, tmp_path / "first.db", 0, True, monkeypatch)
+    for hour in (1, 2):
+        save_index(store, index(f"acme/{NAMES[hour]}", f"knight hour{hour}", count=3, revision=f"r{hour}"))
+        hourly = build(store, tmp_path / f"hour-{hour}.db", hour, True, monkeypatch,
+                       previous=tmp_path / ("first.db" if hour == 1 else "hour-1.db"))
+        assert hourly["search_process"] is None and hourly["copied"] == len(NAMES) - 1
+        checked(tmp_path / f"hour-{hour}.db", 3 * hour)
 
 
 def sides(monkeypatch):
