@@ -6,8 +6,8 @@ Three builds, from the same listing (read once: its cost is the source's, not th
 - **cold**: no previous snapshot, every dataset's rows read from its row file;
 - **hourly**: the previous snapshot at hand and an hour gone by (what the hourly run meets): 1 % of the datasets'
   indexes rewritten, and every environment's likes, downloads and trending score moved, so the listing's order
-  shifts as the Hub's does. The unchanged datasets' rows are copied from the previous snapshot, the changed ones
-  read from the row file the indexer derived as it rebuilt them. Each run moves another hour on and builds on the
+  shifts as the Hub's does. The unchanged datasets keep their tasks (and task words) from the previous snapshot,
+  the changed ones are read from the row file the indexer derived as it rebuilt them. Each run moves another hour on and builds on the
   last run's snapshot.
 Wall seconds and the build's own CPU seconds are both reported (the second shows the work when the machine is shared).
 The last hourly build stays in the workspace and is published into the store, for the app and Datasette to serve.

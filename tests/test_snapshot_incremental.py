@@ -1,5 +1,6 @@
-"""The hourly build: rows of unchanged datasets copied from the previous snapshot, each dataset's rows read from its
-small row file while its index is unchanged, and the result the same as a build from nothing."""
+"""The hourly build: unchanged datasets keep their tasks, task keys and task words from the previous snapshot, each
+dataset's rows are read from its small row file while its index is unchanged, and the catalog is the same as a build
+from nothing makes (only the task keys, and so the task listing's catalog order, may differ)."""
 
 import json
 import os

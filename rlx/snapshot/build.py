@@ -215,7 +215,7 @@ def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str,
         log.info("snapshot.task_keys_renewed first=%s last=%s tasks=%s", first, last, tasks)
         db.execute("DETACH previous")
         return None
-    # The found kind's JSON text is kept too: a copied dataset's env_sources row takes it as it is.
+    # The found kind's JSON text is kept too: a kept dataset's env_sources row takes it as it is.
     return {env_id: (rowid, fingerprint, json.loads(found) if found else None, task_count, found)
             for env_id, rowid, fingerprint, found, task_count in rows}
 
