@@ -112,7 +112,9 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         public = _public(records)
         if carried is not None:  # the file is started from the previous snapshot's tables by a connection of its own
             db.close()
+            lap("setup")
             start_from_previous(str(path), str(Path(previous).resolve()))
+            lap("copy_previous")
             db = _connect(path)
             _attach_previous(db, previous)
             # A dataset's removed tasks leave no bytes behind in the pages they free.
