@@ -10,10 +10,11 @@ answer the same rule as a substring check on the blob would.
 
 The build makes the sets from the rows it holds (rlx/snapshot/build.py). An hourly build keeps the previous
 snapshot's task word index and brings it up to date (rlx/snapshot/task_keys.py), and builds envs_fts in place. A
-build from nothing of a small catalog builds both word indexes in its own process from its rows (build_in_place);
-of a large one, a second process builds them while the build writes the rows (rlx/snapshot/search_process.py runs this file as a program and feeds it the rows as they are
-written), which takes their tokenizing, the largest part of a build, off the build's own processor. This file therefore imports nothing of rlx: the second process starts
-in a tenth of a second instead of loading the app.
+build from nothing of a small catalog builds both word indexes in its own process from its rows (build_in_place); of
+a large one, a second process builds them while the build writes the rows (rlx/snapshot/search_process.py runs this
+file as a program and feeds it the rows as they are written), which takes their tokenizing, the largest part of a
+build, off the build's own processor. This file therefore imports nothing of rlx: the second process starts in a
+tenth of a second instead of loading the app.
 """
 
 from __future__ import annotations
