@@ -148,6 +148,9 @@ class KeptTasks:
             db.execute(f"DROP TABLE temp.{table}")
         # A deletion only marks the words deleted until their segment is merged: while a dataset that left the
         # catalog (private, gated, deleted) still has words in the index, they are merged out now, at the cost of
-        # rewriting the index (no tokenizing).
+        # rewriting the index (no tokenizing): 0.2 s of CPU at 1x, 1.6 s at 10x.
+        # Otherwise FTS5's own automerge keeps the segments few: measured at 1x, after 24 hourly builds 8 segments,
+        # the file 3.5 % larger than from nothing, and the prefix and word searches no slower. A bounded 'merge'
+        # each hour bought little (5 segments, 42.1 against 42.3 MB), and a negative one added two levels an hour.
         if any(env_id not in self.written for _, env_id in dropped):
             db.execute("INSERT INTO tasks_fts (tasks_fts) VALUES ('optimize')")
