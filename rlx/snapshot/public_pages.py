@@ -3,10 +3,11 @@ time, and one environment's or task's card.
 
 A shard is a range of rowids: shards 1..E cover the environments (rowids (k-1)*size+1 .. k*size), the shards after
 them the tasks the same way from the lowest task key (task keys start far from 1: rlx/snapshot/task_keys.py, which
-also keeps them from spreading over more than about twice the tasks). Rowids are unique integers, so a range of `size` of them holds at most `size` rows
-whatever gaps there are, and a shard is one primary-key range scan: no OFFSET walk, no count of the whole catalog,
-and rows come off a cursor, never as a list of all of them. Hidden environments are left out per query (the admin's
-settings change between snapshots); private and gated repositories are never in the snapshot at all.
+also keeps them from spreading over more than about twice the tasks). Rowids are unique integers, so a range of
+`size` of them holds at most `size` rows whatever gaps there are, and a shard is one primary-key range scan: no
+OFFSET walk, no count of the whole catalog, and rows come off a cursor, never as a list of all of them. Hidden
+environments are left out per query (the admin's settings change between snapshots); private and gated repositories
+are never in the snapshot at all.
 """
 
 from __future__ import annotations
@@ -79,6 +80,6 @@ def env_card(db: sqlite3.Connection, env_id: str) -> dict | None:
 
 def task_card(db: sqlite3.Connection, env_id: str, ref: str) -> dict | None:
     """A listed task's title and brief (answers already withheld when the snapshot was built); None if unlisted."""
-    row = db.execute("SELECT title, brief FROM tasks WHERE env_key = (SELECT env_key FROM envs WHERE id = ?) AND ref = ? "
-                     "LIMIT 1", (env_id, ref)).fetchone()
+    row = db.execute("SELECT title, brief FROM tasks WHERE env_key = (SELECT env_key FROM envs WHERE id = ?) "
+                     "AND ref = ? LIMIT 1", (env_id, ref)).fetchone()
     return {"title": row[0], "brief": row[1]} if row else None
