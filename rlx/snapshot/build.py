@@ -25,10 +25,11 @@ from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.rowfiles import MAX_TAGS, DatasetRows, clip, strings_json
-from rlx.snapshot.schema import FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS, TRENDING_ROWIDS
+from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
+                                  TRENDING_ROWIDS)
 from rlx.snapshot.search_process import SHADOW_TABLES, SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
-from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, start_from_previous
+from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, repack_due, start_from_previous
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
 
@@ -110,10 +111,13 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
     try:
         carried = previous_sources(db, previous)  # attached before the transaction, so it can be let go
         public = _public(records)
+        compact = None  # the page count of the last build from nothing in this line (None: this is one)
         if carried is not None:  # the file is started from the previous snapshot's tables by a connection of its own
+            pages, compact = _previous_pages(db)
+            repack = repack_due(pages, compact)
             db.close()
             lap("setup")
-            start_from_previous(str(path), str(Path(previous).resolve()))
+            start_from_previous(str(path), str(Path(previous).resolve()), repack)
             lap("copy_previous")
             db = _connect(path)
             _attach_previous(db, previous)
@@ -155,6 +159,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         vacuumed = carried is None and free > pages // 100
         if vacuumed:  # rows are written in order into a fresh file: compact unless the merges left gaps
             db.execute("VACUUM")
+        _set_compact_pages(db, compact)
         _analyze_and_check(db, timings, SHADOW_TABLES if ahead and not vacuumed else None)
     except SearchProcessError as exc:
         raise SnapshotBuildError(str(exc)) from None
@@ -163,6 +168,21 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         if search is not None:
             search.close()
     return counts, copied, timings, helper
+
+
+def _previous_pages(db: sqlite3.Connection) -> tuple[int, int | None]:
+    """The attached previous snapshot's page count, and that of the last build from nothing in its line (None when
+    it does not say)."""
+    pages = db.execute("PRAGMA previous.page_count").fetchone()[0]
+    compact = db.execute("SELECT value FROM previous.meta WHERE key = ?", (COMPACT_PAGES,)).fetchone()
+    return pages, int(compact[0]) if compact and compact[0].isdigit() else None
+
+
+def _set_compact_pages(db: sqlite3.Connection, compact: int | None) -> None:
+    """Record the page count of the last build from nothing: `compact`, carried from the previous snapshot, or this
+    file's own (None: it is one)."""
+    pages = compact if compact is not None else db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (COMPACT_PAGES, str(pages)))
 
 
 def _connect(path: Path) -> sqlite3.Connection:

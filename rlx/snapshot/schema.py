@@ -17,6 +17,9 @@ SCHEMA = 4  # 2: env_splits, search_blob as words; 3: tasks point at envs by row
 # of any set of environments is then a slice of its rowids (rlx/snapshot/env_sets.py). A file without it (built
 # before) has its trending pages read by walking the order's index.
 TRENDING_ROWIDS = "envs_rowids_in_trending_order"
+# A meta key: the page count of the last snapshot in this one's line that was written compact (from nothing, or
+# with its kept tables repacked: rlx/snapshot/task_keys.py start_from_previous).
+COMPACT_PAGES = "compact_pages"
 CACHE_KIB = 8192  # each connection's page cache
 # 8 KB pages hold the wide task rows with less slack than 4 KB (about 2% of the file at 7,225 environments).
 PAGE_SIZE = 8192
@@ -134,7 +137,7 @@ INDEXES = (
     "CREATE INDEX env_tags_by_env ON env_tags (env_rowid, tag)",
     "CREATE UNIQUE INDEX envs_by_key ON envs (env_key)",
 )
-# The tasks' own: an hourly build makes them before it copies the previous snapshot's tasks (rlx/snapshot/task_keys.py).
+# The tasks' own: made by a build from nothing, kept by an hourly build (rlx/snapshot/task_keys.py).
 TASK_INDEXES = (
     "CREATE INDEX tasks_by_env ON tasks (env_key, ref)",
     "CREATE INDEX task_facets_by_env ON task_facets (env_key)",
