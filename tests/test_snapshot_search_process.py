@@ -84,14 +84,23 @@ def test_a_second_process_builds_the_same_search_tables_from_nothing(store, tmp_
                                                                    for side in ("here", "there"))])
 
 
-def test_an_hourly_build_keeps_the_task_word_index_and_needs_no_second_process(store, tmp_path, monkeypatch):
+def test_an_hourly_builds_second_process_makes_only_the_environments_words_and_sets_the_same(store, tmp_path,
+                                                                                             monkeypatch):
+    """An hourly build keeps the task word index; a second process then makes the environments' word index and
+    their search sets, exactly as the build makes them in place."""
     build(store, tmp_path / "first.db", 0, True, monkeypatch)
+    previous = tmp_path / "first.db"
     for hour in (1, 2):
         save_index(store, index(f"acme/{NAMES[hour]}", f"knight hour{hour}", count=3, revision=f"r{hour}"))
-        hourly = build(store, tmp_path / f"hour-{hour}.db", hour, True, monkeypatch,
-                       previous=tmp_path / ("first.db" if hour == 1 else "hour-1.db"))
-        assert hourly["search_process"] is None and hourly["copied"] == len(NAMES) - 1
-        checked(tmp_path / f"hour-{hour}.db", 3 * hour)
+        here = build(store, tmp_path / f"here-{hour}.db", hour, False, monkeypatch, previous=previous)
+        there = build(store, tmp_path / f"there-{hour}.db", hour, True, monkeypatch, previous=previous)
+        assert here["search_process"] is None and there["search_process"] is not None
+        assert there["copied"] == len(NAMES) - 1
+        tables = every_table(tmp_path / f"there-{hour}.db")
+        assert tables["envs_fts_data"] and tables["env_sets"]
+        assert tables == every_table(tmp_path / f"here-{hour}.db"), f"hour {hour}"
+        checked(tmp_path / f"there-{hour}.db", 3 * hour)
+        previous = tmp_path / f"there-{hour}.db"
 
 
 def sides(monkeypatch):
@@ -99,8 +108,8 @@ def sides(monkeypatch):
     started = []
     real = search_process.SecondProcess.__init__
 
-    def init(self, *args):
-        real(self, *args)
+    def init(self, *args, **kwargs):
+        real(self, *args, **kwargs)
         started.append(self)
 
     monkeypatch.setattr(search_process.SecondProcess, "__init__", init)
@@ -148,6 +157,6 @@ def test_a_build_that_fails_ends_its_second_process_and_leaves_nothing(store, tm
 def test_the_second_process_stops_by_itself_when_the_build_goes_away(tmp_path):
     process = subprocess.Popen([sys.executable, "-P", search_tables.__file__], stdin=subprocess.PIPE,
                                stderr=subprocess.PIPE)
-    start = pickle.dumps(("start", str(tmp_path / "side.db"), FTS, None))
+    start = pickle.dumps(("start", str(tmp_path / "side.db"), FTS, search_tables.FTS_TABLES, 1, False))
     _, err = process.communicate(start, timeout=60)  # its input ends before "finish"
     assert process.returncode != 0 and b"went away" in err

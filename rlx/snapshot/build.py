@@ -27,7 +27,7 @@ from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.rowfiles import MAX_TAGS, DatasetRows, clip, strings_json
 from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
                                   TRENDING_ROWIDS)
-from rlx.snapshot.search_process import SHADOW_TABLES, SearchProcessError, search_builder
+from rlx.snapshot.search_process import SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
 from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, repack_due, start_from_previous
 from rlx.sources.base import RepoRecord, Source
@@ -140,7 +140,8 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         for statement in (*INDEXES, *(TASK_INDEXES if carried is None else ())):
             db.execute(statement)
         lap("indexes")
-        sets.write(db)
+        if sets is not None:
+            sets.write(db)
         db.execute("COMMIT")
         lap("env_sets")
         if carried is not None:
@@ -160,7 +161,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         if vacuumed:  # rows are written in order into a fresh file: compact unless the merges left gaps
             db.execute("VACUUM")
         _set_compact_pages(db, compact)
-        _analyze_and_check(db, timings, SHADOW_TABLES if ahead and not vacuumed else None)
+        _analyze_and_check(db, timings, search.copied if ahead and not vacuumed else None)
     except SearchProcessError as exc:
         raise SnapshotBuildError(str(exc)) from None
     finally:
@@ -289,6 +290,7 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
     # per environment (a CPU clock read is a system call, and a 10x catalog has 72,250 environments).
     for batch in _batches(public, source, carried or {}):
         timings.lap("read_rows")
+        tags_before = len(env_tags)
         keys = []
         for record, env_id, rows, before in batch:
             kind = kind_of(record, None if rows is None else rows.found_kind)
@@ -317,7 +319,7 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
         db.executemany("INSERT INTO env_sources (env_rowid, fingerprint, found_kind) VALUES (?, ?, ?)", sources)
         timings.lap("write_rows")
         if search.fed:
-            search.add(*_search_rows(batch, envs[-len(batch):]))
+            search.add(*_search_rows(batch, envs[-len(batch):], carried is None), env_tags[tags_before:])
             timings.lap("search_feed")
     db.executemany("INSERT INTO envs (rowid, env_key, id, key, repo_type, kind, heading, brief, likes, downloads, "
                    "trending, created, modified, task_count, tags, sdk, stage, search_blob) "
@@ -328,21 +330,23 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
     timings.lap("tasks")
     # The sets are made here, from the rows in memory: a second process, when there is one, has the longer job
     # (tokenizing the tasks' words), and sending it each environment's kind and tags cost pickling besides.
-    sets = EnvSets()
-    for env in envs:
-        sets.add_env(env[0], env[5], env[-1])
-    for tag, env_rowid in env_tags:
-        sets.add_tag(tag, env_rowid)
-    timings.lap("env_sets")
+    sets = None if search.makes_sets else EnvSets()
+    if sets is not None:
+        for env in envs:
+            sets.add_env(env[0], env[5], env[-1])
+        for tag, env_rowid in env_tags:
+            sets.add_tag(tag, env_rowid)
+        timings.lap("env_sets")
     return counts, tasks.kept_count, sets
 
 
-def _search_rows(batch: list[tuple], envs: list[tuple]) -> tuple[list, list]:
-    """What the word indexes need of one batch (search_tables.FedBuild.add): each environment's (rowid,
-    search_blob), and each dataset's tasks' (title, brief), in the order their keys were given."""
+def _search_rows(batch: list[tuple], envs: list[tuple], with_tasks: bool) -> tuple[list, list]:
+    """What the second process needs of one batch (search_tables.FedBuild.add): each environment's (rowid,
+    search_blob, kind), and `with_tasks`, each dataset's tasks' (title, brief), in the order their keys were
+    given."""
     texts = [(values[1], values[2]) for record, env_id, rows, before in batch if rows is not None
-             for values in rows.tasks]
-    return [(env[0], env[-1]) for env in envs], texts
+             for values in rows.tasks] if with_tasks else []
+    return [(env[0], env[-1], env[5]) for env in envs], texts
 
 
 BATCH_ENVS, BATCH_TASKS = 512, 20_000  # a batch ends at whichever comes first: its rows are held in memory

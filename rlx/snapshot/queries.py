@@ -195,7 +195,8 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
         rowids = _ranked_page(db, scope, params, offset, size)
     else:
         rowids = [r[0] for r in db.execute(f"{scope} ORDER BY rowid LIMIT ? OFFSET ?", (*params, size, offset))]
-    counted, about = _task_facets(db, scope, params, total, drawn if every is None else every) if facets else ({}, False)
+    known = drawn if every is None else every
+    counted, about = _task_facets(db, scope, params, total, known) if facets else ({}, False)
     return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size, "ranked": ranked,
             "ranked_matches": min(total, RANK_LIMIT) if ranked else 0, "facets": counted, "facets_about": about}
 

@@ -1,13 +1,14 @@
-"""Who builds the word indexes (rlx/snapshot/search_tables.py): the build's own process for a small catalog, a
-second process for a large one.
+"""Who builds the word indexes and the environment search's sets (rlx/snapshot/search_tables.py): the build's own
+process for a small catalog, a second process for a large one.
 
-Tokenizing the tasks' text for tasks_fts is the largest single part of a build from nothing (an hourly build keeps
-the previous one: rlx/snapshot/task_keys.py), and it needs nothing but each task's title and brief in key order. So
-a large build from nothing
-starts a second process, sends it each batch of rows as it writes them, and goes on with its own work on the
-other processor; once its rows and sort indexes are in, it waits for the second process to finish and copies its
-tables in whole. `INSERT INTO t SELECT * FROM other.t` into an empty table of the same shape moves the stored rows
-without decoding them, a fraction of a second for the 10× catalog's 45 MB.
+Tokenizing the tasks' text for tasks_fts is the largest single part of a build from nothing, and it needs nothing
+but each task's title and brief in key order. So a large build starts a second process, sends it each batch of rows
+as it writes them, and goes on with its own work on the other processor; once its rows and sort indexes are in, it
+waits for the second process to finish and copies its tables in whole. An hourly build keeps the task word index
+(rlx/snapshot/task_keys.py): its second process makes the environments' word index and their search sets instead,
+the largest part left of the hourly build that needs nothing but the environments' rows. `INSERT INTO t SELECT *
+FROM other.t` into an empty table of the same shape moves the stored rows without decoding them, a fraction of a
+second for the 10× catalog's 45 MB.
 
 A second process that fails fails the build (SearchProcessError); a build that fails or goes away ends its second
 process (which also stops by itself when its input closes early), and the side file is removed either way.
@@ -35,8 +36,9 @@ from rlx.snapshot.task_keys import KEY_BASE
 # with the second process 1.07-1.25 s (the two processes slow each other down more than the split saves); at ten
 # times (72,250) with it 8.9-10.6 s, in place about 3 s more. Tests set it to force either way.
 SECOND_PROCESS_FROM = 20_000
-SHADOW_TABLES = tuple(f"{table}_{part}" for table in search_tables.FTS_TABLES
-                      for part in ("data", "idx", "docsize", "config"))
+def shadow_tables(tables: tuple[str, ...]) -> tuple[str, ...]:
+    """The tables in which FTS5 keeps the word indexes `tables`."""
+    return tuple(f"{table}_{part}" for table in tables for part in ("data", "idx", "docsize", "config"))
 
 
 class SearchProcessError(Exception):
@@ -47,17 +49,21 @@ def search_builder(build_path: Path, envs: int, fresh: bool) -> InPlace | Second
     """The builder for a build writing `build_path` of `envs` public environments. A build that is not `fresh`
     (from nothing) kept the previous snapshot's task word index and brought it up to date itself
     (rlx/snapshot/task_keys.py): only the environments' is left to build."""
+    large = envs >= SECOND_PROCESS_FROM and len(os.sched_getaffinity(0)) > 1
     if not fresh:
-        return InPlace(("envs_fts",))
-    if envs >= SECOND_PROCESS_FROM and len(os.sched_getaffinity(0)) > 1:
-        return SecondProcess(build_path)
-    return InPlace(search_tables.FTS_TABLES)
+        # With no task to tokenize, the second process makes the environment search's sets too, where a build from
+        # nothing makes them itself while the second process tokenizes (the longer job): 1.5 s of CPU at 10x.
+        return SecondProcess(build_path, ("envs_fts",), sets=True) if large else InPlace(("envs_fts",))
+    return SecondProcess(build_path, search_tables.FTS_TABLES, sets=False) if large \
+        else InPlace(search_tables.FTS_TABLES)
 
 
 class InPlace:
     """The search tables built from the rows in the build's own database, once they are all in."""
 
     fed = False
+    makes_sets = False
+    copied: tuple[str, ...] = ()
 
     def __init__(self, tables: tuple[str, ...]):
         self.tables = tables
@@ -81,7 +87,10 @@ class SecondProcess:
 
     fed = True
 
-    def __init__(self, build_path: Path):
+    def __init__(self, build_path: Path, tables: tuple[str, ...], sets: bool):
+        self.makes_sets = sets
+        # The tables copied in at the end: the word indexes' own, and env_sets when it makes the sets.
+        self.copied = (*shadow_tables(tables), *(("env_sets",) if sets else ()))
         self.path = build_path.with_name(build_path.name + ".search")
         self.path.unlink(missing_ok=True)
         # -P: the script's folder (rlx/snapshot) is not put on the import path, where its modules would shadow others.
@@ -91,11 +100,12 @@ class SecondProcess:
         self.broken = False
         self.writer = threading.Thread(target=self._write, name="search-tables-feed", daemon=True)
         self.writer.start()
-        self._send(("start", str(self.path), FTS, KEY_BASE))
+        fts = tuple(statement for statement in FTS if any(f" {table} " in statement for table in tables))
+        self._send(("start", str(self.path), fts, tables, KEY_BASE, sets))
 
-    def add(self, envs: list[tuple], tasks: list[tuple]) -> None:
+    def add(self, envs: list[tuple], tasks: list[tuple], tags: list[tuple]) -> None:
         """One batch of rows, in the order the build wrote them (search_tables.FedBuild.add says what each holds)."""
-        self._send(("add", envs, tasks))
+        self._send(("add", envs, tasks, tags))
 
     def _send(self, message: tuple) -> None:
         """Queue a message for the writer thread: the build never waits on the pipe while the other process is
@@ -125,8 +135,11 @@ class SecondProcess:
         laps.lap("search_wait")
         db.execute("ATTACH ? AS search", (f"file:{quote(str(self.path.resolve()))}?mode=ro",))
         db.execute("BEGIN")
-        for table in SHADOW_TABLES:  # FTS5 wrote each table's first rows when it was created here
-            db.execute(f"DELETE FROM main.{table}")
+        for table in self.copied:
+            if table == "env_sets":
+                db.execute(search_tables.TABLE)
+            else:  # FTS5 wrote each table's first rows when it was created here
+                db.execute(f"DELETE FROM main.{table}")
             db.execute(f"INSERT INTO main.{table} SELECT * FROM search.{table}")
         db.execute("COMMIT")
         db.execute("DETACH search")

@@ -1,20 +1,20 @@
 """The search tables: the environment search's sets (env_sets) and the two word indexes (envs_fts, tasks_fts).
 
-env_sets holds, for every stored word, for every kind and for every tag, the environments (envs.rowid) that have
-it, as a compressed bitmap (Roaring, the pyroaring package). A search then never walks its matches: a word is the
-union of the words it begins (a range of this table), the filters are intersections, the total and every facet
-count are cardinalities of intersections, all done in C over a few kilobytes. A common word ("agent", a third of
-the catalog) costs what a rare one costs. See rlx/snapshot/env_sets.py for the reading side. Words come from
-`search_blob`, which is already the environment's words exactly as rlx/catalog/words.py cuts them, so the sets
-answer the same rule as a substring check on the blob would.
+env_sets holds, for every stored word, for every kind and for every tag, the environments (envs.rowid) that have it,
+as a compressed bitmap (Roaring, the pyroaring package). A search then never walks its matches: a word is the union
+of the words it begins (a range of this table), the filters are intersections, the total and every facet count are
+cardinalities of intersections, all done in C over a few kilobytes. A common word ("agent", a third of the catalog)
+costs what a rare one costs. See rlx/snapshot/env_sets.py for the reading side. Words come from `search_blob`, which
+is already the environment's words exactly as rlx/catalog/words.py cuts them, so the sets answer the same rule as a
+substring check on the blob would.
 
-The build makes the sets from the rows it holds (rlx/snapshot/build.py). An hourly build keeps the previous
-snapshot's task word index and brings it up to date (rlx/snapshot/task_keys.py), and builds envs_fts in place. A
-build from nothing of a small catalog builds both word indexes in its own process from its rows (build_in_place); of
-a large one, a second process builds them while the build writes the rows (rlx/snapshot/search_process.py runs this
-file as a program and feeds it the rows as they are written), which takes their tokenizing, the largest part of a
-build, off the build's own processor. This file therefore imports nothing of rlx: the second process starts in a
-tenth of a second instead of loading the app.
+A small catalog's build makes the sets from the rows it holds (rlx/snapshot/build.py) and the word indexes in its
+own process (build_in_place); an hourly build keeps the previous snapshot's task word index and brings it up to date
+(rlx/snapshot/task_keys.py). A large catalog's build has a second process build the word indexes while it writes the
+rows (rlx/snapshot/search_process.py runs this file as a program and feeds it the rows as they are written), which
+takes their tokenizing, the largest part of a build from nothing, off the build's own processor; an hourly one has
+it build the environments' word index and the sets (FedBuild). This file therefore imports nothing of rlx: the
+second process starts in a tenth of a second instead of loading the app.
 """
 
 from __future__ import annotations
@@ -105,27 +105,39 @@ class FedBuild:
     and a segment per batch cost twice the tokenizing to write and merge.
     """
 
-    def __init__(self, path: str, fts: tuple[str, ...], first_key: int):
+    def __init__(self, path: str, fts: tuple[str, ...], tables: tuple[str, ...], first_key: int, sets: bool):
         self.db = db = sqlite3.connect(_uri(path), uri=True, isolation_level=None)
         db.execute("PRAGMA journal_mode=OFF")  # a failed build throws this file away
         db.execute("PRAGMA synchronous=OFF")
         db.execute("BEGIN")
         for statement in fts:
             db.execute(statement)
-        size_fts(db)
+        self.tables = tables  # the word indexes `fts` makes
+        size_fts(db, tables)
         self.next_key = first_key
+        self.sets = EnvSets() if sets else None  # an hourly build's: its tasks' words are kept, nothing to tokenize
 
-    def add(self, envs: list[tuple[int, str]], tasks: list[tuple[str, str]]) -> None:
-        """`envs`: (rowid, search_blob); `tasks`: (title, brief), in the order of their keys."""
+    def add(self, envs: list[tuple[int, str, str]], tasks: list[tuple[str, str]], tags: list[tuple[str, int]]
+            ) -> None:
+        """`envs`: (rowid, search_blob, kind); `tasks`: (title, brief), in the order of their keys; `tags`: (tag,
+        environment rowid)."""
         db = self.db
-        db.executemany("INSERT INTO envs_fts (rowid, search_blob) VALUES (?, ?)", envs)
-        db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)",
-                       ((key, title, brief) for key, (title, brief) in enumerate(tasks, self.next_key)))
-        self.next_key += len(tasks)
+        db.executemany("INSERT INTO envs_fts (rowid, search_blob) VALUES (?, ?)", ((r, b) for r, b, _ in envs))
+        if tasks:
+            db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)",
+                           ((key, title, brief) for key, (title, brief) in enumerate(tasks, self.next_key)))
+            self.next_key += len(tasks)
+        if self.sets is not None:
+            for rowid, blob, kind in envs:
+                self.sets.add_env(rowid, kind, blob)
+            for tag, rowid in tags:
+                self.sets.add_tag(tag, rowid)
 
     def finish(self) -> None:
         db = self.db
-        optimize_fts(db)
+        optimize_fts(db, self.tables)
+        if self.sets is not None:
+            self.sets.write(db)
         db.execute("COMMIT")
         db.close()
 
@@ -135,11 +147,11 @@ def _uri(path: str, options: str = "") -> str:
 
 
 def serve(stream) -> None:
-    """Read the build's messages from `stream` (pickles: ("start", path, FTS statements, first task key), then
-    ("add", envs, tasks) any number of times, then ("finish",)) and build; print the peak resident bytes at
+    """Read the build's messages from `stream` (pickles: ("start", FedBuild's arguments), then ("add", envs,
+    tasks, tags) any number of times, then ("finish",)) and build; print the peak resident bytes at
     the end. Ending without "finish" is an error: the build went away, and its file is not to be used."""
-    _, path, fts, first_key = pickle.load(stream)
-    build = FedBuild(path, fts, first_key)
+    _, *start = pickle.load(stream)
+    build = FedBuild(*start)
     while True:
         try:
             message = pickle.load(stream)
