@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from benchmarks import servers
+from benchmarks.markdown import met, table
 from benchmarks.stats import percentile
 from benchmarks.workspace import create
 
@@ -123,8 +124,6 @@ def _get_ok(url: str) -> None:
 
 
 def render(r: dict) -> str | None:
-    from benchmarks.report import _table
-
     c = r.get("community")
     if not c:
         return None
@@ -133,7 +132,7 @@ def render(r: dict) -> str | None:
             f"through the runs index's own write path in {c['write_s']:.1f} s. In process: the app's test client and "
             "the index's queries; over HTTP: `rlx serve` (2 gevent workers), one request at a time. p50 of "
             f"{SAMPLES} after one warm-up.\n\n"
-            + _table(["", "in process", "over HTTP"], [
+            + table(["", "in process", "over HTTP"], [
                 ["/community (whole page)", f"{c['community_page_p50_ms']:.2f} ms",
                  f"**{c['http_community_p50_ms']:.2f} ms**"],
                 [f"leaderboard (/community/{BUNDLED} over HTTP: leaderboard, heatmap, untried tasks)",
@@ -146,7 +145,6 @@ def targets(r: dict) -> list[list[str]]:
     c = r.get("community")
     if not c:
         return []
-    met = lambda ok: "**met**" if ok else "**missed**"  # noqa: E731
     return [[f"community page, {c['runs']:,} runs (p50, HTTP)", "≤ 50 ms", f"{c['http_community_p50_ms']:.2f} ms",
              met(c["met"]["http_community_p50_ms"])],
             [f"leaderboard page, {c['runs']:,} runs (p50, HTTP)", "≤ 50 ms",

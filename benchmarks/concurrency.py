@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks import search, servers, wrk
+from benchmarks.markdown import TODO_ROUTE, num, table
 from benchmarks.workspace import Workspace
 
 CLIENTS = 200
@@ -102,22 +103,20 @@ def _load_average() -> float | None:
 
 
 def render(r: dict) -> str:
-    from benchmarks.report import TODO_ROUTE, _n, _table
-
     c = r.get("concurrency")
     if not c:
         return f"## g. {CLIENTS} concurrent clients on /api/search\n\n" + TODO_ROUTE + "\n"
     errors = ", ".join(f"{k} {v}" for k, v in c["errors"].items()) or "none"
     others = ", ".join(f"{k}: {v}" for k, v in c["other_statuses"].items()) or "none"
-    memory = [[name, _n(c["memory_before_mb"].get(name), 1), _n(after, 1)]
+    memory = [[name, num(c["memory_before_mb"].get(name), 1), num(after, 1)]
               for name, after in c["memory_after_mb"].items()]
     return (f"## g. {c['clients']} concurrent clients on /api/search\n\n"
             f"A fresh `rlx serve` (gunicorn, 2 gevent workers), warmed, then wrk with {c['clients']} keep-alive "
             f"connections for {c['seconds']:.0f} s cycling through the environment searches of the mix. wrk does "
             "not honour Retry-After: a client turned away asks again at once, so the 503 count is a worst case. "
-            f"The machine's load average was {_n(c['load_before'], 1)} before and {_n(c['load_after'], 1)} after "
+            f"The machine's load average was {num(c['load_before'], 1)} before and {num(c['load_after'], 1)} after "
             "(other work on the same two cores slows every figure).\n\n"
-            + _table(["", "measured"], [
+            + table(["", "measured"], [
                 ["answers per second (all / 200 OK)", f"**{c['rps']:,.0f}** / **{c['served_rps']:,.0f}**"],
                 ["latency p50 / p90 / p99 / p99.9 / max (every answer)",
                  f"**{c['p50_ms']:,.0f} / {c['p90_ms']:,.0f} / {c['p99_ms']:,.0f} / {c['p999_ms']:,.0f} / "
@@ -127,7 +126,7 @@ def render(r: dict) -> str:
                 ["socket errors / other statuses", f"{errors} / {others}"],
             ], "ll")
             + "\nResident memory of the gunicorn processes (MB), warmed and after the load:\n\n"
-            + _table(["process", "warmed", "after the load"], memory, "lrr"))
+            + table(["process", "warmed", "after the load"], memory, "lrr"))
 
 
 def targets(r: dict) -> list[list[str]]:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from benchmarks.inprocess import InProcessApp
+from benchmarks.markdown import num, table
 from benchmarks.stats import median
 from benchmarks.workspace import Workspace
 from rlx.snapshot.schema import open_immutable
@@ -104,7 +105,6 @@ def _timed(app: InProcessApp, path: str, db) -> float:
 
 def render(scaling: dict) -> str | None:
     """One table: each query's first answer at each scale measured, unwarmed / warmed / again."""
-    from benchmarks.report import _n, _table
 
     scales = [(key, x["first_request"]) for key, x in scaling.items() if x.get("first_request")]
     if not scales:
@@ -113,19 +113,17 @@ def render(scaling: dict) -> str | None:
     header = ["query"] + [f"{key}: first answer unwarmed / warmed / again, ms (KB read unwarmed / warmed)"
                           for key, _ in scales]
     rows = [[k] + [_cell(f["queries"][k]) for _, f in scales if k in f["queries"]] for k in keys]
-    warm = "; ".join(f"{key} {_n(f['warm_up']['ms'])} ms, {f['warm_up']['kb']:,.0f} KB read"
+    warm = "; ".join(f"{key} {num(f['warm_up']['ms'])} ms, {f['warm_up']['kb']:,.0f} KB read"
                      for key, f in scales)
     return ("\n**The first request on a freshly opened snapshot** (`benchmarks/first_request.py`): a new connection "
             "as the reader opens it, the query answered in process, unwarmed and after the reader's warm-up "
             "(rlx/snapshot/warm.py), then again on the same connection; median of the samples. The file is in the "
             "OS page cache (as after the build or the reader's copy; dropping it needs root). The warm-up itself: "
-            f"{warm}.\n\n" + _table(header, rows))
+            f"{warm}.\n\n" + table(header, rows))
 
 
 def _cell(q: dict) -> str:
-    from benchmarks.report import _n
-
-    return (f"{_n(q['cold_ms'])} / {_n(q['warmed_ms'])} / {_n(q['again_ms'])} "
+    return (f"{num(q['cold_ms'])} / {num(q['warmed_ms'])} / {num(q['again_ms'])} "
             f"({q['cold_kb']:,.0f} / {q['warmed_kb']:,.0f})")
 
 

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from benchmarks import servers
+from benchmarks.markdown import met, table
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ECHO = "rlx-examples/echo-env"
@@ -169,8 +170,6 @@ def _held_sessions(app_url: str, sessions: int) -> dict:
 
 
 def render(r: dict) -> str | None:
-    from benchmarks.report import _table
-
     p = r.get("playground")
     if not p:
         return None
@@ -180,7 +179,7 @@ def render(r: dict) -> str | None:
             f"playground's WebSocket to it. {p['steps']} steps on one episode, straight to the server's /ws and "
             f"through the playground; then {h['sessions']} sessions held open at once by that one process, each "
             f"resetting and taking {STEPS_PER_SESSION} steps.\n\n"
-            + _table(["", "measured"], [
+            + table(["", "measured"], [
                 ["step p50 / p95, straight to /ws", f"{p['direct']['p50_ms']:.2f} / {p['direct']['p95_ms']:.2f} ms"],
                 ["step p50 / p95, through the playground", f"{p['relayed']['p50_ms']:.2f} / "
                                                            f"{p['relayed']['p95_ms']:.2f} ms"],
@@ -195,7 +194,6 @@ def targets(r: dict) -> list[list[str]]:
     p = r.get("playground")
     if not p:
         return []
-    met = lambda ok: "**met**" if ok else "**missed**"  # noqa: E731
     h = p["held"]
     return [["playground relay overhead per step (p50, loopback)", f"≤ {TARGET_OVERHEAD_MS:g} ms",
              f"{p['overhead_p50_ms']:.2f} ms", met(p["met"]["overhead"])],

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from benchmarks import (community, concurrency, first_paint, indexing, page_cache, playground, rollouts, rows,
-                        scaling, search, sitemap, suite_indexing)
-
-TODO_ROUTE = ("TODO: this measurement did not complete in this run (see Errors below); rerun `make bench` once the "
-              "route answers.")
+from benchmarks import (community, concurrency, explain, first_paint, indexing, page_cache, playground, rollouts,
+                        rows, scaling, search, sitemap, suite_indexing)
+from benchmarks.markdown import TODO_ROUTE, met, num, table
 
 
 def render(r: dict) -> str:
@@ -37,31 +35,10 @@ def render(r: dict) -> str:
         scaling.render(r, r.get("cost_plot")),
         page_cache.render(r),
         _profiles(r),
-        _what_moves(r),
+        explain.what_moves(r),
         _errors(r),
     ]
     return "\n".join(p for p in parts if p is not None).rstrip() + "\n"
-
-
-# ---------------------------------------------------------------------------------------------- helpers
-
-
-def _n(value, digits: int = 2, unit: str = "") -> str:
-    if value is None or value != value:  # None or NaN
-        return "—"
-    return f"{value:,.{digits}f}{unit}"
-
-
-def _met(ok) -> str:
-    return "—" if ok is None else ("**met**" if ok else "**missed**")
-
-
-def _table(header: list[str], rows: list[list[str]], align: str | None = None) -> str:
-    align = align or "l" + "r" * (len(header) - 1)
-    marks = ["---" if a == "l" else "--:" for a in align]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(marks) + " |"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------- sections
@@ -69,7 +46,7 @@ def _table(header: list[str], rows: list[list[str]], align: str | None = None) -
 
 def _machine(m: dict) -> str:
     tools = ", ".join(f"{k} {v}" for k, v in m["tools"].items())
-    return ("## Machine\n\n" + _table(["", ""], [
+    return ("## Machine\n\n" + table(["", ""], [
         ["cores (nproc)", m["nproc"]], ["CPU", m["cpu"]], ["memory", m["memory"]],
         ["OS", f"{m['os']}, Linux {m['kernel']}"], ["Python", m["python"]], ["SQLite", m["sqlite"]],
         ["tools", tools]], "ll")
@@ -84,39 +61,39 @@ def _targets(r: dict) -> str:
         rows.append(["snapshot build, hourly (1 % of datasets changed, the listing reordered)",
                      "≤ 1 s (the original: about a second)",
                      f"{snap['seconds']:.2f} s (median of {snap['runs']}; cold {snap['cold']['seconds']:.2f} s)",
-                     _met(snap["met"]["seconds"])])
-        rows.append(["snapshot size", "≤ 43 MB", f"{snap['size'] / 1e6:.1f} MB", _met(snap["met"]["size"])])
+                     met(snap["met"]["seconds"])])
+        rows.append(["snapshot size", "≤ 43 MB", f"{snap['size'] / 1e6:.1f} MB", met(snap["met"]["size"])])
     app = (r.get("app") or {}).get("overall")
     if app:
         rows.append(["search p50, server-side (mix, 1 connection)", "≤ 4 ms", f"{app['p50_ms']:.2f} ms",
-                     _met(app["p50_ms"] <= search.TARGET_P50_MS)])
+                     met(app["p50_ms"] <= search.TARGET_P50_MS)])
         rows.append(["search p99, server-side (mix, 1 connection)", "≤ 20 ms", f"{app['p99_ms']:.2f} ms",
-                     _met(app["p99_ms"] <= search.TARGET_P99_MS)])
+                     met(app["p99_ms"] <= search.TARGET_P99_MS)])
     versus = _versus_datasette(r)
     if versus:
         faster, shared, app_rps, ds_rps = versus
         rows.append(["search throughput (mix, 8 connections)", f"≥ {search.TARGET_RPS_8} req/s", f"{app_rps:,.0f} req/s",
-                     _met(app_rps >= search.TARGET_RPS_8)])
+                     met(app_rps >= search.TARGET_RPS_8)])
         rows.append(["faster than Datasette on the same queries", "every query, and the mix",
                      f"{faster} of {shared} queries at p50; mix {app_rps:,.0f} vs {ds_rps:,.0f} req/s (8 conn.)",
-                     _met(faster == shared and app_rps > ds_rps)])
+                     met(faster == shared and app_rps > ds_rps)])
     paint = r.get("first_paint")
     if paint and "error" not in paint:
         rows.append(["first paint: bytes on the wire for the first card", "≤ 12 KB",
-                     f"{paint['needed_bytes'] / 1000:.1f} KB", _met(paint["met"]["bytes"])])
+                     f"{paint['needed_bytes'] / 1000:.1f} KB", met(paint["met"]["bytes"])])
         rows.append(["first paint: requests for the first card", "1", str(len(paint["needed_requests"])),
-                     _met(paint["met"]["requests"])])
+                     met(paint["met"]["requests"])])
         rows.append(["first card in headless Chromium", "(the original: 283 ms locally)",
                      f"{paint['first_card_ms']:.0f} ms", "—"])
     big = (r.get("indexing") or {}).get("5,000-task repository")
     if big:
         rows.append(["5,000-task repository: task list published (50 ms a request)", "≤ 10 s",
-                     f"{_n(big['list_s'], 1)} s", _met(r["indexing"]["met"]["list"])])
+                     f"{num(big['list_s'], 1)} s", met(r["indexing"]["met"]["list"])])
     rows += (concurrency.targets(r) + suite_indexing.targets(r) + playground.targets(r) + community.targets(r)
              + rollouts.targets(r) + sitemap.targets(r) + scaling.targets(r))
     if not rows:
         return "## Targets\n\nNo measurement completed (see Errors).\n"
-    return "## Targets\n\n" + _table(["what", "target", "measured", ""], rows, "llll")
+    return "## Targets\n\n" + table(["what", "target", "measured", ""], rows, "llll")
 
 
 def _versus_datasette(r: dict):
@@ -138,7 +115,7 @@ def _catalog(r: dict) -> str | None:
             f"({kinds}; plus {c['unlisted_spaces']} Gradio Spaces the listing leaves out), **{c['tasks']:,} indexed "
             f"tasks** in {c['indexed_envs']:,} datasets' indexes (the largest {c['largest_index']:,}), written in "
             f"{c['seconds']['total']:.1f} s as a FolderSource tree and stored indexes. The 1,000-task Harbor dataset "
-            f"has real task folders; indexing it from the folder took {_n(thousand.get('seconds'), 1)} s. The "
+            f"has real task folders; indexing it from the folder took {num(thousand.get('seconds'), 1)} s. The "
             "5,000-task repository (125,000 files) exists only as a Hub stand-in fixture.\n")
 
 
@@ -167,8 +144,8 @@ def _snapshot(r: dict) -> str:
            "the other core (its CPU is in the build's), *search_wait* waiting for it, *search_copy* copying its "
            "tables in; "
            "*analyze_vacuum* statistics and compaction, *quick_check* the integrity check.\n\n"
-           + _table(["build", "seconds (runs)", "CPU", "phases", "rows"], rows, "lllll") + "\n"
-           + _table(["", "measured", "target"], [
+           + table(["build", "seconds (runs)", "CPU", "phases", "rows"], rows, "lllll") + "\n"
+           + table(["", "measured", "target"], [
                ["file size", f"**{s['size'] / 1e6:.1f} MB** ({s['size']:,} B)", "≤ 43 MB"],
                ["largest parts of the file", biggest, ""],
                ["rows", f"{s['counts']['envs']:,} environments, {s['counts']['tasks']:,} tasks", ""],
@@ -202,8 +179,8 @@ def _snapshot_scaled(x: dict | None) -> str:
     return (f"\n**At {x['scale']}×** ({gen.get('envs', 0):,} environments, {gen.get('tasks', 0):,} tasks; targets "
             "≤ 10 s, ≤ 430 MB, peak RSS ≤ 1 GB): peak RSS of the building process "
             f"**{x['peak_rss'] / 1e6:.0f} MB** "
-            f"({_met(x['met']['rss'])}); hourly {_met(x['met']['seconds'])} on time, {_met(x['met']['size'])} on "
-            "size.\n\n" + _table(["build", "seconds (runs)", "CPU", "size", "phases"], rows, "lllll"))
+            f"({met(x['met']['rss'])}); hourly {met(x['met']['seconds'])} on time, {met(x['met']['size'])} on "
+            "size.\n\n" + table(["build", "seconds (runs)", "CPU", "size", "phases"], rows, "lllll"))
 
 
 def _search(r: dict) -> str:
@@ -223,14 +200,14 @@ def _search(r: dict) -> str:
             verdict = f"yes, {d['p50_ms'] / a['p50_ms']:.1f}×" if a["p50_ms"] < d["p50_ms"] else \
                 f"no, {a['p50_ms'] / d['p50_ms']:.1f}× slower"
         rows.append([f"{q.key} {q.label}", f"{totals.get(q.key, 0):,}",
-                     f"{_n(f.get('p50_ms'))} / {_n(f.get('p99_ms'))}",
-                     f"{_n(a.get('p50_ms'))} / {_n(a.get('p99_ms'))}", _n(timing.get(q.key)),
-                     _n(a.get("rps_8"), 0), f"{_n(d.get('p50_ms'))} / {_n(d.get('p99_ms'))}",
-                     _n(d.get("rps_8"), 0), verdict])
+                     f"{num(f.get('p50_ms'))} / {num(f.get('p99_ms'))}",
+                     f"{num(a.get('p50_ms'))} / {num(a.get('p99_ms'))}", num(timing.get(q.key)),
+                     num(a.get("rps_8"), 0), f"{num(d.get('p50_ms'))} / {num(d.get('p99_ms'))}",
+                     num(d.get("rps_8"), 0), verdict])
     fo, ao, do = (floor or {}).get("overall", {}), (app or {}).get("overall", {}), (ds or {}).get("overall", {})
-    rows.append(["**overall**", "", f"**{_n(fo.get('p50_ms'))} / {_n(fo.get('p99_ms'))}** ¹",
-                 f"**{_n(ao.get('p50_ms'))} / {_n(ao.get('p99_ms'))}** ²", "", f"**{_n(ao.get('rps_8'), 0)}** ²",
-                 f"**{_n(do.get('p50_ms'))} / {_n(do.get('p99_ms'))}** ²", f"**{_n(do.get('rps_8'), 0)}** ²", ""])
+    rows.append(["**overall**", "", f"**{num(fo.get('p50_ms'))} / {num(fo.get('p99_ms'))}** ¹",
+                 f"**{num(ao.get('p50_ms'))} / {num(ao.get('p99_ms'))}** ²", "", f"**{num(ao.get('rps_8'), 0)}** ²",
+                 f"**{num(do.get('p50_ms'))} / {num(do.get('p99_ms'))}** ²", f"**{num(do.get('rps_8'), 0)}** ²", ""])
     header = ["query", "matches", "floor p50 / p99 ms", "app p50 / p99 ms", "app db ms", "app req/s",
               "Datasette p50 / p99 ms", "Datasette req/s", "app faster?"]
     checks = []
@@ -252,7 +229,7 @@ def _search(r: dict) -> str:
             "Server-Timing for its database work. **Datasette** (tuned: `--immutable`, suggest_facets off, "
             "100 MB page cache) serves the same file with the same facets (kind, and the tags of its JSON list; "
             "tasks: category and difficulty); its deep page uses its keyset `_next` token.\n\n"
-            + _table(header, rows, "lrrrrrrrl")
+            + table(header, rows, "lrrrrrrrl")
             + f"\n¹ all timed floor calls pooled. ² the shared queries in turn (`{', '.join(ao.get('queries', []))}`"
               f"), median of {ao.get('repeats', '?')} runs; at eight connections the mix's p50 / p99 is {eight}.\n\n"
             + "".join(f"- {c}\n" for c in checks)
@@ -269,7 +246,7 @@ def _first_paint(r: dict) -> str:
     needed = ", ".join(f"`{u}` {b:,} B" for u, b, _ in p["needed_requests"])
     later = ", ".join(f"`{u}` {b:,} B at {t:.0f} ms" for u, b, t in p["all_requests"]
                       if u not in {n[0] for n in p["needed_requests"]})
-    return ("## c. First paint of the home page\n\n" + _table(["", "measured", "target / original"], [
+    return ("## c. First paint of the home page\n\n" + table(["", "measured", "target / original"], [
         ["first response (`/`) on the wire, headers included",
          f"**{p['document_bytes'] / 1000:.1f} KB** ({p['document_encoding']}; {p['document_body_bytes'] / 1000:.1f} KB "
          "of HTML before compression)", "12 KB"],
@@ -277,7 +254,7 @@ def _first_paint(r: dict) -> str:
          f"{len(p['needed_requests'])} request(s)**: {needed}", "≤ 12 KB in one request"],
         ["first card drawn (median of runs)", f"**{p['first_card_ms']:.0f} ms** "
          f"({', '.join(f'{x:.0f}' for x in p['first_card_ms_all'])})", "283 ms (the original, locally)"],
-        ["first card in the DOM / first contentful paint", f"{p['card_in_dom_ms']:.0f} ms / {_n(p['fcp_ms'], 0)} ms",
+        ["first card in the DOM / first contentful paint", f"{p['card_in_dom_ms']:.0f} ms / {num(p['fcp_ms'], 0)} ms",
          ""],
         ["loaded after, not needed for the first card", later or "nothing", ""],
     ], "lll") + f"\nHeadless Chromium ({first_paint.CHROMIUM}), a fresh context (empty cache) per run, "
@@ -295,13 +272,13 @@ def _indexing(r: dict) -> str:
         kinds = full["by_kind"]
         if full["stopped"] == "at the budget":
             complete = (f"not complete at {indexing.COMPLETE_BUDGET_S:.0f} s: {full['fetched']:,} of "
-                        f"{full['to_fetch']:,} files fetched; at that rate ≈ {_n(full['projected_complete_s'], 0)} s")
+                        f"{full['to_fetch']:,} files fetched; at that rate ≈ {num(full['projected_complete_s'], 0)} s")
         elif full["stopped"] == "after the list":
             complete = "not measured (quick run: stopped once the list was out)"
         else:
-            complete = f"**{_n(c['complete_s'], 1)} s**"
+            complete = f"**{num(c['complete_s'], 1)} s**"
         rows.append([name, f"{c['files_in_repo']:,}",
-                     f"**{_n(c['list_s'], 2)} s** ({', '.join(_n(v, 2) for v in c['list_s_all'])}); "
+                     f"**{num(c['list_s'], 2)} s** ({', '.join(num(v, 2) for v in c['list_s_all'])}); "
                      f"{c['list_rows']:,} tasks", complete,
                      f"{full['requests']:,}: {kinds['listing']:,} listing pages, {kinds['paths-info']:,} paths-info, "
                      f"{kinds['files']:,} files, {kinds['other']:,} other",
@@ -311,10 +288,10 @@ def _indexing(r: dict) -> str:
             f"{indexing.LATENCY_S * 1000:.0f} ms. *Published*: when a reader of the store first sees the task list; "
             "*complete*: when the complete index lands. Medians over the runs listed; the 5,000-task repository "
             "runs to completion once (the other runs stop once its list is out).\n\n"
-            + _table(["case", "files", "task list published", "index complete", "requests (full run)", "how"],
+            + table(["case", "files", "task list published", "index complete", "requests (full run)", "how"],
                      rows, "lrllll")
             + f"\nTarget: the 5,000-task repository's list within {indexing.TARGET_LIST_S:.0f} s — "
-              f"{_met(x['met']['list'])}.\n"
+              f"{met(x['met']['list'])}.\n"
             + _listing_line(x.get("listing")))
 
 
@@ -331,10 +308,10 @@ def _pages(r: dict) -> str:
     if not p:
         return "## e. Environment and task pages\n\n" + TODO_ROUTE + "\n"
     rows = [[row["label"], f"`{row['path']}`", row["status"], f"{row['wire_bytes'] / 1000:.1f} KB ({row['encoding']})",
-             f"{_n(row['p50_ms'])} / {_n(row['p99_ms'])}", _n(row["rps"], 0)] for row in p]
+             f"{num(row['p50_ms'])} / {num(row['p99_ms'])}", num(row["rps"], 0)] for row in p]
     return ("## e. Environment and task pages\n\nA warm app (the pages were requested before), one connection, "
             "wrk; the 1,000-task dataset's index and pack in the store.\n\n"
-            + _table(["page", "path", "status", "body on the wire", "p50 / p99 ms", "req/s"], rows, "llrrrr"))
+            + table(["page", "path", "status", "body on the wire", "p50 / p99 ms", "req/s"], rows, "llrrrr"))
 
 
 def _rows(r: dict) -> str:
@@ -342,21 +319,21 @@ def _rows(r: dict) -> str:
     if not x:
         return "## f. A 1,000,000-row parquet dataset\n\n" + TODO_ROUTE + "\n"
     t = x["targets"]
-    table = _table(["figure", "measured", "target", ""], [
-        ["indexing: peak RSS of the worker process", f"{_n(x['index_rss_mb'], 1)} MB ({_n(x['index_seconds'])} s)",
-         f"≤ {t['index_rss_mb']:.0f} MB", _met(x["index_rss_mb"] <= t["index_rss_mb"])],
-        ["environment page, warm: p50 / p99", f"{_n(x['env_p50_ms'])} / {_n(x['env_p99_ms'])} ms",
-         f"≤ {t['env_first_ms']:.0f} ms", _met(x["env_p50_ms"] <= t["env_first_ms"])],
-        ["environment page, a fresh process's first request", f"{_n(x['env_first_ms'], 0)} ms", "", ""],
+    figures = table(["figure", "measured", "target", ""], [
+        ["indexing: peak RSS of the worker process", f"{num(x['index_rss_mb'], 1)} MB ({num(x['index_seconds'])} s)",
+         f"≤ {t['index_rss_mb']:.0f} MB", met(x["index_rss_mb"] <= t["index_rss_mb"])],
+        ["environment page, warm: p50 / p99", f"{num(x['env_p50_ms'])} / {num(x['env_p99_ms'])} ms",
+         f"≤ {t['env_first_ms']:.0f} ms", met(x["env_p50_ms"] <= t["env_first_ms"])],
+        ["environment page, a fresh process's first request", f"{num(x['env_first_ms'], 0)} ms", "", ""],
         [f"task page, {rows.SAMPLED_ROWS} random rows: p50 / p99",
-         f"{_n(x['task_p50_ms'])} / {_n(x['task_p99_ms'])} ms",
-         f"p50 ≤ {t['task_p50_ms']:.0f} ms", _met(x["task_p50_ms"] <= t["task_p50_ms"])],
+         f"{num(x['task_p50_ms'])} / {num(x['task_p99_ms'])} ms",
+         f"p50 ≤ {t['task_p50_ms']:.0f} ms", met(x["task_p50_ms"] <= t["task_p50_ms"])],
     ], "lrrl")
     return ("## f. A 1,000,000-row parquet dataset\n\n"
             f"`benchmarks/rows.py`: {x['rows']:,} verl rows in one parquet file (row groups of 1,000), indexed by the "
             f"rows adapter in a child process (the first {x['listed']:,} rows listed), then served by `rlx serve`, "
             "one connection, wrk. A fresh process's first request includes importing pyarrow and compiling the "
-            "templates.\n\n" + table)
+            "templates.\n\n" + figures)
 
 
 def _profiles(r: dict) -> str | None:
@@ -380,114 +357,6 @@ def _profiles(r: dict) -> str | None:
     for label, text in (p.get("env_page") or {}).items():
         out.append(f"**Environment page in process** ({label}):\n\n```\n{text}\n```\n")
     return "\n".join(out)
-
-
-def _search_cpu(s: dict, cpu: dict) -> str:
-    """The search tables' CPU in the hourly build: a second process's, or the build's own phases."""
-    if s.get("search_process_cpu"):
-        waited = s["phases"].get("search_wait", 0)
-        return (f"{s['search_process_cpu']:.2f} s in a second process on the other core, fed the rows as they are "
-                f"written; the build waited {waited:.2f} s for it; the environment search's sets "
-                f"{cpu.get('env_sets', 0):.2f} s in the build's own process")
-    return f"{cpu.get('fts', cpu.get('search', 0)):.2f} s, the environment search's sets {cpu.get('env_sets', 0):.2f} s"
-
-
-def _what_moves(r: dict) -> str:
-    lines = ["## What moves these numbers"]
-    s = r.get("snapshot")
-    if s:
-        total = s["size"] or 1
-        tasks_part = sum(size for name, size in s["tables"] if name.startswith("task")) / total
-        cpu = s.get("cpu_phases") or s["phases"]
-        lines.append(f"*Snapshot.* Tasks make {tasks_part:.0%} of the file (their rows, the word index and its "
-                     "prefix indexes, the facet table and its index): the length kept of each task brief and what "
-                     "the task word index stores are the levers on size. In the hourly build (CPU seconds) the "
-                     f"largest part is the task word index ({_search_cpu(s, cpu)}: both word indexes are filled "
-                     "again from the rows, the one part that does not shrink with fewer changes. Keeping the "
-                     "previous one needs task keys that survive trending's reordering, and the task search's "
-                     "catalog order (the listing without words, the 500 matches ranked first, the facet sample) is "
-                     "task key order: with kept keys it would depend on past hours, and restoring it per search "
-                     "(a facet-table look-up per match) measured 3 to 8 ms more per broad search at 1×; hashed "
-                     "keys, tried, made the task word index 80 % larger), then the rows "
-                     f"({cpu.get('read_rows', 0):.2f} s finding them: "
-                     f"one stat of each dataset's index; {cpu.get('env_rows', 0):.2f} s each environment's row in "
-                     "Python; "
-                     f"{cpu.get('write_rows', 0):.2f} s writing them, unchanged tasks copied in SQL), the "
-                     f"sort indexes ({cpu.get('indexes', 0):.2f} s)." + _at_ten_times(r))
-    floor, app = r.get("floor"), r.get("app")
-    if floor and app:
-        q1f, q1a = floor.get("Q1", {}).get("p50_ms"), app["per_query"].get("Q1", {}).get("p50_ms")
-        lines.append(f"*Search.* A cheap query costs {_n(q1f)} ms in SQLite and {_n(q1a)} ms over HTTP: the rest is "
-                     "the request path (Flask, JSON, gzip, gevent, loopback). A word search costs its word-index match "
-                     "and then every count over the matches (total, kind facet, tag facet): a common word or a short "
-                     "substring matches thousands of environments, and counting their tags is the heaviest "
-                     "environment statement. At eight connections the two cores are shared by wrk and two workers, so "
-                     "p50 there is mostly queueing. Single figures move ±30 % between runs on this VM "
-                     "(research/perf-anchors.md); ratios hold." + _task_lookup_note(r) + _broad_prefix_note(r))
-    x = r.get("indexing")
-    if x:
-        lines.append(f"*Indexing.* At {indexing.LATENCY_S * 1000:.0f} ms a request, listing pages are fetched one "
-                     "after another (each names the next), so the time to the task list is about pages × 50 ms plus "
-                     "parsing; files are then fetched 48 at a time. A repository listed whole fetches every small "
-                     "text file of each task (so its pages never wait on the Hub); a walked one only the few the "
-                     "index needs.")
-    p = r.get("first_paint")
-    if p and "error" not in p:
-        lines.append("*First paint.* The first card comes in the first response (cards rendered on the server, CSS "
-                     "inlined, scripts deferred); its bytes follow the HTML's size after gzip, and in headless "
-                     "Chromium on this VM most of the time to the first card is parsing and layout, not the network.")
-    return "\n\n".join(lines) + "\n"
-
-
-def _at_ten_times(r: dict) -> str:
-    """What the 10x hourly build spends, and what would take it (and the 1x build) further down."""
-    hourly = (r.get("snapshot_10x") or {}).get("hourly") or {}
-    cpu = hourly.get("cpu_phases") or {}
-    if not cpu:
-        return ""
-    parts = ", ".join(f"{name} {cpu[name]:.2f} s" for name in ("write_rows", "env_rows", "indexes", "env_sets",
-                                                              "read_rows") if name in cpu)
-    return (f" At ten times the catalog both cores are busy for most of the hourly build: the build's own process "
-            f"is the longer one ({parts}), while the second process tokenizes the word indexes. What would take "
-            "both builds further down is the same change: task keys kept from hour to hour (each dataset's tasks "
-            "a block of keys that stays its own while its index is unchanged), so the tasks, their facet table "
-            "and the task word index are copied page for page from the previous snapshot and only a changed "
-            "dataset's tasks are deleted and added; the task search would then read its catalog order from a rank "
-            "column instead of the key order.")
-
-
-def _broad_prefix_note(r: dict) -> str:
-    """Why the task prefix query is the slowest one at 10x, and what would bound it."""
-    ten = next((x for key, x in (r.get("scaling") or {}).items() if key.startswith("10")), None)
-    q9 = (((ten or {}).get("app") or {}).get("per_query") or {}).get("Q9")
-    if not q9 or q9.get("p99_ms") is None:
-        return ""
-    return (f" The task prefix 'gra' at 10× ({_n(q9['p50_ms'])} / {_n(q9['p99_ms'])} ms p50 / p99) matches about "
-            "113,000 tasks: its total and its facet sample are one pass over the prefix's list in the word index "
-            "(CPU in process, on a loaded host: about 5 ms to count, 3.5 more to hash every match for the sample's "
-            "draw), both growing with the catalog; then about 1,000 look-ups in the facet table (2 ms), a fixed "
-            "sample that at 10× falls on about 800 pages (6.5 MB). In the mix that page read is repeated on every call: with each connection's 8 MB page "
-            "cache (rlx/snapshot/schema.py CACHE_KIB) Q9 and Q10 (6 MB) evict each other's pages, costing each "
-            "3 to 4 ms more than alone and reading them again from the OS page cache (from disk after the kernel "
-            "drops it); with 32 MB neither re-reads anything. One request in fourteen of the mix is Q9's, and the "
-            "slowest, so the mix's p99 lies in Q9's own tail (about its p86) and meets 25 ms only when that does. "
-            "Counts kept per "
-            "prefix would bound it, but computed in the build they cost about 0.4 s per broad prefix at 10× "
-            "(177 three-letter prefixes match 20,000 tasks or more): they need per-dataset counts kept beside "
-            "each index and summed, which is the same carried-keys change the build needs.")
-
-
-def _task_lookup_note(r: dict) -> str:
-    """When an environment search also counts task facets (the home search's task lookup), say what it costs."""
-    statements = (r.get("profiles") or {}).get("statements") or {}
-    costs = {key: ms for key, rows in statements.items() if not key.startswith("Q9") and not key.startswith("Q10")
-             for sql, ms in rows if "FROM task_facets" in sql}
-    if not costs:
-        return ""
-    listed = ", ".join(f"{k} {ms:.1f} ms" for k, ms in costs.items())
-    return (" An environment search with words also looks for tasks (`search_tasks`, six shown beside the cards), "
-            "and that call counts category and difficulty over every task match although the home search shows "
-            f"only the six and their total: {listed} of each such request (the statement profiles below).")
 
 
 def _errors(r: dict) -> str | None:

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from benchmarks import servers
+from benchmarks.markdown import met, num, table
 from benchmarks.stats import percentile
 from benchmarks.workspace import Workspace, create
 
@@ -243,8 +244,6 @@ def _eight_at_once(app, refs: list[tuple[str, str]]) -> dict:
 
 
 def render(r: dict) -> str | None:
-    from benchmarks.report import _n, _table
-
     p = r.get("rollouts")
     if not p:
         return None
@@ -257,24 +256,23 @@ def render(r: dict) -> str | None:
             f"**(j) Event in the worker → fragment in the browser**: {len(live['runs'])} oracle runs one after "
             "another on one worker, each followed over SSE (/r/&lt;id&gt;/events) from before it started; each "
             "fragment's arrival minus the time the worker published its event.\n\n"
-            + _table(["", "measured"], [
+            + table(["", "measured"], [
                 ["fragments timed", str(live["samples"])],
-                ["p50 / p95 / max", f"**{_n(live.get('p50_ms'), 1)}** / {_n(live.get('p95_ms'), 1)} / "
-                                    f"{_n(live.get('max_ms'), 1)} ms"],
-            ] + [[f"run: {x['task']}", f"{x['status']}, reward {_n(x['reward'], 2)}, {x['timed']} of "
+                ["p50 / p95 / max", f"**{num(live.get('p50_ms'), 1)}** / {num(live.get('p95_ms'), 1)} / "
+                                    f"{num(live.get('max_ms'), 1)} ms"],
+            ] + [[f"run: {x['task']}", f"{x['status']}, reward {num(x['reward'], 2)}, {x['timed']} of "
                                        f"{x['events']} events timed"] for x in live["runs"]], "ll")
             + f"\n**(k) {AT_ONCE} oracle rollouts at once** ({AT_ONCE} workers, {AT_ONCE} different bundled tasks): "
               f"all ended in **{eight['wall_s']:.1f} s** wall time; {eight['finished_with_reward']} of "
               f"{len(eight['runs'])} finished with a reward.\n\n"
-            + _table(["task", "status", "reward", "trial s"],
-                     [[x["task"], x["status"], _n(x["reward"], 2), _n(x["seconds"], 1)] for x in eight["runs"]]))
+            + table(["task", "status", "reward", "trial s"],
+                     [[x["task"], x["status"], num(x["reward"], 2), num(x["seconds"], 1)] for x in eight["runs"]]))
 
 
 def targets(r: dict) -> list[list[str]]:
     p = r.get("rollouts")
     if not p or "error" in p:
         return []
-    met = lambda ok: "**met**" if ok else "**missed**"  # noqa: E731
     live, eight = p["live"], p["eight"]
     return [["event in the worker → fragment in the browser (p50, SSE)", f"≤ {TARGET_LIVE_P50_MS:g} ms",
              f"{live.get('p50_ms', float('nan')):.1f} ms ({live['samples']} fragments)", met(p["met"]["live"])],

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from benchmarks import first_request, search, servers, wrk
 from benchmarks.inprocess import InProcessApp
+from benchmarks.markdown import met, num, table
 from benchmarks.page_cache import PAGE_CACHE_KEY, PageCache
 from benchmarks.workspace import Workspace
 from rlx.snapshot.publish import publish
@@ -181,8 +182,6 @@ def _key(scale: float) -> str:
 
 
 def targets(r: dict) -> list[list[str]]:
-    from benchmarks.report import _met
-
     s = r.get("scaling") or {}
     rows = []
     for key, limit in ((_key(k), v) for k, v in WORKER_RSS_MB.items()):
@@ -191,46 +190,43 @@ def targets(r: dict) -> list[list[str]]:
         if workers:
             rows.append([f"gunicorn worker RSS, snapshot open, after the mix ({key})", f"≤ {limit} MB",
                          f"{max(workers):.0f} MB (largest of {len(workers)}; {max(anon):.0f} MB its own, the rest "
-                         "the snapshot's mapped pages)", _met(max(workers) <= limit)])
+                         "the snapshot's mapped pages)", met(max(workers) <= limit)])
     idle = [mb for scale in s.values() for mb in (scale.get("rss") or {}).get("rq_workers", [])]
     if idle:
         rows.append(["RQ worker idle RSS", f"≤ {RQ_IDLE_MB} MB", f"{max(idle):.0f} MB (largest)",
-                     _met(max(idle) <= RQ_IDLE_MB)])
+                     met(max(idle) <= RQ_IDLE_MB)])
     ten = s.get(_key(10.0))
     if ten:
         peak = ten["build"]["peak_rss_mb"]
         rows.append(["snapshot build peak RSS at 10× (listing + build, one process)", f"≤ {BUILD_PEAK_MB_10X} MB",
-                     f"{peak:.0f} MB", _met(peak <= BUILD_PEAK_MB_10X)])
+                     f"{peak:.0f} MB", met(peak <= BUILD_PEAK_MB_10X)])
         rows.append(_build_at_10x(r.get("snapshot_10x"), ten["build"]))
         p50, p99 = (ten["app"][k] if ten["app"][k] is not None else float("inf") for k in ("p50_ms", "p99_ms"))
         rows.append(["search mix at 10× (1 connection)", "p50 ≤ 5 ms, p99 ≤ 25 ms", f"{p50:.2f} / {p99:.2f} ms",
-                     _met(p50 <= 5 and p99 <= 25)])
+                     met(p50 <= 5 and p99 <= 25)])
         alone = {k: v["p99_ms"] for k, v in (ten["app"].get("per_query") or {}).items() if v.get("p99_ms") is not None}
         if alone:
             over = {k: ms for k, ms in alone.items() if ms > 25}
             said = ", ".join(f"{k} {ms:.1f} ms" for k, ms in over.items()) or f"the slowest {max(alone.values()):.1f} ms"
             rows.append(["every query alone at 10× (1 connection)", "p99 ≤ 25 ms",
-                         f"{len(alone) - len(over)} of {len(alone)} ({said})", _met(not over)])
+                         f"{len(alone) - len(over)} of {len(alone)} ({said})", met(not over)])
     return rows
 
 
 def _build_at_10x(hourly_runs: dict | None, from_scratch: dict) -> list[str]:
     """The target is the hourly build's (section a, at 10×); a build from nothing is shown beside it, for scale."""
-    from benchmarks.report import _met
 
     scratch = f"from nothing {from_scratch['seconds']:.1f} s"
     hourly = (hourly_runs or {}).get("hourly")
     if not hourly:
         return ["snapshot build at 10×", "≤ 10 s, ≤ 430 MB",
-                f"hourly not measured; {scratch}, {from_scratch['size'] / 1e6:.0f} MB", _met(False)]
+                f"hourly not measured; {scratch}, {from_scratch['size'] / 1e6:.0f} MB", met(False)]
     return ["snapshot build at 10×, hourly", "≤ 10 s, ≤ 430 MB",
             f"{hourly['seconds']:.2f} s, {hourly['size'] / 1e6:.0f} MB ({scratch})",
-            _met(hourly["seconds"] <= 10 and hourly["size"] <= 430e6)]
+            met(hourly["seconds"] <= 10 and hourly["size"] <= 430e6)]
 
 
 def render(r: dict, plot_name: str | None = None) -> str | None:
-    from benchmarks.report import _n, _table
-
     s = r.get("scaling")
     if not s:
         return None
@@ -239,11 +235,11 @@ def render(r: dict, plot_name: str | None = None) -> str | None:
         b, a, d, rss = x["build"], x["app"], x["datasette"], x.get("rss") or {}
         workers, rq = rss.get("gunicorn_workers") or [], rss.get("rq_workers") or []
         anon = rss.get("gunicorn_workers_anon") or []
-        rows.append([key, f"{b['counts']['envs']:,} / {b['counts']['tasks']:,}", _n(b["seconds"]),
-                     _n(b["size"] / 1e6, 1), _n(b["peak_rss_mb"], 0), f"{_n(a['p50_ms'])} / {_n(a['p99_ms'])}",
+        rows.append([key, f"{b['counts']['envs']:,} / {b['counts']['tasks']:,}", num(b["seconds"]),
+                     num(b["size"] / 1e6, 1), num(b["peak_rss_mb"], 0), f"{num(a['p50_ms'])} / {num(a['p99_ms'])}",
                      (f"{max(workers):,.0f} ({max(anon):,.0f} anon.)" if workers and anon else
-                      _n(max(workers) if workers else None, 0)), _n(max(rq) if rq else None, 0),
-                     f"{_n(a['rps_8'], 0)} / {_n(a['rps_64'], 0)}", f"{_n(d['rps_8'], 0)} / {_n(d['rps_64'], 0)}"])
+                      num(max(workers) if workers else None, 0)), num(max(rq) if rq else None, 0),
+                     f"{num(a['rps_8'], 0)} / {num(a['rps_64'], 0)}", f"{num(d['rps_8'], 0)} / {num(d['rps_64'], 0)}"])
     header = ["scale", "envs / tasks", "build s", "file MB", "build peak MB", "app p50 / p99 ms (1 conn.)",
               "worker RSS MB", "RQ idle MB", "app req/s 8 / 64 conn.", "Datasette req/s 8 / 64 conn."]
     errors = [f"{key} {who} at {n} connections: {x[who][f'errors_{n}']:,} non-2xx answers (the app's 503 when full) or timeouts"
@@ -261,14 +257,14 @@ def render(r: dict, plot_name: str | None = None) -> str | None:
             "open (*anon.*: its own memory; the rest is the snapshot's pages mapped from the page cache, shared by "
             "the workers and given back under memory pressure); "
             "Datasette serves the same file, measured right after, alone.\n\n"
-            + _table(header, rows)
+            + table(header, rows)
             + (f"\n![cost curves]({plot_name})\n" if plot_name else "")
             + "".join(f"\n- {e}" for e in errors) + ("\n" if errors else ""))
     text += first_request.render(s) or ""
     if per_query:
         text += ("\nEach query alone at 10× (one connection, after one untimed request per path, before the mix; "
                  "p50 / p99 ms): "
-                 + "; ".join(f"{k} {_n(v['p50_ms'])} / {_n(v['p99_ms'])}" for k, v in per_query.items()) + ".\n")
+                 + "; ".join(f"{k} {num(v['p50_ms'])} / {num(v['p99_ms'])}" for k, v in per_query.items()) + ".\n")
     return text
 
 

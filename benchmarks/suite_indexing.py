@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from benchmarks import indexing
+from benchmarks.markdown import TODO_ROUTE, met, num, table
 from rlx.adapters import Env
 from rlx.adapters.harbor.adapter import HarborAdapter
 from rlx.sources import folder as folder_source
@@ -95,8 +96,6 @@ class _count_fingerprints:
 
 
 def render(r: dict) -> str:
-    from benchmarks.report import TODO_ROUTE, _met, _n, _table
-
     x = r.get("suite_indexing")
     if not x:
         return "## h. A 3,500-task suite, from a folder and through the Hub\n\n" + TODO_ROUTE + "\n"
@@ -106,16 +105,16 @@ def render(r: dict) -> str:
         hub_complete = "not measured (quick run: stopped once the list was out)"
     elif hub["stopped"] == "at the budget":
         hub_complete = (f"not complete at {indexing.COMPLETE_BUDGET_S:.0f} s ({hub['fetched']:,} of "
-                        f"{hub['to_fetch']:,} files); at that rate ≈ {_n(hub['projected_complete_s'], 0)} s")
+                        f"{hub['to_fetch']:,} files); at that rate ≈ {num(hub['projected_complete_s'], 0)} s")
     else:
-        hub_complete = f"{_n(hub['complete_s'], 1)} s"
+        hub_complete = f"{num(hub['complete_s'], 1)} s"
     rows = [
-        ["local folder (FolderSource)", f"{_n(local['list_s'], 2)} s", f"**{_n(local['complete_s'], 1)} s**",
-         f"≤ {TARGET_FOLDER_S:.0f} s complete", _met(x["met"]["folder"]),
+        ["local folder (FolderSource)", f"{num(local['list_s'], 2)} s", f"**{num(local['complete_s'], 1)} s**",
+         f"≤ {TARGET_FOLDER_S:.0f} s complete", met(x["met"]["folder"]),
          f"{local['fingerprints']} fingerprint walk(s) of the folder; {local['rows']:,} tasks; "
          f"{'walked' if local['walked'] else 'listed whole'}; writing the folder took {local['write_s']:.1f} s"],
-        [f"Hub stand-in, {indexing.LATENCY_S * 1000:.0f} ms a request", f"**{_n(hub['list_s'], 2)} s**",
-         hub_complete, f"≤ {TARGET_HUB_LIST_S:.0f} s to the list", _met(x["met"]["hub_list"]),
+        [f"Hub stand-in, {indexing.LATENCY_S * 1000:.0f} ms a request", f"**{num(hub['list_s'], 2)} s**",
+         hub_complete, f"≤ {TARGET_HUB_LIST_S:.0f} s to the list", met(x["met"]["hub_list"]),
          f"{hub['requests']:,} requests: {kinds['listing']:,} listing pages, {kinds['paths-info']:,} paths-info, "
          f"{kinds['files']:,} files, {kinds['other']:,} other; {'walked' if hub['walked'] else 'listed whole'}"],
     ]
@@ -126,19 +125,17 @@ def render(r: dict) -> str:
             f"The build checked the revision {local['revision_checks']:,} times (listings, paths-info, reads); one "
             f"walk of this folder takes {local['walk_s']:.2f} s, so walking at every check, as the source did before, "
             f"would have added ≈ {local['walking_per_read_s'] / 3600:.1f} h.\n\n"
-            + _table(["source", "task list published", "index complete", "target", "", "how"], rows, "lrrlll"))
+            + table(["source", "task list published", "index complete", "target", "", "how"], rows, "lrrlll"))
 
 
 def targets(r: dict) -> list[list[str]]:
-    from benchmarks.report import _met, _n
-
     x = r.get("suite_indexing")
     if not x:
         return []
     return [["3,500-task, 30,000-file local folder: complete index", f"≤ {TARGET_FOLDER_S:.0f} s",
-             f"{_n(x['folder']['complete_s'], 1)} s", _met(x["met"]["folder"])],
+             f"{num(x['folder']['complete_s'], 1)} s", met(x["met"]["folder"])],
             ["the same through the Hub stand-in (50 ms a request): task list published",
-             f"≤ {TARGET_HUB_LIST_S:.0f} s", f"{_n(x['hub']['list_s'], 1)} s", _met(x["met"]["hub_list"])]]
+             f"≤ {TARGET_HUB_LIST_S:.0f} s", f"{num(x['hub']['list_s'], 1)} s", met(x["met"]["hub_list"])]]
 
 
 if __name__ == "__main__":

@@ -1,0 +1,115 @@
+"""RESULTS.md's closing section, "What moves these numbers": where the time of each missed or near target goes,
+read from this run's own figures and profiles, and what would move it."""
+
+from __future__ import annotations
+
+from benchmarks import indexing
+from benchmarks.markdown import num
+
+
+def _search_cpu(s: dict, cpu: dict) -> str:
+    """The search tables' CPU in the hourly build: a second process's, or the build's own phases."""
+    if s.get("search_process_cpu"):
+        waited = s["phases"].get("search_wait", 0)
+        return (f"{s['search_process_cpu']:.2f} s in a second process on the other core, fed the rows as they are "
+                f"written; the build waited {waited:.2f} s for it; the environment search's sets "
+                f"{cpu.get('env_sets', 0):.2f} s in the build's own process")
+    return f"{cpu.get('fts', cpu.get('search', 0)):.2f} s, the environment search's sets {cpu.get('env_sets', 0):.2f} s"
+
+
+def what_moves(r: dict) -> str:
+    lines = ["## What moves these numbers"]
+    s = r.get("snapshot")
+    if s:
+        total = s["size"] or 1
+        tasks_part = sum(size for name, size in s["tables"] if name.startswith("task")) / total
+        cpu = s.get("cpu_phases") or s["phases"]
+        lines.append(f"*Snapshot.* Tasks make {tasks_part:.0%} of the file (their rows, the word index and its "
+                     "prefix indexes, the facet table and its index): the length kept of each task brief and what "
+                     "the task word index stores are the levers on size. In the hourly build (CPU seconds) the "
+                     f"largest part is the task word index ({_search_cpu(s, cpu)}: both word indexes are filled "
+                     "again from the rows, the one part that does not shrink with fewer changes. Keeping the "
+                     "previous one needs task keys that survive trending's reordering, and the task search's "
+                     "catalog order (the listing without words, the 500 matches ranked first, the facet sample) is "
+                     "task key order: with kept keys it would depend on past hours, and restoring it per search "
+                     "(a facet-table look-up per match) measured 3 to 8 ms more per broad search at 1×; hashed "
+                     "keys, tried, made the task word index 80 % larger), then the rows "
+                     f"({cpu.get('read_rows', 0):.2f} s finding them: "
+                     f"one stat of each dataset's index; {cpu.get('env_rows', 0):.2f} s each environment's row in "
+                     "Python; "
+                     f"{cpu.get('write_rows', 0):.2f} s writing them, unchanged tasks copied in SQL), the "
+                     f"sort indexes ({cpu.get('indexes', 0):.2f} s)." + _at_ten_times(r))
+    floor, app = r.get("floor"), r.get("app")
+    if floor and app:
+        q1f, q1a = floor.get("Q1", {}).get("p50_ms"), app["per_query"].get("Q1", {}).get("p50_ms")
+        lines.append(f"*Search.* A cheap query costs {num(q1f)} ms in SQLite and {num(q1a)} ms over HTTP: the rest is "
+                     "the request path (Flask, JSON, gzip, gevent, loopback). A word search costs its word-index match "
+                     "and then every count over the matches (total, kind facet, tag facet): a common word or a short "
+                     "substring matches thousands of environments, and counting their tags is the heaviest "
+                     "environment statement. At eight connections the two cores are shared by wrk and two workers, so "
+                     "p50 there is mostly queueing. Single figures move ±30 % between runs on this VM "
+                     "(research/perf-anchors.md); ratios hold." + _task_lookup_note(r) + _broad_prefix_note(r))
+    x = r.get("indexing")
+    if x:
+        lines.append(f"*Indexing.* At {indexing.LATENCY_S * 1000:.0f} ms a request, listing pages are fetched one "
+                     "after another (each names the next), so the time to the task list is about pages × 50 ms plus "
+                     "parsing; files are then fetched 48 at a time. A repository listed whole fetches every small "
+                     "text file of each task (so its pages never wait on the Hub); a walked one only the few the "
+                     "index needs.")
+    p = r.get("first_paint")
+    if p and "error" not in p:
+        lines.append("*First paint.* The first card comes in the first response (cards rendered on the server, CSS "
+                     "inlined, scripts deferred); its bytes follow the HTML's size after gzip, and in headless "
+                     "Chromium on this VM most of the time to the first card is parsing and layout, not the network.")
+    return "\n\n".join(lines) + "\n"
+
+
+def _at_ten_times(r: dict) -> str:
+    """What the 10x hourly build spends, and what would take it (and the 1x build) further down."""
+    hourly = (r.get("snapshot_10x") or {}).get("hourly") or {}
+    cpu = hourly.get("cpu_phases") or {}
+    if not cpu:
+        return ""
+    parts = ", ".join(f"{name} {cpu[name]:.2f} s" for name in ("write_rows", "env_rows", "indexes", "env_sets",
+                                                              "read_rows") if name in cpu)
+    return (f" At ten times the catalog both cores are busy for most of the hourly build: the build's own process "
+            f"is the longer one ({parts}), while the second process tokenizes the word indexes. What would take "
+            "both builds further down is the same change: task keys kept from hour to hour (each dataset's tasks "
+            "a block of keys that stays its own while its index is unchanged), so the tasks, their facet table "
+            "and the task word index are copied page for page from the previous snapshot and only a changed "
+            "dataset's tasks are deleted and added; the task search would then read its catalog order from a rank "
+            "column instead of the key order.")
+
+
+def _broad_prefix_note(r: dict) -> str:
+    """Why the task prefix query is the slowest one at 10x, and what would bound it."""
+    ten = next((x for key, x in (r.get("scaling") or {}).items() if key.startswith("10")), None)
+    q9 = (((ten or {}).get("app") or {}).get("per_query") or {}).get("Q9")
+    if not q9 or q9.get("p99_ms") is None:
+        return ""
+    return (f" The task prefix 'gra' at 10× ({num(q9['p50_ms'])} / {num(q9['p99_ms'])} ms p50 / p99) matches about "
+            "113,000 tasks: its total and its facet sample are one pass over the prefix's list in the word index "
+            "(CPU in process, on a loaded host: about 5 ms to count, 3.5 more to hash every match for the sample's "
+            "draw), both growing with the catalog; then about 1,000 look-ups in the facet table (2 ms), a fixed "
+            "sample that at 10× falls on about 800 pages (6.5 MB). In the mix that page read is repeated on every call: with each connection's 8 MB page "
+            "cache (rlx/snapshot/schema.py CACHE_KIB) Q9 and Q10 (6 MB) evict each other's pages, costing each "
+            "3 to 4 ms more than alone and reading them again from the OS page cache (from disk after the kernel "
+            "drops it); with 32 MB neither re-reads anything. One request in fourteen of the mix is Q9's, and the "
+            "slowest, so the mix's p99 lies in Q9's own tail (about its p86) and meets 25 ms only when that does. "
+            "Counts kept per "
+            "prefix would bound it, but computed in the build they cost about 0.4 s per broad prefix at 10× "
+            "(177 three-letter prefixes match 20,000 tasks or more): they need per-dataset counts kept beside "
+            "each index and summed, which is the same carried-keys change the build needs.")
+
+
+def _task_lookup_note(r: dict) -> str:
+    """When an environment search also counts task facets (the home search's task lookup), say what it costs."""
+    statements = (r.get("profiles") or {}).get("statements") or {}
+    costs = {key: ms for key, rows in statements.items() if not key.startswith("Q9") and not key.startswith("Q10")
+             for sql, ms in rows if "FROM task_facets" in sql}
+    if not costs:
+        return ""
+    listed = ", ".join(f"{k} {ms:.1f} ms" for k, ms in costs.items())
+    return (" An environment search with words also looks for tasks (`search_tasks`, six shown beside the cards), "
+            "and that call counts category and difficulty over every task match although the home search shows "
+            f"only the six and their total: {listed} of each such request (the statement profiles below).")
