@@ -174,17 +174,47 @@ def _chat_text(content) -> str:
     return json.dumps(content, ensure_ascii=False)
 
 
+MAX_DOTS = 60  # in the 320-px plot more dots than this touch one another: past it the line alone is drawn
+TITLE_REWARDS = 20  # rewards the plot's title lists (read out by screen readers): the latest, past that many
+
+
 def reward_points(rewards: list[float | None], width: int = 320, height: int = 80) -> dict:
-    """The polyline of an episode's rewards (steps without a reward skipped), scaled into width × height."""
+    """The polyline of an episode's rewards (steps without a reward skipped), scaled into width × height.
+
+    Its size is bounded whatever the episode's length, since the plot is sent again with every step: at most two
+    vertices per pixel column (the column's highest and lowest reward, so a lone spike still shows), a dot per
+    reward only while there are few, and the title lists the latest rewards only."""
     known = [(i, r) for i, r in enumerate(rewards) if isinstance(r, (int, float)) and math.isfinite(r)]
+    title = _title(rewards)
     if not known:
-        return {"points": "", "low": None, "high": None, "dots": []}
+        return {"points": "", "low": None, "high": None, "dots": [], "title": title}
     low, high = min(r for _, r in known), max(r for _, r in known)
     span, steps = (high - low) or 1.0, max(len(rewards) - 1, 1)
     pad = 6
     dots = [(round(pad + (width - 2 * pad) * i / steps, 1), round(height - pad - (height - 2 * pad) * (r - low) / span,
                                                                     1)) for i, r in known]
-    return {"points": " ".join(f"{x},{y}" for x, y in dots), "low": low, "high": high, "dots": dots}
+    line = _column_extremes(dots) if len(dots) > width else dots
+    return {"points": " ".join(f"{x},{y}" for x, y in line), "low": low, "high": high,
+            "dots": dots if len(dots) <= MAX_DOTS else [], "title": title}
+
+
+def _column_extremes(dots: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The vertices of each pixel column reduced to its highest and lowest, kept in step order."""
+    kept: list[tuple[float, float]] = []
+    start = 0
+    for end in range(1, len(dots) + 1):
+        if end == len(dots) or int(dots[end][0]) != int(dots[start][0]):
+            column = range(start, end)
+            top, bottom = min(column, key=lambda k: dots[k][1]), max(column, key=lambda k: dots[k][1])
+            kept.extend(dots[k] for k in sorted({top, bottom}))
+            start = end
+    return kept
+
+
+def _title(rewards: list) -> str:
+    if len(rewards) <= TITLE_REWARDS:
+        return "Rewards: " + ", ".join(map(str, rewards))
+    return f"Rewards of {len(rewards)} steps, the last {TITLE_REWARDS}: " + ", ".join(map(str, rewards[-TITLE_REWARDS:]))
 
 
 def tool_result_parts(result: dict) -> tuple[list[dict], bool]:

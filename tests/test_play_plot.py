@@ -1,0 +1,54 @@
+"""The playground's reward plot is sent again with every step: it must stay small however long the episode, and
+still show what a visitor looks for (every reward while there are few, the extremes always)."""
+
+import re
+
+from rlx.live.play_view import MAX_DOTS, reward_points
+
+
+def _vertices(plot: dict) -> list[tuple[float, float]]:
+    return [tuple(map(float, pair.split(","))) for pair in plot["points"].split()]
+
+
+def test_a_short_episode_draws_a_dot_and_a_vertex_for_every_reward():
+    rewards = [0.0, 0.5, None, 1.0, 0.25]
+    plot = reward_points(rewards)
+    assert len(plot["dots"]) == 4 == len(_vertices(plot))  # the step without a reward is skipped
+    assert plot["title"] == "Rewards: 0.0, 0.5, None, 1.0, 0.25"
+
+
+def test_a_long_episode_is_drawn_in_bounded_size_with_its_one_spike_still_at_the_top():
+    rewards = [0.0] * 5000
+    rewards[3210] = 9.0  # one step stands out
+    rewards[4000] = -2.0  # and one sinks
+    plot = reward_points(rewards)
+    vertices = _vertices(plot)
+    assert plot["dots"] == []
+    assert len(vertices) <= 2 * 320
+    top, bottom = min(y for _, y in vertices), max(y for _, y in vertices)
+    assert top == 6.0 and bottom == 74.0  # the spike reaches the top padding, the dip the bottom
+    # the spike sits where step 3210 of 5000 falls on the x axis
+    spike_x = next(x for x, y in vertices if y == top)
+    assert abs(spike_x - (6 + 308 * 3210 / 4999)) < 1
+    assert [x for x, _ in vertices] == sorted(x for x, _ in vertices)  # drawn left to right, in step order
+    assert plot["title"].startswith("Rewards of 5000 steps, the last 20: ")
+    assert len(plot["title"]) < 200
+
+
+def test_dots_stop_once_they_would_touch():
+    assert len(reward_points([1.0] * MAX_DOTS)["dots"]) == MAX_DOTS
+    assert reward_points([1.0] * (MAX_DOTS + 1))["dots"] == []
+
+
+def test_the_step_fragment_of_a_long_episode_stays_small(app):
+    with app.test_request_context():
+        from flask import render_template
+
+        rewards = [float(i % 7) for i in range(3000)]
+        html = render_template("partials/play_frames.html", kind="step", title="step 3000", parts=[], withheld=[],
+                               reward=1.0, done=False, rewards=rewards, plot=reward_points(rewards), action=None,
+                               status={"text": "ok", "tone": "ok", "connected": True})
+    plot_html = html[html.index('<div id="play-plot"'):html.index("</svg>")]
+    assert "<circle" not in plot_html
+    assert len(plot_html) < 12_000
+    assert re.search(r"3000 rewards, from 0\.0 to 6\.0", html)
