@@ -25,20 +25,21 @@ def what_moves(r: dict) -> str:
         tasks_part = sum(size for name, size in s["tables"] if name.startswith("task")) / total
         cpu = s.get("cpu_phases") or s["phases"]
         lines.append(f"*Snapshot.* Tasks make {tasks_part:.0%} of the file (their rows, the word index and its "
-                     "prefix indexes, the facet table and its index): the length kept of each task brief and what "
-                     "the task word index stores are the levers on size. In the hourly build (CPU seconds) the "
-                     f"largest part is the task word index ({_search_cpu(s, cpu)}: both word indexes are filled "
-                     "again from the rows, the one part that does not shrink with fewer changes. Keeping the "
-                     "previous one needs task keys that survive trending's reordering, and the task search's "
-                     "catalog order (the listing without words, the 500 matches ranked first, the facet sample) is "
-                     "task key order: with kept keys it would depend on past hours, and restoring it per search "
-                     "(a facet-table look-up per match) measured 3 to 8 ms more per broad search at 1×; hashed "
-                     "keys, tried, made the task word index 80 % larger), then the rows "
-                     f"({cpu.get('read_rows', 0):.2f} s finding them: "
-                     f"one stat of each dataset's index; {cpu.get('env_rows', 0):.2f} s each environment's row in "
-                     "Python; "
-                     f"{cpu.get('write_rows', 0):.2f} s writing them, unchanged tasks copied in SQL), the "
-                     f"sort indexes ({cpu.get('indexes', 0):.2f} s)." + _at_ten_times(r))
+                     "prefix index, the facet table and its index): the length kept of each task brief and what the "
+                     "task word index stores are the levers on size. The hourly build starts from a copy of the "
+                     f"previous snapshot's file ({cpu.get('copy_previous', 0):.2f} s): each dataset's tasks keep "
+                     "their block of keys while its index is unchanged, so its tasks, facets and words stay in place "
+                     "and only the changed datasets' tasks are deleted and written again "
+                     f"({cpu.get('tasks', 0):.2f} s). What is left grows with the environments, not the tasks, "
+                     "because every environment's likes, downloads and trending score move every hour: "
+                     f"{cpu.get('read_rows', 0):.2f} s finding each dataset's rows (one stat of its index), "
+                     f"{cpu.get('env_rows', 0):.2f} s making each environment's row in Python, "
+                     f"{cpu.get('write_rows', 0):.2f} s writing them, {cpu.get('indexes', 0):.2f} s their sort "
+                     f"indexes, and the environment search ({_search_cpu(s, cpu)}), then "
+                     f"{cpu.get('quick_check', 0):.2f} s checking the file's integrity before it is published. "
+                     "Once the file has grown 3 % over the last build from nothing (every few hours), that hour "
+                     "also repacks the kept tables and merges the task word index (about 0.35 s more at 1×), so "
+                     "the file stays within a few percent of a fresh one." + _at_ten_times(r))
     floor, app = r.get("floor"), r.get("app")
     if floor and app:
         q1f, q1a = floor.get("Q1", {}).get("p50_ms"), app["per_query"].get("Q1", {}).get("p50_ms")
@@ -65,7 +66,7 @@ def what_moves(r: dict) -> str:
 
 
 def _at_ten_times(r: dict) -> str:
-    """What the 10x hourly build spends, and what would take it (and the 1x build) further down."""
+    """What the 10x hourly build spends, and what would take it further down."""
     hourly = (r.get("snapshot_10x") or {}).get("hourly") or {}
     cpu = hourly.get("cpu_phases") or {}
     if not cpu:
@@ -73,12 +74,10 @@ def _at_ten_times(r: dict) -> str:
     parts = ", ".join(f"{name} {cpu[name]:.2f} s" for name in ("write_rows", "env_rows", "indexes", "env_sets",
                                                               "read_rows") if name in cpu)
     return (f" At ten times the catalog both cores are busy for most of the hourly build: the build's own process "
-            f"is the longer one ({parts}), while the second process tokenizes the word indexes. What would take "
-            "both builds further down is the same change: task keys kept from hour to hour (each dataset's tasks "
-            "a block of keys that stays its own while its index is unchanged), so the tasks, their facet table "
-            "and the task word index are copied page for page from the previous snapshot and only a changed "
-            "dataset's tasks are deleted and added; the task search would then read its catalog order from a rank "
-            "column instead of the key order.")
+            f"is the longer one ({parts}), while the second process makes the environment search's word index and "
+            "sets. Both grow with the number of environments: what would take the build further down is keeping "
+            "the environments' rows too and updating only the columns that move each hour (likes, downloads, "
+            "trending) in place, with the sort indexes that read them.")
 
 
 def _broad_prefix_note(r: dict) -> str:
