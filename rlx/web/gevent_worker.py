@@ -12,11 +12,17 @@ A keep-alive connection whose next request is already there was served again at 
 connection now yields to the event loop before reading its next request.
 
 The worker also opens the catalog snapshot while it boots, before its first request (rlx/web/snapshot_boot.py).
+Then it collects the garbage of booting and freezes what is left (gc.freeze): the app's ~100,000 long-lived objects
+(modules, functions, classes) leave the cyclic collector's generations. Before, every full collection walked them
+all: at 10x the catalog, one request in 1,500 to 5,000 per worker stalled 65 to 190 ms in a gen-2 collection,
+the only tail in the worker's own CPU time. Now a full collection walks what was made after boot.
 
 Used by `rlx serve` and `rlx demo`: `gunicorn --worker-class rlx.web.gevent_worker.GeventWorker`.
 """
 
 from __future__ import annotations
+
+import gc
 
 import gevent
 from gevent.server import StreamServer
@@ -43,6 +49,7 @@ class GeventWorker(ggevent.GeventWorker):
     def load_wsgi(self):
         super().load_wsgi()
         open_at_boot(self.wsgi, self.notify)
+        freeze_boot_heap()
 
     def run(self):
         # gunicorn's run() builds its servers from the module's StreamServer; this worker is its own process.
@@ -52,3 +59,10 @@ class GeventWorker(ggevent.GeventWorker):
     def handle_request(self, listener_name, req, sock, addr):
         super().handle_request(listener_name, req, sock, addr)  # raises StopIteration when the connection closes
         gevent.sleep(0)  # behind the connections already waiting, before this one's next request
+
+
+def freeze_boot_heap() -> None:
+    """Keep the objects that live as long as the worker out of every later collection. Collected first, so the
+    garbage of booting is freed rather than frozen."""
+    gc.collect()
+    gc.freeze()

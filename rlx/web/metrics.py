@@ -5,7 +5,8 @@ the raw path, so the number of series stays bounded whatever visitors type. Unde
 process: `rlx serve` sets PROMETHEUS_MULTIPROC_DIR (a folder on local disk, emptied at start) and the client writes
 each worker's figures there; a scrape adds them up. Everything else (RQ queues, the snapshot, MCP sessions) is read
 from Redis and the store at scrape time, so every host reports the same shared figures (active rollouts are the
-slots rlx/runs/limits.py holds, playground sessions those rlx/live/slots.py holds).
+slots rlx/runs/limits.py holds, playground sessions those rlx/live/slots.py holds), and the answering worker's own
+garbage collector.
 
 Who may scrape is decided in `scrape_allowed` alone: with METRICS_TOKEN set, a request bearing it; without one,
 loopback addresses only.
@@ -13,6 +14,7 @@ loopback addresses only.
 
 from __future__ import annotations
 
+import gc
 import hmac
 import os
 import time
@@ -20,7 +22,7 @@ from datetime import datetime, timezone
 
 from flask import Blueprint, Flask, abort, current_app, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from rq import Queue
 from rq.job import Job
@@ -100,7 +102,7 @@ class _SharedCollector:
     def collect(self):
         ok = GaugeMetricFamily("rlx_scrape_ok", "1 when this part could be read for this scrape.", labels=["part"])
         for part, read in (("redis", self._queues), ("snapshot", self._snapshot), ("sessions", self._sessions),
-                           ("rollouts", self._rollouts), ("playground", self._playground)):
+                           ("rollouts", self._rollouts), ("playground", self._playground), ("heap", _heap)):
             try:
                 families = list(read())
             except Exception:  # a scrape reports a broken part, it never fails as a whole
@@ -176,6 +178,18 @@ class _SharedCollector:
         return (GaugeMetricFamily("rlx_playground_sessions", "Playground sessions open now (all hosts; one left "
                                   "behind by a dead process stops counting once stale).",
                                   value=open_count(get_redis())),)
+
+
+def _heap():
+    """The answering process's garbage collector: what it froze at boot (rlx/web/gevent_worker.py) and how often
+    each generation was collected since."""
+    frozen = GaugeMetricFamily("rlx_gc_frozen_objects", "Objects this process froze after booting (gc.freeze): "
+                               "no collection walks them.", value=gc.get_freeze_count())
+    runs = CounterMetricFamily("rlx_gc_collections", "Collections by generation in this process (2: full).",
+                               labels=["generation"])
+    for generation, stats in enumerate(gc.get_stats()):
+        runs.add_metric([str(generation)], stats["collections"])
+    return frozen, runs
 
 
 def _snapshot_size(store, name: str) -> float:
