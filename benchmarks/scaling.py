@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks import first_request, search, servers, wrk
+from benchmarks import cpu_share, first_request, search, servers, wrk
 from benchmarks.inprocess import InProcessApp
 from benchmarks.markdown import met, num, table
 from benchmarks.page_cache import PAGE_CACHE_KEY, PageCache
@@ -156,9 +156,10 @@ def _warm(base_url: str, paths: list[str]) -> None:
 
 
 def _one(base_url: str, path: str, seconds: float, cache: PageCache) -> dict:
-    run, note = cache.measure(lambda: wrk.run(base_url, [path], connections=1, seconds=seconds))
+    (run, others), note = cache.measure(
+        lambda: cpu_share.during(lambda: wrk.run(base_url, [path], connections=1, seconds=seconds)))
     return {"p50_ms": _answered(run, run.p50_ms), "p99_ms": _answered(run, run.p99_ms), "requests": run.requests,
-            PAGE_CACHE_KEY: note}
+            cpu_share.OTHERS_KEY: others, PAGE_CACHE_KEY: note}
 
 
 def _answered(run: wrk.WrkResult, value: float) -> float | None:
@@ -263,9 +264,16 @@ def render(r: dict, plot_name: str | None = None) -> str | None:
     text += first_request.render(s) or ""
     if per_query:
         text += ("\nEach query alone at 10× (one connection, after one untimed request per path, before the mix; "
-                 "p50 / p99 ms): "
-                 + "; ".join(f"{k} {num(v['p50_ms'])} / {num(v['p99_ms'])}" for k, v in per_query.items()) + ".\n")
+                 "p50 / p99 ms; in brackets, the CPU cores other processes on the machine used during its run: "
+                 "benchmarks/cpu_share.py): "
+                 + "; ".join(f"{k} {num(v['p50_ms'])} / {num(v['p99_ms'])}{_others(v)}" for k, v in per_query.items())
+                 + ".\n")
     return text
+
+
+def _others(run: dict) -> str:
+    cores = run.get(cpu_share.OTHERS_KEY)
+    return "" if cores is None else f" [{cores:.1f}]"
 
 
 def plot(s: dict, path: Path) -> str:
