@@ -137,9 +137,10 @@ def _mix(base_url: str, paths: list[str], seconds: float, one_connection: bool, 
     _warm(base_url, paths)
     out: dict = {"seconds": seconds, "mix_runs": []}
     if one_connection:
-        one, note = cache.measure(lambda: wrk.run(base_url, paths, connections=1, seconds=seconds))
+        (one, others), note = cache.measure(
+            lambda: cpu_share.during(lambda: wrk.run(base_url, paths, connections=1, seconds=seconds)))
         out |= {"p50_ms": _answered(one, one.p50_ms), "p99_ms": _answered(one, one.p99_ms), "rps_1": one.rps,
-                "errors_1": one.errors}
+                "errors_1": one.errors, cpu_share.OTHERS_KEY: others}
         out["mix_runs"].append({"connections": 1, PAGE_CACHE_KEY: note})
     for n in CONNECTIONS:
         run, note = cache.measure(lambda n=n: wrk.run(base_url, paths, connections=n, seconds=seconds))
@@ -203,8 +204,10 @@ def targets(r: dict) -> list[list[str]]:
                      f"{peak:.0f} MB", met(peak <= BUILD_PEAK_MB_10X)])
         rows.append(_build_at_10x(r.get("snapshot_10x"), ten["build"]))
         p50, p99 = (ten["app"][k] if ten["app"][k] is not None else float("inf") for k in ("p50_ms", "p99_ms"))
-        rows.append(["search mix at 10× (1 connection)", "p50 ≤ 5 ms, p99 ≤ 25 ms", f"{p50:.2f} / {p99:.2f} ms",
-                     met(p50 <= 5 and p99 <= 25)])
+        others = ten["app"].get(cpu_share.OTHERS_KEY)
+        busy = "" if others is None else f" (other processes meanwhile: {others:.1f} CPU cores)"
+        rows.append(["search mix at 10× (1 connection)", "p50 ≤ 5 ms, p99 ≤ 25 ms",
+                     f"{p50:.2f} / {p99:.2f} ms{busy}", met(p50 <= 5 and p99 <= 25)])
         alone = {k: v["p99_ms"] for k, v in (ten["app"].get("per_query") or {}).items() if v.get("p99_ms") is not None}
         if alone:
             over = {k: ms for k, ms in alone.items() if ms > 25}
