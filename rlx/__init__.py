@@ -16,9 +16,11 @@ def create_app(config: Config | None = None) -> Flask:
     from rlx.web.hosts import TrustedHosts
     from rlx.web.json_provider import MarkupSafeJSON
     from rlx.web.proxies import behind_proxies
+    from rlx.web.session_signer import SignedCookieSessions
 
     app = Flask(__name__)
     app.json = MarkupSafeJSON(app)
+    app.session_interface = SignedCookieSessions()
     app.wsgi_app = behind_proxies(TrustedHosts(app.wsgi_app, config.public_url, config.trusted_hosts),
                                   config.proxy_hops)
     app.config.update(
