@@ -33,19 +33,10 @@ def create_app(config: Config | None = None) -> Flask:
         JSON_SORT_KEYS=False,
     )
 
-    from flask_compress import Compress
-
     from rlx import queue, sources, store
-    from rlx.web import register_web
+    from rlx.web import compression, register_web
 
-    # gzip only, streamed answers too (flask-compress leaves gzip out of streams by default): a streamed sitemap
-    # shard is compressed chunk by chunk as it is written, so it stays streamed and memory stays bounded.
-    app.config.update(COMPRESS_ALGORITHM=["gzip"], COMPRESS_ALGORITHM_STREAMING=["gzip"], COMPRESS_LEVEL=6,
-                      COMPRESS_MIN_SIZE=600,
-                      COMPRESS_MIMETYPES=["text/html", "application/json", "text/css", "application/javascript",
-                                          "image/svg+xml", "text/plain", "application/xml"])
-    Compress(app)
-
+    compression.init_app(app)
     app.extensions["rlx.store"] = store.Store(config.storage_dir)
     app.extensions["rlx.source"] = sources.open_source(config)
     queue.init_app(app)
