@@ -7,7 +7,8 @@ from flask import url_for
 from rlx.web.search import CardLinks
 
 KEYS = ["org/name", "Org-1/env_2.v3", "org/with space", "org/per%cent", "org/q?x#y", "org/日本語", "org/a+b&c=d",
-        "org/tilde~semi;colon:at@", "org/", "noslash", "org/a/b", "my org/x", "ör%g/ÿ"]
+        "org/tilde~semi;colon:at@", "org/", "noslash", "org/a/b", "my org/x", "ör%g/ÿ", "/name", "o!$'()*,/n",
+        "org/x/y/z", "org/a\"b", "org/<b>", "org/back\\slash", "org/tab\there", "org/caret^`{|}", "org/[v6]"]
 
 
 @pytest.mark.parametrize("mounted_at", ["http://localhost/", "http://localhost/explorer/"])

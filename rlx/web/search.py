@@ -5,6 +5,7 @@ The home page and /api/search both call `run_search`, so the page and the JSON a
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -106,7 +107,8 @@ def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) 
 class CardLinks:
     """The page a card opens, exactly as url_for("envs.env_page" or "spaces.space_page", org=, name=) writes it,
     at one url_for per page kind instead of one per card (those were a fifth of a search request's time): both
-    routes are "<prefix>/<org>/<name>", each part quoted by the default converter."""
+    routes are "<prefix>/<org>/<name>", each part quoted by the default converter. Most keys hold only characters
+    that quoting leaves as they are, and are written as they stand."""
 
     def __init__(self):
         self._prefix: dict[str, str] = {}
@@ -119,8 +121,15 @@ class CardLinks:
         prefix = self._prefix.get(page)
         if prefix is None:
             prefix = self._prefix[page] = url_for(page, org="o", name="n").removesuffix("/o/n")
+        if _AS_QUOTED.fullmatch(key):
+            return f"{prefix}/{key}"
         org, _, name = key.partition("/")
         return f"{prefix}/{self._quote(org)}/{self._quote(name)}"
+
+
+# "<org>/<name>" in the characters the default converter never quotes (letters, digits, "_.-~" and its safe
+# "!$&'()*+,/:;=@"): the quoted parts are the parts themselves.
+_AS_QUOTED = re.compile(r"[A-Za-z0-9_.~!$&'()*+,:;=@-]+/[A-Za-z0-9_.~!$&'()*+,/:;=@-]+")
 
 
 def _card(row: dict, links: CardLinks) -> dict:
