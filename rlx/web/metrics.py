@@ -14,6 +14,7 @@ loopback addresses only.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hmac
 import os
@@ -74,9 +75,17 @@ def _count_request(response):
         return response
     route = request.url_rule.rule if request.url_rule is not None else "(no route)"
     method = request.method if request.method in _METHODS else "other"
-    REQUESTS.labels(route, method, str(response.status_code)).inc()
-    LATENCY.labels(route, method).observe(time.perf_counter() - started)
+    count, latency = _series(route, method, response.status_code)
+    count.inc()
+    latency.observe(time.perf_counter() - started)
     return response
+
+
+@functools.cache
+def _series(route: str, method: str, status: int):
+    """The counter and histogram of one kind of answer. prometheus_client checks and looks up the labels on every
+    call; the kinds are few (URL rules, methods and statuses), so each is looked up once."""
+    return REQUESTS.labels(route, method, str(status)), LATENCY.labels(route, method)
 
 
 def _request_registry():
