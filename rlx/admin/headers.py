@@ -14,9 +14,9 @@ import hashlib
 import re
 
 from flask import Flask, request
+from flask_talisman import Talisman
 
-from rlx.web import headers as security_headers
-from rlx.web.headers import CSP, policy_text
+from rlx.web.headers import CSP, PERMISSIONS, send_hsts_behind_https
 
 ADMIN_CSP = {**CSP, "frame-src": "'none'"}  # the admin embeds no Space
 RQ_BLUEPRINT = "rq_dashboard"
@@ -40,15 +40,26 @@ def inline_script_hashes(html: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _policy_text(policy: dict[str, str]) -> str:
+    return "; ".join(f"{name} {value}" for name, value in policy.items())
+
+
 def init_app(app: Flask) -> None:
-    # Registered before the security headers, so it runs after their hook (Flask runs after_request hooks
-    # last-first) and replaces the strict policy on the dashboard's pages only.
+    # Registered before Talisman, so it runs after Talisman's hook (Flask runs after_request hooks last-first)
+    # and replaces the strict policy on the dashboard's pages only.
     @app.after_request
     def _dashboard_policy(response):
         if request.blueprint == RQ_BLUEPRINT and response.mimetype == "text/html" and not response.direct_passthrough:
             hashes = inline_script_hashes(response.get_data(as_text=True))
             policy = {**RQ_CSP, "script-src": " ".join([RQ_CSP["script-src"], *hashes])}
-            response.headers["Content-Security-Policy"] = policy_text(policy)
+            response.headers["Content-Security-Policy"] = _policy_text(policy)
         return response
 
-    security_headers.init_app(app, ADMIN_CSP)
+    public_url = app.config.get("OWN_PUBLIC_URL") or ""
+    send_hsts_behind_https(app)
+    Talisman(app, force_https=False, strict_transport_security=False,
+             strict_transport_security_include_subdomains=False, content_security_policy=ADMIN_CSP,
+             content_security_policy_nonce_in=["script-src", "style-src"], frame_options="DENY",
+             referrer_policy="same-origin", permissions_policy=PERMISSIONS,
+             session_cookie_secure=public_url.startswith("https://"), session_cookie_samesite="Lax",
+             x_content_type_options=True)

@@ -1,22 +1,19 @@
-"""Security headers on every answer: a Content-Security-Policy that runs only our own script files plus one inline
-snippet carrying a per-response nonce (the remembered theme, applied before the first paint without a second
-request), the inline stylesheet likewise, no framing, no MIME sniffing, a strict Referrer-Policy, no powerful
-browser features, and HSTS behind https (the public URL's or the request's).
-
-The headers never change but for the nonce, so their text is written once when the app is made; a request adds
-its nonce and sets them (flask-talisman, used before, rebuilt the policy from its parts on every request: a tenth
-of a small answer's time).
+"""Security headers on every answer, set by flask-talisman: a Content-Security-Policy that runs only our own
+script files plus one inline snippet carrying a per-response nonce (the remembered theme, applied before the first
+paint without a second request), the inline stylesheet likewise, no framing, no
+MIME sniffing, a strict Referrer-Policy, no powerful browser features, and HSTS behind https (the public URL's or
+the request's).
 """
 
 from __future__ import annotations
 
-import secrets
-
 from flask import Flask, request
+from flask_talisman import Talisman
+from flask_talisman.talisman import ONE_YEAR_IN_SECS
 
 from rlx.web.origin import own_public_url
 
-HSTS = "max-age=31556926"  # a year
+HSTS = f"max-age={ONE_YEAR_IN_SECS}"
 
 CSP = {
     "default-src": "'self'",
@@ -34,26 +31,15 @@ CSP = {
     "frame-ancestors": "'none'",
     "frame-src": "https://*.hf.space",  # a running Space's own app, embedded on its page
 }
-NONCE_IN = ("script-src", "style-src")
 PERMISSIONS = {feature: "()" for feature in (
     "accelerometer", "camera", "geolocation", "gyroscope", "magnetometer", "microphone", "payment", "usb",
     "interest-cohort", "browsing-topics")}
-NONCE_BYTES = 24  # 32 URL-safe characters
-
-
-def policy_text(policy: dict[str, str]) -> str:
-    return "; ".join(f"{name} {value}" for name, value in policy.items())
-
-
-def csp_nonce() -> str:
-    """This response's nonce, for the templates' inline <script> and <style>."""
-    return getattr(request, "csp_nonce", "")
 
 
 def send_hsts_behind_https(app: Flask) -> None:
     """HSTS when the app's public URL is https, or this request came over https (as ProxyFix reports it when
-    RLX_PROXY_HOPS counts the proxies). A raw X-Forwarded-Proto proves nothing: anyone can send one to a
-    plain-http development server (and pin its name to https in their browser for a year)."""
+    RLX_PROXY_HOPS counts the proxies). Not Talisman's: it also believes a raw X-Forwarded-Proto, which anyone can
+    send to a plain-http development server (and pin its name to https in their browser for a year)."""
     public_https = (own_public_url(app) or "").startswith("https://")
 
     @app.after_request
@@ -63,34 +49,20 @@ def send_hsts_behind_https(app: Flask) -> None:
         return response
 
 
-def init_app(app: Flask, csp: dict[str, str] = CSP) -> None:
-    """The headers on every answer of `app`, with `csp` as its policy; the session cookie is Secure behind an https
-    public URL."""
+def init_app(app: Flask) -> None:
+    public_url = app.config["RLX"].public_url or ""
     send_hsts_behind_https(app)
-    if (own_public_url(app) or "").startswith("https://") and not app.debug:
-        app.config["SESSION_COOKIE_SECURE"] = True
-    # The policy's text around the nonce: the nonce joins the pieces.
-    marker = "\0"
-    policy_pieces = policy_text({name: f"{value} 'nonce-{marker}'" if name in NONCE_IN else value
-                                 for name, value in csp.items()}).split(marker)
-    without_nonce = policy_text(csp)  # an answer made before its request had a nonce
-    fixed = {
-        "Permissions-Policy": ", ".join(f"{feature}={allowed}" for feature, allowed in PERMISSIONS.items()),
-        "X-Frame-Options": "DENY",
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "same-origin",
-    }
-    app.jinja_env.globals["csp_nonce"] = csp_nonce
-
-    @app.before_request
-    def _make_nonce():
-        request.csp_nonce = secrets.token_urlsafe(NONCE_BYTES)
-
-    @app.after_request
-    def _security_headers(response):
-        headers = response.headers
-        for name, value in fixed.items():
-            headers[name] = value
-        nonce = csp_nonce()
-        headers["Content-Security-Policy"] = nonce.join(policy_pieces) if nonce else without_nonce
-        return response
+    Talisman(
+        app,
+        force_https=False,  # TLS ends at the proxy in front of us; HSTS tells browsers to stay on https
+        strict_transport_security=False,  # send_hsts_behind_https
+        strict_transport_security_include_subdomains=False,
+        content_security_policy=CSP,
+        content_security_policy_nonce_in=["script-src", "style-src"],
+        frame_options="DENY",
+        referrer_policy="same-origin",
+        permissions_policy=PERMISSIONS,
+        session_cookie_secure=public_url.startswith("https://"),
+        session_cookie_samesite="Lax",
+        x_content_type_options=True,
+    )
