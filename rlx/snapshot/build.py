@@ -30,6 +30,7 @@ from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA,
 from rlx.snapshot.search_process import SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
 from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, repack_due, start_from_previous
+from rlx.snapshot.task_sample import write_sample
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
 
@@ -137,6 +138,8 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
                 TRENDING_ROWIDS: "1"}  # _public put the environments in trending order
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
         lap("totals")
+        write_sample(db)
+        lap("task_sample")
         for statement in (*INDEXES, *(TASK_INDEXES if carried is None else ())):
             db.execute(statement)
         lap("indexes")

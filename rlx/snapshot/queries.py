@@ -18,6 +18,7 @@ from pyroaring import BitMap
 from rlx.catalog import words
 from rlx.snapshot import env_sets
 from rlx.snapshot.schema import SORT_COLUMNS
+from rlx.snapshot.task_sample import Estimate
 
 MAX_WORDS = words.MAX_WORDS
 MAX_WORD_CHARS = words.MAX_WORD_CHARS
@@ -28,6 +29,7 @@ RANK_BROADEST = 20_000  # past this many matches a search lists in catalog order
 FACET_SIZE = 30
 TASK_FACETS_EXACT = 2000  # task matches up to which category and difficulty are counted one by one
 TASK_FACET_SAMPLE = 1000  # past that, about this many of the matches are counted and the counts scaled
+COUNT_CAP = 20_000  # a search of every task counts its matches up to this many; past it the total is estimated
 TASK_DRAW_WITH_COUNT = 20_000  # a word search's count also draws the facet sample for this many matches or more
 
 FILTERS = ("tags",)  # facet filters besides kind, which has its own argument
@@ -166,7 +168,9 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     """Tasks whose title or brief has words starting with each word of `q`, best match first.
 
     With no words, an environment's tasks (or every task) in index order. Category and difficulty are counted
-    over all the matches (estimated past TASK_FACETS_EXACT of them: then "facets_about" is true).
+    over all the matches (estimated past TASK_FACETS_EXACT of them: then "facets_about" is true). A search of the
+    whole catalog counts its matches up to COUNT_CAP; past that the total is the task sample's estimate
+    (rlx/snapshot/task_sample.py) and "total_about" is true.
     """
     page, size = _paging(page, size)
     tokens = task_tokens(q)
@@ -181,24 +185,54 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
         scope, params = "SELECT rowid FROM task_facets", ()
         if env is not None:
             scope, params = f"{scope} WHERE env_key = (SELECT env_key FROM envs WHERE id = ?)", (env,)
-    total, drawn = _count(db, scope, params, with_draw=bool(tokens))
+    sample = Estimate(db, params[0]) if tokens and env is None else None
+    # every: every match, best first, when all are scored (the facets are then counted over this list). When the
+    # sample says the matches are few, one pass reads them with their scores, and their number is the total.
+    every = _every_scored(db, scope, params) if sample is not None and sample.total <= RANK_LIMIT else None
+    about = False
+    if every is not None:
+        total, drawn = len(every), None
+    else:
+        # A search of every task draws its facet sample from the task sample instead (past COUNT_CAP, where the
+        # draw would be read with the count).
+        total, drawn = _count(db, scope, params, with_draw=bool(tokens) and sample is None,
+                              cap=COUNT_CAP if sample else None)
+        about = sample is not None and total > COUNT_CAP
+        if about:
+            total = sample.rounded_total(at_least=total)
     offset = (page - 1) * size
     # Scoring weighs each word by how many tasks have it, one more pass over every match: past RANK_BROADEST
     # matches that pass alone costs more than the rest of the search and the words say too little to rank by,
     # so such a search lists in catalog order.
     ranked = bool(tokens) and total <= RANK_BROADEST
-    every = None  # every match, best first, when all are scored: the facets are then counted over this list
-    if ranked and total <= RANK_LIMIT:
+    if every is None and ranked and total <= RANK_LIMIT:
         every = [r[0] for r in db.execute(f"{scope} ORDER BY rank, rowid", params)]
+    if every is not None:
         rowids = every[offset:offset + size]
     elif ranked:
         rowids = _ranked_page(db, scope, params, offset, size)
     else:
         rowids = [r[0] for r in db.execute(f"{scope} ORDER BY rowid LIMIT ? OFFSET ?", (*params, size, offset))]
-    known = drawn if every is None else every
-    counted, about = _task_facets(db, scope, params, total, known) if facets else ({}, False)
-    return {"tasks": _task_cards(db, rowids), "total": total, "page": page, "size": size, "ranked": ranked,
-            "ranked_matches": min(total, RANK_LIMIT) if ranked else 0, "facets": counted, "facets_about": about}
+    if not facets:
+        counted, facets_about = {}, False
+    elif about:  # the facets from the same sample as the total
+        counted, facets_about = _scaled_tally(sample.facet_rows(), total), True
+    else:
+        counted, facets_about = _task_facets(db, scope, params, total, drawn if every is None else every)
+    return {"tasks": _task_cards(db, rowids), "total": total, "total_about": about, "page": page, "size": size,
+            "ranked": ranked, "ranked_matches": min(total, RANK_LIMIT) if ranked else 0, "facets": counted,
+            "facets_about": facets_about}
+
+
+def _every_scored(db: sqlite3.Connection, scope: str, params: tuple) -> list[int] | None:
+    """Every match best first, from one pass that reads each match with its score; None past RANK_LIMIT matches
+    (the caller counts them instead)."""
+    scored = scope.replace("SELECT rowid FROM", "SELECT rowid, rank FROM", 1)
+    rows = db.execute(f"{scored} ORDER BY rowid LIMIT ?", (*params, RANK_LIMIT + 1)).fetchall()
+    if len(rows) > RANK_LIMIT:
+        return None
+    rows.sort(key=lambda row: (row[1], row[0]))  # as ORDER BY rank, rowid
+    return [row[0] for row in rows]
 
 
 def _ranked_page(db: sqlite3.Connection, scope: str, params: tuple, offset: int, size: int) -> list[int]:
@@ -244,10 +278,13 @@ def _share(total: int) -> int:
     return min(2**32, 2**32 * TASK_FACET_SAMPLE // total)
 
 
-def _count(db: sqlite3.Connection, scope: str, params: tuple, with_draw: bool) -> tuple[int, list[int] | None]:
-    """The number of matches; with `with_draw`, also the matches in the facet sample's draw for
-    TASK_DRAW_WITH_COUNT matches, read in the same pass (None when there are fewer): reading a broad word's
-    matches is most of a search's cost, and a second pass for the sample would double it."""
+def _count(db: sqlite3.Connection, scope: str, params: tuple, with_draw: bool, cap: int | None
+           ) -> tuple[int, list[int] | None]:
+    """The number of matches, or cap + 1 when there are more than `cap`; with `with_draw`, also the matches in the
+    facet sample's draw for TASK_DRAW_WITH_COUNT matches, read in the same pass (None when there are fewer): reading
+    a broad word's matches is most of a search's cost, and a second pass for the sample would double it."""
+    if cap is not None:
+        scope, params = f"{scope} LIMIT ?", (*params, cap + 1)
     if not with_draw:  # a plain count(*) of a table is SQLite's own fast count: keep it so
         return db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0], None
     total, drawn = db.execute(f"SELECT count(*), json_group_array(rowid) FILTER (WHERE {_HASH_SQL} < ?) "
@@ -272,21 +309,34 @@ def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int, 
         scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} {_HASH_SQL} < ?"
         params = (*params, _share(total))
     # One pass over the narrow facet table yields both facets.
+    rows = db.execute(f"SELECT category, difficulty, count(*) FROM task_facets WHERE rowid IN ({scope}) "
+                      "GROUP BY category, difficulty", params)
+    if not sampled:
+        category, difficulty, _ = _tally(rows)
+        return {"category": _top(category), "difficulty": _top(difficulty)}, False
+    return _scaled_tally(rows, total), True
+
+
+def _tally(rows) -> tuple[dict[str, int], dict[str, int], int]:
+    """Category and difficulty counts from (category, difficulty, n) rows, and the number of tasks they cover."""
     category: dict[str, int] = {}
     difficulty: dict[str, int] = {}
     seen = 0
-    rows = db.execute(f"SELECT category, difficulty, count(*) FROM task_facets WHERE rowid IN ({scope}) "
-                      "GROUP BY category, difficulty", params)
     for cat, diff, n in rows:
         seen += n
         if cat is not None:
             category[cat] = category.get(cat, 0) + n
         if diff is not None:
             difficulty[diff] = difficulty.get(diff, 0) + n
-    if not sampled or not seen:
-        return {"category": _top(category), "difficulty": _top(difficulty)}, sampled
-    return {"category": _top(_scaled(category, total, seen)),
-            "difficulty": _top(_scaled(difficulty, total, seen))}, True
+    return category, difficulty, seen
+
+
+def _scaled_tally(rows, total: int) -> dict:
+    """Facets counted over a sample of the matches, as estimates over all `total` of them."""
+    category, difficulty, seen = _tally(rows)
+    if not seen:
+        return {"category": [], "difficulty": []}
+    return {"category": _top(_scaled(category, total, seen)), "difficulty": _top(_scaled(difficulty, total, seen))}
 
 
 def _scaled(counts: dict[str, int], total: int, seen: int) -> dict[str, int]:

@@ -1,0 +1,67 @@
+"""The task sample: a fixed pseudo-random draw of about SAMPLE_TASKS tasks with a word index of their own, so a
+broad task search says about how many tasks match, and how they split by category and difficulty, reading a few
+thousand entries whatever the catalog's size.
+
+Counting every match of a common prefix ("gra": 113,000 tasks at ten times today's catalog) walks its whole list in
+the word index, a cost that grows with the catalog. The same words looked up in the sample's index give the share of
+the catalog that matches; times the number of tasks, that is the estimate. The draw is a hash of the task key (the
+same multiplicative hash as the facet draw, queries._HASH_SQL), not a range of keys: each dataset's tasks are one
+block of keys (rlx/snapshot/task_keys.py), so any range would over- or under-count whole datasets.
+
+Made again by every build from the tasks and their facet table (0.1 s of CPU at 10x): the draw's share follows the
+number of tasks, so the sample stays the same size as the catalog grows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+SAMPLE_TASKS = 4096  # at 10x a prefix matching 4% of the tasks (the exact count's cap) has ~160 in it: +-8%
+META_KEY = "task_sample"  # meta: {"tasks": tasks the draw was made from, "sample": tasks drawn}
+_HASH = "((rowid * 2654435761) & 4294967295)"
+# The sample's word index cuts words exactly as tasks_fts does (rlx/snapshot/schema.py): the same search finds the
+# same tasks. Contentless: it stores only the words, and the rowids are the tasks' keys.
+_TABLES = (
+    "CREATE TABLE task_sample (rowid INTEGER PRIMARY KEY, category TEXT, difficulty TEXT)",
+    "CREATE VIRTUAL TABLE task_sample_fts USING fts5(title, brief, content='', "
+    "tokenize=\"unicode61 remove_diacritics 2\", prefix='3', detail=none)",
+)
+
+
+def write_sample(db: sqlite3.Connection) -> None:
+    """Draw the sample from the tasks in the file and index its words (inside the build's transaction)."""
+    for table in ("task_sample", "task_sample_fts"):
+        db.execute(f"DROP TABLE IF EXISTS main.{table}")  # an hourly build starts from the previous snapshot's file
+    for statement in _TABLES:
+        db.execute(statement)
+    tasks = db.execute("SELECT count(*) FROM task_facets").fetchone()[0]
+    share = min(2**32, 2**32 * SAMPLE_TASKS // max(tasks, 1))
+    db.execute(f"INSERT INTO task_sample (rowid, category, difficulty) SELECT rowid, category, difficulty "
+               f"FROM task_facets WHERE {_HASH} < ?", (share,))
+    db.execute("INSERT INTO task_sample_fts (rowid, title, brief) SELECT t.rowid, t.title, t.brief "
+               "FROM task_sample s JOIN tasks t ON t.rowid = s.rowid")
+    drawn = db.execute("SELECT count(*) FROM task_sample").fetchone()[0]
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+               (META_KEY, json.dumps({"tasks": tasks, "sample": drawn})))
+
+
+class Estimate:
+    """What the sample says of one search: about how many tasks match, and the matches it holds."""
+
+    def __init__(self, db: sqlite3.Connection, match: str):
+        self._db, self._match = db, match
+        drawn = json.loads(db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()[0])
+        self.seen = db.execute("SELECT count(*) FROM task_sample_fts WHERE task_sample_fts MATCH ?",
+                               (match,)).fetchone()[0]
+        self.total = self.seen * drawn["tasks"] / drawn["sample"] if drawn["sample"] else 0.0
+
+    def rounded_total(self, at_least: int) -> int:
+        """The estimate to two significant figures (it is no closer), and never below what is known to match."""
+        return max(at_least, int(float(f"{self.total:.2g}")))
+
+    def facet_rows(self):
+        """(category, difficulty, n) over the sample's matches."""
+        return self._db.execute("SELECT s.category, s.difficulty, count(*) FROM task_sample_fts f "
+                                "JOIN task_sample s ON s.rowid = f.rowid WHERE f.task_sample_fts MATCH ? "
+                                "GROUP BY s.category, s.difficulty", (self._match,))
