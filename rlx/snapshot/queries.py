@@ -203,8 +203,8 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     offset = (page - 1) * size
     # Scoring weighs each word by how many tasks have it, one more pass over every match: past RANK_BROADEST
     # matches that pass alone costs more than the rest of the search and the words say too little to rank by,
-    # so such a search lists in catalog order.
-    ranked = bool(tokens) and total <= RANK_BROADEST
+    # so such a search lists in catalog order, as does one whose total is an estimate (it has more than COUNT_CAP).
+    ranked = bool(tokens) and not about and total <= RANK_BROADEST
     if every is None and ranked and total <= RANK_LIMIT:
         every = [r[0] for r in db.execute(f"{scope} ORDER BY rank, rowid", params)]
     if every is not None:

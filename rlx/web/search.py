@@ -88,7 +88,7 @@ def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) 
                              only_ids=collection.items if collection else None, pinned=admin.pinned)
         if with_tasks and query.q and query.page == 1:  # the words may name a task rather than an environment
             found = search_tasks(db, q=query.q, size=TASK_MATCHES, facets=False)
-            result["tasks"] = {"total": found["total"],
+            result["tasks"] = {"total": found["total"], "total_about": found["total_about"],
                                "items": [_task_link(t) for t in found["tasks"] if t["env_id"] not in admin.hidden]}
         if trending:
             row = search_envs(db, sort="trending", size=min(trending, TRENDING_MAX), exclude_ids=admin.hidden,
