@@ -43,7 +43,7 @@ def db(tmp_path_factory):
     indexes = {env_id: Index(env_id=env_id, adapter="harbor", revision="r", version=1, built_at="", complete=True,
                              rows=rows) for env_id, rows in INDEXES.items()}
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(task_sample, "SAMPLE_TASKS", 400)  # a tenth of the catalog, as 4,096 is of 40,000 tasks
+        patch.setattr(task_sample, "ONE_IN", 10)  # 400 of the 4,000 tasks, as 1 in 125 draws 4,120 at 10x
         build_snapshot(records, indexes, path)
     connection = open_immutable(path)
     yield connection
