@@ -8,8 +8,8 @@ the catalog that matches; times the number of tasks, that is the estimate. The d
 same multiplicative hash as the facet draw, queries._HASH_SQL), not a range of keys: each dataset's tasks are one
 block of keys (rlx/snapshot/task_keys.py), so any range would over- or under-count whole datasets.
 
-Made again by every build from the tasks and their facet table: 0.01 s of CPU at today's catalog (412 tasks),
-0.1 s at ten times it (4,120 tasks).
+Made again by every build from the tasks and their facet table: 0.02 s of CPU in an hourly build at today's catalog
+(412 tasks drawn), about 0.25 s at ten times it (4,120; most of it hashing every key of the facet table).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sqlite3
 
 # One task in this many is drawn: a search at the exact count's cap (queries.COUNT_CAP, 20,000 matches) then has
 # about 160 of its matches in the sample at any catalog size, an estimate within 8 % (one standard error), and the
-# draw costs the build about 0.01 s of CPU per 50,000 tasks.
+# draw costs the build about 0.02 s of CPU per 50,000 tasks.
 ONE_IN = 125
 META_KEY = "task_sample"  # meta: {"tasks": tasks the draw was made from, "sample": tasks drawn}
 _HASH = "((rowid * 2654435761) & 4294967295)"
