@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from benchmarks import indexing
 from benchmarks.markdown import num
+from rlx.snapshot.queries import COUNT_CAP
+from rlx.snapshot.task_sample import ONE_IN
 
 
 def _search_cpu(s: dict, cpu: dict) -> str:
@@ -44,12 +46,21 @@ def what_moves(r: dict) -> str:
     if floor and app:
         q1f, q1a = floor.get("Q1", {}).get("p50_ms"), app["per_query"].get("Q1", {}).get("p50_ms")
         lines.append(f"*Search.* A cheap query costs {num(q1f)} ms in SQLite and {num(q1a)} ms over HTTP: the rest is "
-                     "the request path (Flask, JSON, gzip, gevent, loopback). A word search costs its word-index match "
-                     "and then every count over the matches (total, kind facet, tag facet): a common word or a short "
-                     "substring matches thousands of environments, and counting their tags is the heaviest "
-                     "environment statement. At eight connections the two cores are shared by wrk and two workers, so "
-                     "p50 there is mostly queueing. Single figures move ±30 % between runs on this VM "
-                     "(research/perf-anchors.md); ratios hold." + _task_lookup_note(r) + _broad_prefix_note(r))
+                     "the request path (Flask, JSON, gzip, gevent, loopback). Its CPU was cut where it went: JSON "
+                     "written by orjson, gzip at level 3 for JSON (pages keep level 6 for the home page's 12 KB), "
+                     "the session cookie's signer made once per secret (Flask rebuilt it, JSON-encoding `{}`, on "
+                     "every request), the metrics' counters looked up once, card links quoted only when a key needs "
+                     "it, and the cards' OpenEnv claims read from Redis at most every 5 s per process. Each web "
+                     "worker freezes what it loaded at boot (`gc.freeze`), so a full garbage collection no longer "
+                     "walks 100,000 objects mid-request (a 65 to 190 ms stall, about one request in 2,000 before). "
+                     "A word search costs its word-index match and then every count over the matches (total, kind "
+                     "facet, tag facet): a common word or a short substring matches thousands of environments, and "
+                     "counting their tags is the heaviest environment statement. At eight connections the two cores "
+                     "are shared by wrk and two workers, so p50 there is mostly queueing. Single figures move ±30 % "
+                     "between runs on this VM (research/perf-anchors.md), and a one-connection p99 follows the "
+                     "machine's load: the slowest requests of a run waited for a core while other processes used it "
+                     "(the cores they used are shown beside each 10× figure, benchmarks/cpu_share.py)."
+                     + _task_lookup_note(r) + _broad_prefix_note(r))
     x = r.get("indexing")
     if x:
         lines.append(f"*Indexing.* At {indexing.LATENCY_S * 1000:.0f} ms a request, listing pages are fetched one "
@@ -81,24 +92,25 @@ def _at_ten_times(r: dict) -> str:
 
 
 def _broad_prefix_note(r: dict) -> str:
-    """Why the task prefix query is the slowest one at 10x, and what would bound it."""
+    """How the broad task searches stay bounded at 10x, and what is left of their cost."""
     ten = next((x for key, x in (r.get("scaling") or {}).items() if key.startswith("10")), None)
-    q9 = (((ten or {}).get("app") or {}).get("per_query") or {}).get("Q9")
+    per_query = ((ten or {}).get("app") or {}).get("per_query") or {}
+    q9, q10 = per_query.get("Q9"), per_query.get("Q10")
     if not q9 or q9.get("p99_ms") is None:
         return ""
-    return (f" The task prefix 'gra' at 10× ({num(q9['p50_ms'])} / {num(q9['p99_ms'])} ms p50 / p99) matches about "
-            "113,000 tasks: its total and its facet sample are one pass over the prefix's list in the word index "
-            "(CPU in process, on a loaded host: about 5 ms to count, 3.5 more to hash every match for the sample's "
-            "draw), both growing with the catalog; then about 1,000 look-ups in the facet table (2 ms), a fixed "
-            "sample that at 10× falls on about 800 pages (6.5 MB). In the mix that page read is repeated on every call: with each connection's 8 MB page "
-            "cache (rlx/snapshot/schema.py CACHE_KIB) Q9 and Q10 (6 MB) evict each other's pages, costing each "
-            "3 to 4 ms more than alone and reading them again from the OS page cache (from disk after the kernel "
-            "drops it); with 32 MB neither re-reads anything. One request in fourteen of the mix is Q9's, and the "
-            "slowest, so the mix's p99 lies in Q9's own tail (about its p86) and meets 25 ms only when that does. "
-            "Counts kept per "
-            "prefix would bound it, but computed in the build they cost about 0.4 s per broad prefix at 10× "
-            "(177 three-letter prefixes match 20,000 tasks or more): they need per-dataset counts kept beside "
-            "each index and summed, which is the same carried-keys change the build needs.")
+    said = f"{num(q9['p50_ms'])} / {num(q9['p99_ms'])} ms p50 / p99"
+    q10_said = f" ({num(q10['p50_ms'])} / {num(q10['p99_ms'])} ms)" if q10 and q10.get("p99_ms") is not None else ""
+    return (f" A task search of the whole catalog counts its matches up to {COUNT_CAP:,}; past that its total "
+            f"(shown as \"about 110,000\") and its facets come from the task sample, one task in {ONE_IN} drawn by a "
+            "hash of its key (rlx/snapshot/task_sample.py) with a word index of its own, so the prefix 'gra' "
+            f"(about 113,000 matches at 10×: {said}) reads a hundredth of the entries an exact count would, and "
+            "its estimate measured within 3 % of the exact count. A search the sample says is narrow reads its "
+            f"matches once with their scores; what is left of 'binary sea'{q10_said} is FTS5's bm25 reading each "
+            "word's whole list to weigh it ('sea'* is 60,000 tasks at 10×). Prefixes of four letters or more "
+            "have no prefix index of their own ('agent', 'task': 30 to 150 ms at 10× in /api/search/tasks, not in "
+            "the mix), since FTS5 merges the lists of every word they begin before any limit applies: more "
+            "prefix indexes would bound them (prefix='3 4 5', measured at 1×: 2 % more file, 0.56 s more in a "
+            "build from nothing, 'task' 6.6 -> 1.3 ms).")
 
 
 def _task_lookup_note(r: dict) -> str:

@@ -214,7 +214,8 @@ def _column_extremes(dots: list[tuple[float, float]]) -> list[tuple[float, float
 def _title(rewards: list) -> str:
     if len(rewards) <= TITLE_REWARDS:
         return "Rewards: " + ", ".join(map(str, rewards))
-    return f"Rewards of {len(rewards)} steps, the last {TITLE_REWARDS}: " + ", ".join(map(str, rewards[-TITLE_REWARDS:]))
+    latest = ", ".join(map(str, rewards[-TITLE_REWARDS:]))
+    return f"Rewards of {len(rewards)} steps, the last {TITLE_REWARDS}: {latest}"
 
 
 def tool_result_parts(result: dict) -> tuple[list[dict], bool]:
