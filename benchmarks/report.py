@@ -5,6 +5,7 @@ from __future__ import annotations
 from benchmarks import (community, concurrency, explain, first_paint, indexing, page_cache, playground, rollouts,
                         rows, scaling, search, sitemap, suite_indexing)
 from benchmarks.markdown import TODO_ROUTE, met, num, table
+from rlx.snapshot.queries import COUNT_CAP, RANK_BROADEST, RANK_LIMIT
 
 
 def render(r: dict) -> str:
@@ -235,9 +236,10 @@ def _search(r: dict) -> str:
               f"), median of {ao.get('repeats', '?')} runs; at eight connections the mix's p50 / p99 is {eight}.\n\n"
             + "".join(f"- {c}\n" for c in checks)
             + (f"- {r['datasette_note']}\n" if r.get("datasette_note") else "")
-            + "- Not the same work everywhere: Datasette orders task matches by rowid (the app ranks them when "
-              "there are at most 5,000), counts its kind facet with the kind filter applied (the app leaves it "
-              "out, as the page shows it), and sends no compression.\n")
+            + "- Not the same work everywhere: Datasette orders task matches by rowid and counts every one (the "
+              f"app ranks the first {RANK_LIMIT:,} when there are at most {RANK_BROADEST:,}, and past "
+              f"{COUNT_CAP:,} estimates the total from its task sample), counts its kind facet with the kind filter "
+              "applied (the app leaves it out, as the page shows it), and sends no compression.\n")
 
 
 def _first_paint(r: dict) -> str:
