@@ -3,7 +3,7 @@ still show what a visitor looks for (every reward while there are few, the extre
 
 import re
 
-from rlx.live.play_view import MAX_DOTS, reward_points
+from rlx.live.play_view import MAX_DOTS, reward_points, reward_text
 
 
 def _vertices(plot: dict) -> list[tuple[float, float]]:
@@ -14,7 +14,7 @@ def test_a_short_episode_draws_a_dot_and_a_vertex_for_every_reward():
     rewards = [0.0, 0.5, None, 1.0, 0.25]
     plot = reward_points(rewards)
     assert len(plot["dots"]) == 4 == len(_vertices(plot))  # the step without a reward is skipped
-    assert plot["title"] == "Rewards: 0.0, 0.5, None, 1.0, 0.25"
+    assert plot["title"] == "Rewards: 0, 0.5, none, 1, 0.25"
 
 
 def test_a_long_episode_is_drawn_in_bounded_size_with_its_one_spike_still_at_the_top():
@@ -46,9 +46,16 @@ def test_the_step_fragment_of_a_long_episode_stays_small(app):
 
         rewards = [float(i % 7) for i in range(3000)]
         html = render_template("partials/play_frames.html", kind="step", title="step 3000", parts=[], withheld=[],
-                               reward=1.0, done=False, rewards=rewards, plot=reward_points(rewards), action=None,
+                               reward="1", done=False, rewards=rewards, plot=reward_points(rewards), action=None,
                                status={"text": "ok", "tone": "ok", "connected": True})
     plot_html = html[html.index('<div id="play-plot"'):html.index("</svg>")]
     assert "<circle" not in plot_html
     assert len(plot_html) < 12_000
-    assert re.search(r"3000 rewards, from 0\.0 to 6\.0", html)
+    assert re.search(r"3000 rewards, from 0 to 6\.", html)
+
+
+def test_rewards_read_as_people_write_them():
+    assert reward_text(0.1 + 0.2) == "0.3"  # not 0.30000000000000004
+    assert reward_text(None) == "none"
+    assert reward_text(1) == "1" and reward_text(-0.125) == "-0.125"
+    assert reward_points([0.1 + 0.2, 1.0])["low"] == "0.3"

@@ -178,6 +178,15 @@ MAX_DOTS = 60  # in the 320-px plot more dots than this touch one another: past 
 TITLE_REWARDS = 20  # rewards the plot's title lists (read out by screen readers): the latest, past that many
 
 
+def reward_text(reward) -> str:
+    """A reward as people read it: six significant figures (0.1 + 0.2 is 0.3, not 0.30000000000000004)."""
+    if reward is None:
+        return "none"
+    if isinstance(reward, float) and math.isfinite(reward):
+        return f"{reward:.6g}"
+    return str(reward)
+
+
 def reward_points(rewards: list[float | None], width: int = 320, height: int = 80) -> dict:
     """The polyline of an episode's rewards (steps without a reward skipped), scaled into width × height.
 
@@ -194,7 +203,7 @@ def reward_points(rewards: list[float | None], width: int = 320, height: int = 8
     dots = [(round(pad + (width - 2 * pad) * i / steps, 1), round(height - pad - (height - 2 * pad) * (r - low) / span,
                                                                     1)) for i, r in known]
     line = _column_extremes(dots) if len(dots) > width else dots
-    return {"points": " ".join(f"{x},{y}" for x, y in line), "low": low, "high": high,
+    return {"points": " ".join(f"{x},{y}" for x, y in line), "low": reward_text(low), "high": reward_text(high),
             "dots": dots if len(dots) <= MAX_DOTS else [], "title": title}
 
 
@@ -213,8 +222,8 @@ def _column_extremes(dots: list[tuple[float, float]]) -> list[tuple[float, float
 
 def _title(rewards: list) -> str:
     if len(rewards) <= TITLE_REWARDS:
-        return "Rewards: " + ", ".join(map(str, rewards))
-    latest = ", ".join(map(str, rewards[-TITLE_REWARDS:]))
+        return "Rewards: " + ", ".join(map(reward_text, rewards))
+    latest = ", ".join(map(reward_text, rewards[-TITLE_REWARDS:]))
     return f"Rewards of {len(rewards)} steps, the last {TITLE_REWARDS}: {latest}"
 
 

@@ -22,7 +22,7 @@ from rlx.live import LiveError, SpaceRefused, cached_check, check_space, space_b
 from rlx.live import slots
 from rlx.live.episode import Episode
 from rlx.live.play_view import BadAction, action_fields, action_from_form, bounded_int, observation_parts
-from rlx.live.play_view import reward_points, tool_result_parts
+from rlx.live.play_view import reward_points, reward_text, tool_result_parts
 from rlx.queue import get_redis
 from rlx.web.origin import same_origin
 from rlx.web.render import render
@@ -172,9 +172,9 @@ def _answer(message: dict, episode: Episode, fields, rewards: list) -> str:
 def _step_fragment(title, answer, rewards, action) -> str:
     parts, withheld = observation_parts(answer.get("observation"))
     reward, done = answer.get("reward"), bool(answer.get("done"))
-    words = f"{title}: reward {reward if reward is not None else 'none'}" + (", episode done" if done else "")
+    words = f"{title}: reward {reward_text(reward)}" + (", episode done" if done else "")
     return render_template("partials/play_frames.html", kind="step", title=title, parts=parts, withheld=withheld,
-                           reward=reward, done=done, rewards=rewards, plot=reward_points(rewards),
+                           reward=reward_text(reward), done=done, rewards=rewards, plot=reward_points(rewards),
                            action=json.dumps(action, ensure_ascii=False) if action is not None else None,
                            status=_status_words(words, "ok"))
 
