@@ -17,7 +17,7 @@ from pyroaring import BitMap
 
 from rlx.catalog import words
 from rlx.snapshot import env_sets
-from rlx.snapshot.schema import SORT_COLUMNS
+from rlx.snapshot.schema import DRAW_HASH_SQL, SORT_COLUMNS
 from rlx.snapshot.task_sample import Estimate
 
 MAX_WORDS = words.MAX_WORDS
@@ -263,8 +263,7 @@ def _task_match(tokens: list[str]) -> str:
 
 # A task is in the facet sample when a multiplicative hash of its rowid falls under a share of 2**32: spread like
 # a random draw (tasks of one kind often sit in runs of rowids, which every-k-th would alias with), and the same
-# draw on every request. _count and _task_facets compute it alike, in SQL and in Python.
-_HASH_SQL = "((rowid * 2654435761) & 4294967295)"
+# draw on every request. _count and _task_facets compute it alike, in SQL (schema.DRAW_HASH_SQL) and in Python.
 
 
 def _drawn(rowids: list[int], share: int) -> list[int]:
@@ -287,7 +286,7 @@ def _count(db: sqlite3.Connection, scope: str, params: tuple, with_draw: bool, c
         scope, params = f"{scope} LIMIT ?", (*params, cap + 1)
     if not with_draw:  # a plain count(*) of a table is SQLite's own fast count: keep it so
         return db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0], None
-    total, drawn = db.execute(f"SELECT count(*), json_group_array(rowid) FILTER (WHERE {_HASH_SQL} < ?) "
+    total, drawn = db.execute(f"SELECT count(*), json_group_array(rowid) FILTER (WHERE {DRAW_HASH_SQL} < ?) "
                               f"FROM ({scope})", (_share(TASK_DRAW_WITH_COUNT), *params)).fetchone()
     return total, json.loads(drawn) if total >= TASK_DRAW_WITH_COUNT else None
 
@@ -306,7 +305,7 @@ def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int, 
         chosen = _drawn(known, _share(total)) if sampled else known
         scope, params = "SELECT value FROM json_each(?)", (json.dumps(chosen),)
     elif sampled:
-        scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} {_HASH_SQL} < ?"
+        scope = f"{scope} {'AND' if ' WHERE ' in scope else 'WHERE'} {DRAW_HASH_SQL} < ?"
         params = (*params, _share(total))
     # One pass over the narrow facet table yields both facets.
     rows = db.execute(f"SELECT category, difficulty, count(*) FROM task_facets WHERE rowid IN ({scope}) "

@@ -102,6 +102,13 @@ TOTALS = (
 # (detail=none): no search is a phrase, and ranking reads the matched rows' text anyway (FTS5 tokenizes the
 # content again for bm25 when positions are not stored), so results and their order are the same as with
 # positions, for a third of the index and half its build time.
+# How every word index of tasks cuts their words (tasks_fts, and the task sample's in task_sample.py): one search
+# must find the same tasks in each.
+TASK_WORDS = "tokenize=\"unicode61 remove_diacritics 2\", prefix='3', detail=none"
+# A pseudo-random draw that is the same on every request and in every build: a multiplicative hash of the rowid
+# under a share of 2**32 (rows of one kind often sit in runs of rowids, which every-k-th would alias with).
+DRAW_HASH_SQL = "((rowid * 2654435761) & 4294967295)"
+
 FTS = (
     # The environment's words (search_blob: already lowercased, accents removed, one space between words), for
     # SQL readers of the file (Datasette's _search): the app's own search reads env_sets (search_tables.py). The
@@ -116,7 +123,7 @@ FTS = (
     # Words, accents folded. prefix='3' answers the three letters people type first ("gra") from the index.
     # Prefixes of other lengths walk the term list, a few milliseconds more.
     'CREATE VIRTUAL TABLE tasks_fts USING fts5(title, brief, content="tasks", content_rowid="rowid", '
-    "tokenize=\"unicode61 remove_diacritics 2\", prefix='3', detail=none)",
+    f"{TASK_WORDS})",
 )
 
 # Built after the rows are in (cheaper than keeping them up to date row by row).

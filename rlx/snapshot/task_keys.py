@@ -22,7 +22,7 @@ from rlx.snapshot.rowfiles import DatasetRows
 from rlx.snapshot.schema import FTS, PAGE_SIZE, TABLES, TASK_INDEXES
 
 # Keys stay in 1..2**31-1: the task facet sample multiplies a key by a 32-bit constant in SQLite's 64-bit integers
-# (queries._HASH_SQL). A build from nothing starts in the middle, so hourly blocks have 2**30 keys to go down into.
+# (schema.DRAW_HASH_SQL). A build from nothing starts in the middle, so hourly blocks have 2**30 keys to go down into.
 KEY_BASE = 2**30
 # An hourly build is made from nothing instead once the keys spread over more than twice the tasks plus this: the
 # blocks left behind by changed datasets make the sitemap's task shards (ranges of keys) sparse, and the task word

@@ -5,7 +5,7 @@ of the entries a count of its matches would read.
 Counting every match of a common prefix ("gra": 113,000 tasks at ten times today's catalog) walks its whole list in
 the word index, a cost that grows with the catalog. The same words looked up in the sample's index give the share of
 the catalog that matches; times the number of tasks, that is the estimate. The draw is a hash of the task key (the
-same multiplicative hash as the facet draw, queries._HASH_SQL), not a range of keys: each dataset's tasks are one
+same multiplicative hash as the facet draw, schema.DRAW_HASH_SQL), not a range of keys: each dataset's tasks are one
 block of keys (rlx/snapshot/task_keys.py), so any range would over- or under-count whole datasets.
 
 Made again by every build from the tasks and their facet table: 0.02 s of CPU in an hourly build at today's catalog
@@ -17,18 +17,18 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from rlx.snapshot.schema import DRAW_HASH_SQL, TASK_WORDS
+
 # One task in this many is drawn: a search at the exact count's cap (queries.COUNT_CAP, 20,000 matches) then has
 # about 160 of its matches in the sample at any catalog size, an estimate within 8 % (one standard error), and the
 # draw costs the build about 0.02 s of CPU per 50,000 tasks.
 ONE_IN = 125
 META_KEY = "task_sample"  # meta: {"tasks": tasks the draw was made from, "sample": tasks drawn}
-_HASH = "((rowid * 2654435761) & 4294967295)"
 # The sample's word index cuts words exactly as tasks_fts does (rlx/snapshot/schema.py): the same search finds the
 # same tasks. Contentless: it stores only the words, and the rowids are the tasks' keys.
 _TABLES = (
     "CREATE TABLE task_sample (rowid INTEGER PRIMARY KEY, category TEXT, difficulty TEXT)",
-    "CREATE VIRTUAL TABLE task_sample_fts USING fts5(title, brief, content='', "
-    "tokenize=\"unicode61 remove_diacritics 2\", prefix='3', detail=none)",
+    f"CREATE VIRTUAL TABLE task_sample_fts USING fts5(title, brief, content='', {TASK_WORDS})",
 )
 
 
@@ -41,7 +41,7 @@ def write_sample(db: sqlite3.Connection) -> None:
     tasks = db.execute("SELECT count(*) FROM task_facets").fetchone()[0]
     share = 2**32 // ONE_IN
     db.execute(f"INSERT INTO task_sample (rowid, category, difficulty) SELECT rowid, category, difficulty "
-               f"FROM task_facets WHERE {_HASH} < ?", (share,))
+               f"FROM task_facets WHERE {DRAW_HASH_SQL} < ?", (share,))
     db.execute("INSERT INTO task_sample_fts (rowid, title, brief) SELECT t.rowid, t.title, t.brief "
                "FROM task_sample s JOIN tasks t ON t.rowid = s.rowid")
     drawn = db.execute("SELECT count(*) FROM task_sample").fetchone()[0]
