@@ -4,11 +4,12 @@ Shapes of `data`, by kind:
   kv        [[label, value(, key)], ...]                value: text, number, bool or list of text; key: the
                                                         raw metadata key the label stands for (key_labels.py)
   stats     [{"label", "items": [[name, count], ...]}]  counts drawn as bars
-  markdown  {"text"}                                    rendered, then sanitized
+  markdown  {"text"}                                    rendered, then sanitized (cards, notes we write)
+  prompt    {"text"}                                    the agent's own text, shown verbatim; rendering is opt-in
   code      {"text", "language", "path"}                highlighted, with line numbers
   note      {"text", "tone"}                            tone: info, warn, bad, ok
   value     {"value"}                                   any JSON value, shown pretty
-  messages  [{"role", "content"}]                       a chat
+  messages  [{"role", "content"}]                       a chat, each turn verbatim with its role
   steps     [{"title", "blocks": [Block]}]              a multi-step task, one part per step
   links     [{"label", "href", "hint"}]
   disclose  {"summary", "blocks": [Block]}              closed until opened
@@ -46,6 +47,12 @@ def stats(groups, title=None) -> Block:
 
 def markdown(text: str, title=None) -> Block:
     return Block("markdown", {"text": text}, title)
+
+
+def prompt(text: str, title=None) -> Block:
+    """Text the agent reads: drawn character for character, because markdown rendering drops `<file>`,
+    backslashes, fences and diff lines that the agent does see."""
+    return Block("prompt", {"text": text}, title)
 
 
 def code(text: str, language: str = "text", path: str | None = None, title=None) -> Block:
@@ -107,7 +114,7 @@ def to_text(block: Block) -> str:
         body = "\n".join(
             f"{group['label']}: " + ", ".join(f"{name} ({count})" for name, count in group["items"]) for group in data
         )
-    elif block.kind in ("markdown", "note"):
+    elif block.kind in ("markdown", "prompt", "note"):
         body = data["text"]
     elif block.kind == "code":
         fence = "```"

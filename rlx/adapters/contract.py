@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rlx.queue.progress import Progress
     from rlx.sources.base import RepoRecord
 
-BLOCK_KINDS = ("kv", "stats", "markdown", "code", "note", "value", "messages", "steps", "links", "disclose", "files",
+BLOCK_KINDS = ("kv", "stats", "markdown", "prompt", "code", "note", "value", "messages", "steps", "links", "disclose", "files",
                "treemap")
 
 

@@ -11,7 +11,7 @@ from markupsafe import Markup
 from rlx.catalog.kinds import KINDS
 from rlx.web.format import compact_number, file_size, operator_hint, relative_date
 from rlx.web.naming import ref_beside_title
-from rlx.web.richtext import render_code, render_markdown
+from rlx.web.richtext import render_code, render_markdown, render_verbatim
 
 
 def init_context(app: Flask) -> None:
@@ -21,6 +21,7 @@ def init_context(app: Flask) -> None:
     app.jinja_env.filters["operator_hint"] = operator_hint
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["code"] = render_code
+    app.jinja_env.filters["verbatim"] = render_verbatim
     app.jinja_env.filters["ref_beside"] = ref_beside_title
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True

@@ -27,6 +27,12 @@ def render_markdown(text: str) -> Markup:
     return Markup(clean)
 
 
+def render_verbatim(text) -> Markup:
+    """Text for a <pre>, exact: a newline first (a parser drops one right after <pre>, so the text's own leading
+    newline survives) and each carriage return as a character reference (a parser turns a literal CR LF into LF)."""
+    return Markup("\n" + str(escape(str(text))).replace("\r", "&#13;"))
+
+
 def _line(number: int, html: str, anchors: bool) -> str:
     if anchors:
         return (f'<span class="line" id="L{number}"><a class="ln" href="#L{number}" aria-label="line {number}">'

@@ -40,7 +40,7 @@ def _task_section(entry, text, config, layout) -> Section:
     parts = []
     instruction = text(layout.instruction)
     if instruction is not None and instruction.strip():
-        parts.append(b.markdown(instruction))
+        parts.append(b.prompt(instruction))
     steps = config.get("steps") or []
     if steps:
         parts.append(steps_block(steps, text, config))

@@ -22,7 +22,7 @@ def steps_block(steps: list[dict], text, config: dict):
     for number, step in enumerate(steps, 1):
         name = str(step.get("name", ""))
         body = text(f"steps/{name}/instruction.md")
-        inner = [b.markdown(body)] if body else [b.note("This step's instruction is read when the task is run; "
+        inner = [b.prompt(body)] if body else [b.note("This step's instruction is read when the task is run; "
                                                         "it is not in the index.", "info")]
         inner.append(b.kv(step_settings(step, task_agent_timeout), title="Settings"))
         grader_path, grader = _grader(name, text)

@@ -206,7 +206,7 @@ def _named(where: str, places: dict[str, str]) -> str:
 def task_view(row: TaskRow, entry: dict, blobs: dict) -> TaskView:
     text = lambda path: blobs.get(entry["texts"].get(path or "", ""), None)  # noqa: E731
     instruction = text(entry.get("instruction"))
-    given = [b.markdown(instruction)] if instruction and instruction.strip() else \
+    given = [b.prompt(instruction)] if instruction and instruction.strip() else \
         [b.note("This task's instruction file is empty or could not be read.", "warn")]
     graded = [b.kv([("Grader", entry.get("grader")), ("Instruction file", entry.get("instruction"))])]
     script = text(entry.get("grader"))

@@ -22,7 +22,7 @@ Adding a processor (a new row format), in three steps:
                text = row["instruction"]
                return RowTask(title=title_from(text, f"Row {ref.index}"), brief=brief_from(text),
                               facets={"level": row.get("level")},
-                              sections=[Section("task", "What the agent gets", [blocks.markdown(text)])])
+                              sections=[Section("task", "What the agent gets", [blocks.prompt(text)])])
 
    Sections hold blocks from rlx/adapters/blocks.py (the only thing pages and MCP draw). Raise `RowProblem`
    with a sentence when a row is not in your format. Claims above 0.9 mean "only my format has this marker";

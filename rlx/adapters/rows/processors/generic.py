@@ -38,8 +38,8 @@ def prompt_blocks(row: dict, column: str | None, system_column: str | None = Non
     text = c.as_text(row[column])
     parts = []
     if system_column and isinstance(row.get(system_column), str) and row[system_column].strip():
-        parts.append(b.markdown(row[system_column], title="System prompt"))
-    parts.append(b.markdown(text))
+        parts.append(b.prompt(row[system_column], title="System prompt"))
+    parts.append(b.prompt(text))
     return parts, text
 
 

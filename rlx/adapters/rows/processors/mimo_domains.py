@@ -86,7 +86,7 @@ def details(domain: str, instance: dict, extra: dict, prompt: str) -> tuple[dict
         if mentioned:
             facets["framework_mentioned"] = mentioned
         pairs = [("Image", instance.get("docker_image")), ("Working directory", instance.get("cwd"))]
-        return facets, [b.markdown(brief, title="The brief"), b.kv(pairs, title="Where it runs")]
+        return facets, [b.prompt(brief, title="The brief"), b.kv(pairs, title="Where it runs")]
     if domain == "music":
         bpm = extra.get("bpm")
         tempo = None

@@ -56,8 +56,8 @@ class TraceProcessor(Processor):
             raise RowProblem(f"Row {ref} holds no turns (looked for {', '.join(TRACE_COLUMNS[:4])}).")
         system = [t for t in trace if t["role"] == "system"]
         first_user = next((t for t in trace if t["role"] == "user"), None)
-        given = [b.disclose("The system prompt", [b.markdown(t["content"]) for t in system])] if system else []
-        given.append(b.markdown(first_user["content"]) if first_user else
+        given = [b.disclose("The system prompt", [b.prompt(t["content"]) for t in system])] if system else []
+        given.append(b.prompt(first_user["content"]) if first_user else
                      b.note("The trace has no user turn: the agent started from the system prompt.", "info"))
         pairs = _result_pairs(row)
         calls = sum(len(t.get("calls", [])) for t in trace)
@@ -152,7 +152,7 @@ def _turn_steps(trace: list[dict], first_user: dict | None):
     for n, turn in enumerate(trace[:MAX_TURNS], 1):
         if turn["role"] == "system" or turn is first_user or turn.get("paired"):
             continue  # shown above, or beside the call it answers
-        inner = [b.markdown(_cut(turn["content"]))] if turn["content"].strip() else []
+        inner = [b.prompt(_cut(turn["content"]))] if turn["content"].strip() else []
         for call in turn["calls"]:
             inner.append(b.code(_cut(call["arguments"]), "json", title=f"calls {call['name']}"))
             inner.append(b.code(_cut(call["output"]), "text", title=f"{call['name']} returned")
