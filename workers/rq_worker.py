@@ -181,8 +181,9 @@ def parse_queues(text: str | None) -> list[str]:
 
 def main(burst: bool = False, queues: list[str] | None = None) -> None:
     from rlx import create_app
+    from rlx.runs.worker_env import worker_config
 
-    app = create_app()
+    app = create_app(worker_config())  # without the web's secrets: a worker signs no cookie
     # No RQ scheduler process: nothing we enqueue is scheduled, and it would be one more child to orphan.
     build_worker(app, queues or list(QUEUES)).work(burst=burst, logging_level="WARNING")
 

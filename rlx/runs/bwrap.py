@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from rlx.runs.sandbox_uids import NoFreeUid, UidLease, lease_uid
 
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+MB = 1024 * 1024
 MAX_CAPTURE = 512 * 1024  # bytes of stdout (and of stderr) kept per command; a looping agent cannot fill memory
 _MERGED_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
@@ -43,7 +44,7 @@ class Limits:
     cpu_seconds: int = 3600  # RLIMIT_CPU of each process
     file_mb: int = 1024  # RLIMIT_FSIZE
     open_files: int = 1024  # RLIMIT_NOFILE
-    storage_mb: int = 1024  # size of each writable tmpfs
+    storage_mb: int = 1024  # everything the sandbox may write, in memory: its root tmpfs and /dev/shm together
 
     def apply(self) -> None:
         """Called in the child between fork and exec (preexec_fn): the limits every sandboxed process inherits."""
@@ -150,6 +151,14 @@ class Sandbox:
         return self._uid.uid if self._uid else None
 
     @property
+    def root(self) -> str:
+        """The sandbox's root seen from the host (its init's root), for reading its files without running
+        anything inside it. Paths under it must be opened without following links (rlx/runs/sandbox_files.py)."""
+        if not self.running or self._child_pid is None:
+            raise SandboxError("the sandbox is not running.")
+        return f"/proc/{self._child_pid}/root"
+
+    @property
     def pid(self) -> int | None:
         """The host pid of the sandbox's bwrap process (its process group holds the whole sandbox)."""
         return self._process.pid if self._process else None
@@ -215,6 +224,11 @@ class Sandbox:
             args.append("--unshare-net")
         else:
             args += ["--share-net"]
+        # The sandbox's root is one tmpfs of storage_mb (less /dev/shm's share): every writable folder is a plain
+        # folder in it, so a task writes at most storage_mb in all, and the worker reads them back from the host
+        # side through `root` (rlx/runs/sandbox_files.py). It must be the first mount: the rest go on top of it.
+        storage, shm = _storage_split(self.limits.storage_mb)
+        args += ["--size", str(storage * MB), "--tmpfs", "/"]
         args += ["--ro-bind", "/usr", "/usr"]
         for top in _MERGED_TOPS:
             path = f"/{top}"
@@ -222,10 +236,11 @@ class Sandbox:
                 args += ["--symlink", os.readlink(path), path]
             elif os.path.isdir(path):
                 args += ["--ro-bind", path, path]
-        args += ["--ro-bind", "/etc", "/etc", "--dev", "/dev", "--proc", "/proc"]
-        size = str(self.limits.storage_mb * 1024 * 1024)
+        # /dev is bubblewrap's own tmpfs, unbounded: read-only once its nodes are made, /dev/shm a small tmpfs on it.
+        args += ["--ro-bind", "/etc", "/etc", "--dev", "/dev", "--perms", "1777", "--size", str(shm * MB), "--tmpfs", "/dev/shm",
+                 "--remount-ro", "/dev", "--proc", "/proc"]
         for path in dict.fromkeys((*self.writable, self.workdir)):
-            args += ["--size", size, "--tmpfs", path]
+            args += ["--perms", "1777" if path == "/tmp" else "0755", "--dir", path]
         args += ["--chdir", self.workdir, "--clearenv", "--setenv", "PATH", SANDBOX_PATH]
         return args
 
@@ -236,6 +251,12 @@ class Sandbox:
         if process.poll() is None:
             return "it did not report ready in time"
         return (process.stderr.read(4000).decode("utf-8", "replace").strip() or f"bwrap exited {process.returncode}")
+
+
+def _storage_split(storage_mb: int) -> tuple[int, int]:
+    """(root tmpfs, /dev/shm) in MiB, adding up to storage_mb: shared memory gets an eighth, at most 64 MiB."""
+    shm = max(1, min(64, storage_mb // 8))
+    return max(1, storage_mb - shm), shm
 
 
 def _drop_privileges(lease: UidLease | None) -> list[str]:

@@ -1,8 +1,10 @@
 """`local`: Harbor's environment contract on a bubblewrap sandbox, selected by import path
 (`rlx.runs.local_env:LocalEnvironment`). One sandbox per trial; see rlx/runs/bwrap.py for what it isolates.
 
-Files move through the sandbox (tar piped into or out of it), never through host paths, so a symlink an agent
-plants cannot make the worker read or write its own files. The task's declared network mode is enforced: a
+Files go in through the sandbox (our own tar, piped to a `tar -x` inside it: whatever runs there, it can only
+write inside the sandbox) and come out by being read from the host side, one name at a time without following
+links (rlx/runs/sandbox_files.py): no program inside the sandbox runs for the worker, and nothing it wrote is
+unpacked, so neither a symlink an agent plants nor a `tar` it replaced makes the worker write outside the store. The task's declared network mode is enforced: a
 no-network task gets a sandbox with no interface but loopback.
 """
 
@@ -15,14 +17,15 @@ from pathlib import Path
 
 from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.environments.capabilities import EnvironmentCapabilities
-from harbor.environments.tar_transfer import extract_dir_from_bytes, pack_dir_to_bytes
+from harbor.environments.tar_transfer import pack_dir_to_bytes
+from harbor.utils.path_filter import filter_paths_by_patterns
 
 from rlx.runs.bwrap import Limits, Sandbox
 from rlx.runs.replay import Replay, plan_for, replay_of
+from rlx.runs.sandbox_files import copy_dir_out, copy_file_out
 
 IMPORT_PATH = "rlx.runs.local_env:LocalEnvironment"
 DEFAULT_TIMEOUT = 600
-MAX_DOWNLOAD = 256 * 1024 * 1024  # bytes of a folder copied out of the sandbox
 
 
 class LocalEnvironment(BaseEnvironment):
@@ -144,33 +147,31 @@ class LocalEnvironment(BaseEnvironment):
         await self._checked(f"mkdir -p {target} && tar -xzf - -C {target} --no-same-owner", stdin=data,
                             what=f"copying a folder to {target_dir}")
 
+    # Out of the sandbox: read from the host side (rlx/runs/sandbox_files.py). No program inside it runs, and
+    # no archive it could have written is unpacked: it may have replaced its own `tar` and `cat`.
+
     async def download_file(self, source_path: str, target_path: Path | str):
-        data = await self._read_bytes(f"cat {shlex.quote(source_path)}", f"reading {source_path}")
-        target = Path(target_path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        await asyncio.to_thread(copy_file_out, self._sandbox.root, source_path, Path(target_path))
 
     async def download_dir(self, source_dir: str, target_dir: Path | str):
-        data = await self._read_bytes(f"tar -czf - -C {shlex.quote(source_dir)} .", f"copying {source_dir} out")
-        Path(target_dir).mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(extract_dir_from_bytes, data, target_dir)
+        await self._copy_out(source_dir, target_dir)
 
-    async def _read_bytes(self, command: str, what: str) -> bytes:
-        """A command's raw stdout (binary-safe, bounded), read from the sandbox."""
-        argv = self._sandbox.command(command)
-        process = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE,
-                                                       stderr=asyncio.subprocess.PIPE,
-                                                       env={"PATH": "/usr/bin:/bin"})
-        try:
-            stdout, stderr = await asyncio.wait_for(process.communicate(), DEFAULT_TIMEOUT)
-        except asyncio.TimeoutError:
-            process.kill()
-            raise RuntimeError(f"{what} timed out") from None
-        if process.returncode != 0:
-            raise RuntimeError(f"{what} failed in the sandbox: {stderr.decode(errors='replace').strip()[:500]}")
-        if len(stdout) > MAX_DOWNLOAD:
-            raise RuntimeError(f"{what}: more than {MAX_DOWNLOAD // (1024 * 1024)} MiB")
-        return stdout
+    async def download_dir_with_exclusions(self, *, source_dir: str, target_dir: Path | str, exclude: list[str]):
+        await self._copy_out(source_dir, target_dir, exclude=tuple(exclude))
+
+    async def download_dir_filtered(self, *, source_dir: str, target_dir: Path | str, include=None, exclude=None,
+                                    protect=None):
+        protected = set(protect or ())
+
+        def wanted(path: str) -> bool:
+            return path in protected or bool(filter_paths_by_patterns([path], include=include, exclude=exclude))
+
+        await self._copy_out(source_dir, target_dir, include=wanted)
+
+    async def _copy_out(self, source_dir: str, target_dir: Path | str, **filters) -> None:
+        copied = await asyncio.to_thread(copy_dir_out, self._sandbox.root, source_dir, Path(target_dir), **filters)
+        if copied.skipped:
+            self.logger.warning(f"{source_dir}: {copied.summary()}")
 
 
 __all__ = ["IMPORT_PATH", "LocalEnvironment"]

@@ -25,7 +25,9 @@ from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
 from rlx.runs.egress import egress_for, route_litellm_through
 from rlx.runs.models import ModelError, check_endpoint_live, take_secret
 from rlx.runs.feed import TrialFeed
+from rlx.runs.task_vars import seal_task_config, task_variables
 from rlx.runs.taskfiles import copy_task
+from rlx.runs.worker_env import drop_rollout_secrets
 
 log = logging.getLogger("rlx.runs")
 STOP_POLL_SEC = 0.5
@@ -51,12 +53,14 @@ def run_rollout(run_id: str) -> dict:
         raise LookupError(f"run {run_id} has no record")
     if run.status != record.QUEUED:
         return {"status": run.status}  # stopped before it started, or already handled
+    drop_rollout_secrets()  # this work horse's own environment: nothing a task could ask Harbor for
     run.status, run.started_at = RUNNING, record.now_iso()
     run.provenance = provenance(run)
     _save(store, redis, run)
     scratch = Path(tempfile.mkdtemp(prefix=f"rlx-run-{run_id}-", dir=app.config["RLX"].cache_dir))
     try:
         task = copy_task(source, store, run.env_id, run.ref, run.revision, scratch / "task")
+        seal_task_config(task, task_variables(run))  # Harbor gets no template to fill from our environment
         agent = _agent_config(run, redis)
         environment = _environment_config(run, redis)
         result = asyncio.run(_drive(run, task, agent, environment, store, redis))
