@@ -258,7 +258,7 @@ def snapshot_build(force: bool, budget_seconds: int, max_builds: int) -> None:
     from rlx.snapshot.publish import PublishError
     from rlx.sources import SourceError, open_source
     from rlx.store import Store
-    from rlx.store.settings import SettingsFile
+    from rlx.store.settings_file import SettingsFile
 
     config = load_config()
     source, store = open_source(config), Store(config.storage_dir)

@@ -23,6 +23,7 @@ def create_admin_app(config: Config | None = None) -> Flask:
 
     from rlx import MAX_BODY_BYTES, auth, queue, sources, store
     from rlx.admin import edits, headers, membership, views
+    from rlx.store.settings import SettingsError
     from rlx.web import catalog_db, errors, origin
     from rlx.web.context import init_context
     from rlx.web.hosts import TrustedHosts
@@ -43,6 +44,7 @@ def create_admin_app(config: Config | None = None) -> Flask:
     catalog_db.init_app(app)
     init_context(app)
     errors.init_app(app)
+    app.register_error_handler(SettingsError, lambda exc: errors.error_response(409, str(exc)))
     auth.init_app(app)
     app.before_request(membership.check_member)
     origin.init_app(app)  # every POST, the dashboard's included, comes from the admin's own pages
@@ -50,7 +52,10 @@ def create_admin_app(config: Config | None = None) -> Flask:
 
     @app.context_processor
     def _admin_layout():
-        return {"layout": "admin/base.html", "home_endpoint": "admin.overview", "admin_org": config.admin_org}
+        settings_file = app.extensions["rlx.settings"]
+        settings_file.get()  # up to date, so the page says whether the file as it is now is refused
+        return {"layout": "admin/base.html", "home_endpoint": "admin.overview", "admin_org": config.admin_org,
+                "settings_problem": settings_file.problem}
 
     # Every admin URL sits under /admin/, a prefix the public app never serves (a test holds it to that).
     app.register_blueprint(views.bp, url_prefix=PREFIX)

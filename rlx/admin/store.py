@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rlx.store.files import write_json
+from rlx.store.settings import SettingsError, parse_settings
+from rlx.store.settings_file import SettingsFile
 
 MAX_AUDIT_SHOWN = 200
 MAX_AUDIT_TAIL_BYTES = 512 * 1024
@@ -29,19 +31,19 @@ def _locked(path: Path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def read_raw(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def update_settings(path: Path, change: Callable[[dict], None]) -> dict:
-    """Apply `change` to the settings as stored and write them back atomically; returns the new settings."""
+    """Apply `change` to the settings as stored and write them back atomically; returns the new settings.
+
+    The change starts from the file when it reads well, else from the last good settings (a broken file is
+    repaired by the next save, keeping what was last good), and what is written is checked the way every reader
+    checks it, so the admin never saves a file the explorer would refuse (SettingsError instead)."""
     with _locked(path):
-        data = read_raw(path)
+        if path.is_dir():
+            raise SettingsError("A folder sits where the settings file goes, so no save can replace it; remove "
+                                f"the folder {path.name} in the store's admin folder, then save again.")
+        data = SettingsFile(path).editable()
         change(data)
+        parse_settings(data)
         write_json(path, data)
     return data
 

@@ -11,7 +11,7 @@ from rlx.queue import Progress
 from rlx.queue.defaults import JOB_ATTEMPTS
 from rlx.queue.jobs import enqueue_once
 from rlx.snapshot.indexer import STEPS, ListingRefused, run_indexer
-from rlx.store.settings import SettingsFile
+from rlx.store.settings_file import SettingsFile
 
 SNAPSHOT_JOB_ID = "snapshot-build"  # one indexer run at a time, whoever asks
 

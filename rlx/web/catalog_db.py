@@ -19,7 +19,8 @@ from flask import Flask, current_app
 
 from rlx.snapshot.build import in_process_builder
 from rlx.snapshot.reader import SnapshotReader
-from rlx.store.settings import AdminSettings, SettingsFile
+from rlx.store.settings import AdminSettings
+from rlx.store.settings_file import SettingsFile
 
 _lock = threading.Lock()
 
