@@ -116,6 +116,12 @@ def upsert_many(store: Store, records: list[RunRecord]) -> None:
         db.execute("COMMIT")
 
 
+def remove(store: Store, run_id: str) -> None:
+    """Forget a run that never started (its start was undone)."""
+    with closing(_connect(store)) as db:
+        db.execute("DELETE FROM runs WHERE id=?", (run_id,))
+
+
 def _row(record: RunRecord) -> list:
     row = {**{c: getattr(record, c, None) for c in COLUMNS}, "scored": int(record.scored), "reward": record.reward}
     return [row[c] for c in COLUMNS]

@@ -20,7 +20,9 @@ from rlx.queue import get_queue, get_redis
 from rlx.queue.defaults import QUEUES
 from rlx.queue.liveness import Liveness, job_lost
 from rlx.runs import events, index, limits, models, record, sandboxes
+from rlx.runs.failures import failure_from_text
 from rlx.runs.record import FAILED, QUEUED, STOPPED, RunRecord
+from rlx.store.writable import is_store_full
 
 log = logging.getLogger("rlx.runs")
 AGENTS = ("oracle", "nop", "terminus-2")
@@ -49,16 +51,34 @@ def start_run(run: RunRecord) -> RunRecord:
     run.job_id = f"run-{run.id}"
     redis = get_redis()
     limits.take_slot(redis, limits.slot_owner(run), run.id, run.job_timeout)  # raises LimitReached: nothing written
-    record.save(store, run)
-    index.upsert(store, run)
-    events.publish(redis, run.id, "status", status=QUEUED)
-    defaults = QUEUES["rollouts"]
-    get_queue("rollouts").enqueue(
-        "rlx.runs.runner.run_rollout", run.id, job_id=run.job_id, job_timeout=run.job_timeout,
-        result_ttl=defaults.result_ttl, failure_ttl=defaults.failure_ttl,
-        on_failure=Callback("rlx.runs.launch.job_failed"), description=f"rollout {run.id}",
-    )
+    try:
+        record.reserve_space(store, run.id)  # first: a store too full for it refuses the run before anything
+        record.save(store, run)
+        index.upsert(store, run)
+        events.publish(redis, run.id, "status", status=QUEUED)
+        defaults = QUEUES["rollouts"]
+        get_queue("rollouts").enqueue(
+            "rlx.runs.runner.run_rollout", run.id, job_id=run.job_id, job_timeout=run.job_timeout,
+            result_ttl=defaults.result_ttl, failure_ttl=defaults.failure_ttl,
+            on_failure=Callback("rlx.runs.launch.job_failed"), description=f"rollout {run.id}",
+        )
+    except BaseException:
+        _undo_start(store, redis, run)
+        raise
     return run
+
+
+def _undo_start(store, redis, run: RunRecord) -> None:
+    """A run that could not be queued (a full store, Redis gone) gives its slot back and leaves no record."""
+    import shutil
+
+    for undo in (lambda: limits.release_slot(redis, limits.slot_owner(run) or "-", run.id),
+                 lambda: index.remove(store, run.id),
+                 lambda: shutil.rmtree(record.run_dir(store, run.id), ignore_errors=True)):
+        try:
+            undo()
+        except Exception:
+            log.warning("run %s: undoing its start failed", run.id, exc_info=True)
 
 
 def request_stop(run: RunRecord) -> RunRecord:
@@ -113,8 +133,15 @@ def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -
     _remove_scratch(current.id)
     models.drop_secret(redis, current.id)  # a run stopped while queued never had its job take the key
     limits.release_slot(redis, limits.slot_owner(current) or "-", current.id)
-    index.upsert(store, current)  # before the record, as the job does: a record seen ended is indexed ended
-    record.save(store, current)
+    record.release_space(store, current.id)  # its last word must fit, even on a store that filled up
+    try:
+        index.upsert(store, current)  # before the record, as the job does: a record seen ended is indexed ended
+        record.save(store, current)
+    except Exception as exc:
+        if not is_store_full(exc):
+            raise
+        log.warning("run %s ended on a full store; its record could not be updated", current.id)
+        return current  # told as it is to whoever asked; the next reader settles it again
     events.publish(redis, current.id, "status", status=status, outcome=outcome, reward=None, scored=False)
     events.publish(redis, current.id, "end", status=status, outcome=outcome)
     events.archive(redis, store, current.id)
@@ -155,7 +182,14 @@ def _why_from_job(job) -> str:
         return f"It ran past its time limit ({job.timeout} s) and was stopped."
     if "terminated unexpectedly" in text or "Work-horse" in text:
         return "The process running it was killed before it finished."
-    return "Its job failed: " + (text.strip().splitlines()[-1][:300] if text.strip() else "no reason recorded.")
+    last = text.strip().splitlines()[-1] if text.strip() else ""
+    type_name, _, message = last.partition(":")
+    infrastructure = failure_from_text(type_name.strip(), last)
+    if infrastructure is not None:
+        return infrastructure[1]
+    # The exception's name only: its message (a socket path, a host's folder) is for the worker's log.
+    return f"Its job failed ({type_name.strip().rsplit('.', 1)[-1][:80]})." if last else \
+        "Its job failed; no reason was recorded."
 
 
 def _remove_scratch(run_id: str) -> None:

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from rlx.store import Store, read_json, write_json
+from rlx.store.files import write_atomic
 
 QUEUED, RUNNING, FINISHED, FAILED, STOPPED = "queued", "running", "finished", "failed", "stopped"
 ACTIVE = (QUEUED, RUNNING)
@@ -95,6 +96,22 @@ def trial_dir(store: Store, run_id: str) -> Path:
 
 def save(store: Store, record: RunRecord) -> None:
     write_json(run_dir(store, record.id) / "run.json", record.to_json())
+
+
+RESERVE_BYTES = 1024 * 1024  # what a run's last record, its index row and its events need, with room to spare
+
+
+def reserve_space(store: Store, run_id: str) -> None:
+    """Hold a little of the store's disk for this run's last word (written when it ends, maybe onto a disk that
+    filled up meanwhile): real blocks, written when the run is created, given back by `release_space`."""
+    write_atomic(run_dir(store, run_id) / RESERVE_NAME, bytes(RESERVE_BYTES), durable=False)
+
+
+def release_space(store: Store, run_id: str) -> None:
+    (run_dir(store, run_id) / RESERVE_NAME).unlink(missing_ok=True)
+
+
+RESERVE_NAME = ".reserved-space"
 
 
 def load(store: Store, run_id: str) -> RunRecord | None:

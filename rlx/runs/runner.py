@@ -24,6 +24,7 @@ from rlx.runs.launch import next_batch_runs
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
 from rlx.runs.egress import egress_for, route_litellm_through
 from rlx.runs.models import ModelError, check_endpoint_live, take_secret
+from rlx.runs.failures import INFRASTRUCTURE, clean, failure_from_text, failure_of
 from rlx.runs.feed import TrialFeed
 from rlx.runs.task_vars import seal_task_config, task_variables
 from rlx.runs.taskfiles import copy_task
@@ -54,11 +55,12 @@ def run_rollout(run_id: str) -> dict:
     if run.status != record.QUEUED:
         return {"status": run.status}  # stopped before it started, or already handled
     drop_rollout_secrets()  # this work horse's own environment: nothing a task could ask Harbor for
-    run.status, run.started_at = RUNNING, record.now_iso()
-    run.provenance = provenance(run)
-    _save(store, redis, run)
-    scratch = Path(tempfile.mkdtemp(prefix=f"rlx-run-{run_id}-", dir=app.config["RLX"].cache_dir))
+    scratch = None
     try:
+        run.status, run.started_at = RUNNING, record.now_iso()
+        run.provenance = provenance(run)
+        _save(store, redis, run)
+        scratch = Path(tempfile.mkdtemp(prefix=f"rlx-run-{run_id}-", dir=app.config["RLX"].cache_dir))
         task = copy_task(source, store, run.env_id, run.ref, run.revision, scratch / "task")
         seal_task_config(task, task_variables(run))  # Harbor gets no template to fill from our environment
         agent = _agent_config(run, redis)
@@ -67,20 +69,46 @@ def run_rollout(run_id: str) -> dict:
         _apply_result(run, result)
     except _Stopped:
         run.status, run.outcome = STOPPED, "Stopped by its owner."
-    except Exception as exc:  # every failure is the record's to tell
+    except Exception as exc:  # every failure is the record's to tell, in a sentence
         log.warning("run %s failed", run_id, exc_info=True)
-        run.status, run.error_type = FAILED, type(exc).__name__
-        run.outcome = _sentence(exc)
+        run.status = FAILED
+        run.error_type, run.outcome = failure_of(exc)
     finally:
-        _take_token_back(run, redis)
-        shutil.rmtree(scratch, ignore_errors=True)
-        run.finished_at = record.now_iso()
-        _save(store, redis, run)
-        limits.release_slot(redis, limits.slot_owner(run) or "-", run.id)
-        events.publish(redis, run.id, "end", status=run.status, outcome=run.outcome)
-        events.archive(redis, store, run.id)
-        next_batch_runs(store, redis, run)
+        _end(run, store, redis, scratch)
     return {"status": run.status, "reward": run.reward}
+
+
+def _end(run: RunRecord, store, redis, scratch: Path | None) -> None:
+    """Whatever else failed (a full disk, Redis gone), the slot is given back and every step below is tried."""
+    run.finished_at = record.now_iso()
+    steps = [
+        lambda: _take_token_back(run, redis),
+        lambda: scratch and shutil.rmtree(scratch, ignore_errors=True),
+        lambda: _save_last(store, redis, run),
+        lambda: limits.release_slot(redis, limits.slot_owner(run) or "-", run.id),
+        lambda: events.publish(redis, run.id, "end", status=run.status, outcome=run.outcome),
+        lambda: events.archive(redis, store, run.id),
+        lambda: next_batch_runs(store, redis, run),
+    ]
+    for step in steps:
+        try:
+            step()
+        except Exception:
+            log.warning("run %s: a step of its ending failed", run.id, exc_info=True)
+
+
+def _save_last(store, redis, run: RunRecord) -> None:
+    """The run's last word. The space it reserved when it started is given back first, so a store that filled
+    up meanwhile still takes this record; said as an infrastructure error if it was the store that failed."""
+    record.release_space(store, run.id)
+    try:
+        _save(store, redis, run)
+    except Exception as exc:
+        error_type, sentence = failure_of(exc)
+        if error_type != INFRASTRUCTURE:
+            raise
+        run.status, run.error_type, run.outcome = FAILED, error_type, sentence
+        _save(store, redis, run)
 
 
 class _Stopped(Exception):
@@ -187,8 +215,12 @@ def _apply_result(run: RunRecord, result) -> None:
     if rewards:
         run.scored, run.rewards = True, rewards
     if exception is not None:
+        infrastructure = failure_from_text(exception.exception_type, exception.exception_message or "")
+        if infrastructure is not None:
+            run.status, (run.error_type, run.outcome) = FAILED, infrastructure
+            return
         run.error_type = exception.exception_type
-        run.outcome = f"{_explain(exception.exception_type)} {exception.exception_message[:500]}".strip()
+        run.outcome = clean(f"{_explain(exception.exception_type)} {exception.exception_message[:500]}".strip())
     if rewards:
         run.status = FINISHED
         if exception is None:
@@ -228,13 +260,6 @@ _EXPLAINED = {
 
 def _explain(exception_type: str) -> str:
     return _EXPLAINED.get(exception_type, f"{exception_type}:")
-
-
-def _sentence(exc: BaseException) -> str:
-    if type(exc).__name__ == "JobTimeoutException":
-        return "It ran past its time limit and was stopped; the sandbox was taken down."
-    text = str(exc).strip() or type(exc).__name__
-    return text[:600]
 
 
 def _save(store, redis, run: RunRecord) -> None:

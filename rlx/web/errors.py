@@ -11,8 +11,10 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 from rlx.snapshot.queries import QueryError
 from rlx.snapshot.generation import SnapshotUnavailable
 from rlx.sources.errors import SourceError, Unavailable
+from rlx.store.writable import is_store_full
 
 log = logging.getLogger(__name__)
+STORE_RETRY_AFTER_S = 60  # a full disk waits for an operator (or a prune)
 QUEUE_RETRY_AFTER_S = 15  # Redis down: the demo's supervisor (or an operator) restarts it within seconds
 
 TITLES = {
@@ -75,6 +77,10 @@ def init_app(app: Flask) -> None:
     def _unexpected(exc: Exception):
         if isinstance(exc, HTTPException):
             return _http(exc)
+        if is_store_full(exc):  # the server's state, not a bug: nothing can be saved until space is made
+            log.warning("the store is not writable on %s: %s", request.path, exc)
+            return error_response(503, "The server's storage is full, so nothing new can be saved right now; "
+                                       "try again later.", retry_after=STORE_RETRY_AFTER_S)
         log.exception("unhandled error on %s", request.path)
         return error_response(500, InternalServerError.description)
 

@@ -9,7 +9,6 @@ addresses: every absolute path in it is replaced by a placeholder.
 
 from __future__ import annotations
 
-import re
 import time
 
 from flask import Blueprint, current_app, jsonify
@@ -17,6 +16,8 @@ from rq import Worker
 
 from rlx.queue import get_redis
 from rlx.queue.liveness import Liveness, worker_dead
+from rlx.redact import without_paths as _without_paths
+from rlx.store.writable import check_writable
 
 bp = Blueprint("health", __name__)
 
@@ -28,7 +29,7 @@ def healthz():
 
 @bp.get("/readyz")
 def readyz():
-    checks = {"redis": _check_redis(), "workers": _check_workers()}
+    checks = {"redis": _check_redis(), "workers": _check_workers(), "store": _check_store()}
     for name, extra in current_app.extensions.get("rlx.readiness", {}).items():
         checks[name] = extra()
     ok = all(check["ok"] for check in checks.values())
@@ -69,6 +70,13 @@ def _check_workers():
     return _timed(probe)
 
 
+def _check_store():
+    def probe():
+        check_writable(current_app.extensions["rlx.store"].root)  # raises StoreUnwritable with a sentence
+
+    return _timed(probe)
+
+
 def _check_source():
     source = current_app.extensions["rlx.source"]
 
@@ -77,17 +85,3 @@ def _check_source():
         return {"kind": source.kind}
 
     return _timed(probe)
-
-
-# An absolute path (/a/b, unix:///a/b.sock, C:\\a): what a server's folders look like inside an error message.
-_PATH = re.compile(r"unix://(?:/[\w.@~+-]+)+|(?<![\w.:/])(?:/[\w.@~+-]+){2,}/?|(?<!\w)[A-Za-z]:\\[^\s'\"]+")
-
-
-def _without_paths(value):
-    if isinstance(value, str):
-        return _PATH.sub("<path>", value)
-    if isinstance(value, dict):
-        return {k: _without_paths(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_without_paths(v) for v in value]
-    return value

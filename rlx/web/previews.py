@@ -24,6 +24,7 @@ from typing import Callable
 from flask import Blueprint, abort, current_app, request, send_file
 
 from rlx.store import write_atomic
+from rlx.store.writable import is_store_full
 from rlx.web.catalog_db import reader
 from rlx.web.loaders import _NAME
 from rlx.web.page_meta import PREVIEW_STYLE, kind_label, preview_version, public_env
@@ -85,7 +86,12 @@ def _kept(path: Path, draw: Callable[[], bytes]) -> bytes:
         _mark_used(path)
         return png
     png = draw()
-    write_atomic(path, png)
+    try:
+        write_atomic(path, png)
+    except OSError as exc:
+        if not is_store_full(exc):
+            raise
+        return png  # a full store: served, not kept (drawn again next time)
     stem = path.name[: -len(".png")].rsplit(".", 1)[0]
     for old in path.parent.glob(glob.escape(stem) + "." + "?" * VERSION_CHARS + ".png"):
         if old != path:
