@@ -71,7 +71,7 @@ def test_a_multi_step_task_shows_each_steps_instruction(indexes):
     task = view_of(indexes, "rlx-examples/python-bugfix", "inventory-service").sections[0]
     steps = next(b for b in task.blocks if b.kind == "steps")
     assert [part["title"] for part in steps.data] == ["Step 1: fix-tests", "Step 2: restock-report"]
-    assert all(part["blocks"][0].kind == "markdown" for part in steps.data)
+    assert all(part["blocks"][0].kind == "prompt" for part in steps.data)  # verbatim, as the agent reads it
 
 
 def test_a_multi_stage_dockerfile_is_not_replayable_so_the_task_cannot_run_here(indexes):

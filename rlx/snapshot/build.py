@@ -345,9 +345,9 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
 
 def _search_rows(batch: list[tuple], envs: list[tuple], with_tasks: bool) -> tuple[list, list]:
     """What the second process needs of one batch (search_tables.FedBuild.add): each environment's (rowid,
-    search_blob, kind), and `with_tasks`, each dataset's tasks' (title, brief), in the order their keys were
-    given."""
-    texts = [(values[1], values[2]) for record, env_id, rows, before in batch if rows is not None
+    search_blob, kind), and `with_tasks`, each dataset's tasks' (title, brief, words), in the order their keys
+    were given."""
+    texts = [(values[1], values[2], values[9]) for record, env_id, rows, before in batch if rows is not None
              for values in rows.tasks] if with_tasks else []
     return [(env[0], env[-1], env[5]) for env in envs], texts
 

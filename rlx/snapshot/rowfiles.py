@@ -22,16 +22,19 @@ from pathlib import Path
 
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.registry import get as get_adapter
+from rlx.adapters.task_words import WORDS_CHARS
 from rlx.store import write_atomic
 
 log = logging.getLogger("rlx.snapshot")
 
-ROWS_VERSION = 1  # bump when what a task row holds (columns, clipping) changes: every row file is then stale
+ROWS_VERSION = 2  # bump when what a task row holds (columns, clipping) changes: every row file is then stale
 SUFFIX = ".snapshot-rows.gz"
 
 # Bounds on what one row may carry, so a strange index cannot bloat the file.
 # Briefs at 240 characters: what a card shows (and what the Harbor adapter keeps of an instruction anyway).
 TASK_TITLE_CHARS, TASK_BRIEF_CHARS, FACET_CHARS, MAX_TAGS = 200, 240, 80, 50
+# A task's words beyond its title and brief (the rest of its prompt, each word once), for task search only.
+TASK_WORDS_CHARS = WORDS_CHARS
 
 
 @dataclass
@@ -43,7 +46,7 @@ class DatasetRows:
     found_kind: str | bool | None  # what the index's adapter says the dataset is (None: adapter gone)
     task_count: int
     splits: list[tuple[str, str, int]] = field(default_factory=list)  # (config, split, rows) of a rows dataset
-    # (ref, title, brief, category, difficulty, grading, runtime, runs_here, tags as JSON), in index order
+    # (ref, title, brief, category, difficulty, grading, runtime, runs_here, tags as JSON, words), in index order
     tasks: list[tuple] = field(default_factory=list)
 
 
@@ -110,7 +113,8 @@ def task_values(row: TaskRow) -> tuple:
     tags = [str(t) for t in tags][:MAX_TAGS] if isinstance(tags, list) else []
     return (row.ref, clip(row.title, TASK_TITLE_CHARS), clip(row.brief, TASK_BRIEF_CHARS),
             _facet(facets.get("category")), _facet(facets.get("difficulty")), _facet(facets.get("grading")),
-            _facet(facets.get("runtime")), _yes_no(facets.get("runs_here")), strings_json(tags))
+            _facet(facets.get("runtime")), _yes_no(facets.get("runs_here")), strings_json(tags),
+            clip(row.extra.get("_words") or "", TASK_WORDS_CHARS))
 
 
 def strings_json(values: list[str]) -> str:

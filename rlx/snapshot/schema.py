@@ -11,9 +11,10 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-SCHEMA = 5  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS;
+SCHEMA = 6  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS;
 # 4: tasks point at envs by env_key, task keys kept from hour to hour (rlx/snapshot/task_keys.py); 5: the task
-# sample that broad task searches estimate from (rlx/snapshot/task_sample.py)
+# sample that broad task searches estimate from (rlx/snapshot/task_sample.py); 6: tasks.words, the rest of a
+# task's prompt for task search
 # A meta key, "1" when the environments' rowids follow the trending order ("trending DESC, id"): a trending page
 # of any set of environments is then a slice of its rowids (rlx/snapshot/env_sets.py). A file without it (built
 # before) has its trending pages read by walking the order's index.
@@ -67,7 +68,8 @@ TABLES = (
         grading TEXT,
         runtime TEXT,
         runs_here INTEGER,
-        tags TEXT NOT NULL
+        tags TEXT NOT NULL,
+        words TEXT NOT NULL DEFAULT ''
     )""",
     # A rows dataset's splits with their row counts (task_count is their sum; tasks holds the first rows of each).
     "CREATE TABLE env_splits (env_id TEXT NOT NULL, config TEXT NOT NULL, split TEXT NOT NULL, rows INTEGER NOT NULL, "
@@ -122,7 +124,7 @@ FTS = (
     "tokenize=\"ascii\", detail=none)",
     # Words, accents folded. prefix='3' answers the three letters people type first ("gra") from the index.
     # Prefixes of other lengths walk the term list, a few milliseconds more.
-    'CREATE VIRTUAL TABLE tasks_fts USING fts5(title, brief, content="tasks", content_rowid="rowid", '
+    'CREATE VIRTUAL TABLE tasks_fts USING fts5(title, brief, words, content="tasks", content_rowid="rowid", '
     f"{TASK_WORDS})",
 )
 

@@ -119,13 +119,13 @@ class FedBuild:
 
     def add(self, envs: list[tuple[int, str, str]], tasks: list[tuple[str, str]], tags: list[tuple[str, int]]
             ) -> None:
-        """`envs`: (rowid, search_blob, kind); `tasks`: (title, brief), in the order of their keys; `tags`: (tag,
+        """`envs`: (rowid, search_blob, kind); `tasks`: (title, brief, words), in the order of their keys; `tags`: (tag,
         environment rowid)."""
         db = self.db
         db.executemany("INSERT INTO envs_fts (rowid, search_blob) VALUES (?, ?)", ((r, b) for r, b, _ in envs))
         if tasks:
-            db.executemany("INSERT INTO tasks_fts (rowid, title, brief) VALUES (?, ?, ?)",
-                           ((key, title, brief) for key, (title, brief) in enumerate(tasks, self.next_key)))
+            db.executemany("INSERT INTO tasks_fts (rowid, title, brief, words) VALUES (?, ?, ?, ?)",
+                           ((key, *text) for key, text in enumerate(tasks, self.next_key)))
             self.next_key += len(tasks)
         if self.sets is not None:
             for rowid, blob, kind in envs:

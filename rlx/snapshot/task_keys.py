@@ -35,7 +35,7 @@ KEPT_TABLES = ("tasks", "task_facets", "env_splits", "tasks_fts_data", "tasks_ft
 # How much larger than the last build from nothing (schema.COMPACT_PAGES) a file may grow before the next hourly
 # build repacks the kept tables (start_from_previous): at 1 % of datasets changed an hour, every six hours or so.
 REPACK_GROWTH = 0.03
-_TASK_COLUMNS = "env_key, ref, title, brief, category, difficulty, grading, runtime, runs_here, tags"
+_TASK_COLUMNS = "env_key, ref, title, brief, category, difficulty, grading, runtime, runs_here, tags, words"
 _FACETS_BELOW = ("INSERT INTO task_facets (rowid, env_key, category, difficulty) "
                  "SELECT rowid, env_key, category, difficulty FROM tasks WHERE rowid < ?")
 
@@ -119,7 +119,7 @@ class FreshTasks:
         db = self.db
         db.executemany("INSERT INTO env_splits (env_id, config, split, rows) VALUES (?, ?, ?, ?)",
                        ((env_id, *split) for split in rows.splits))
-        db.executemany(f"INSERT INTO tasks (rowid, {_TASK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        db.executemany(f"INSERT INTO tasks (rowid, {_TASK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        ((key, env_key, *values) for key, values in enumerate(rows.tasks, self.next_key)))
         self.next_key += len(rows.tasks)
 
@@ -151,7 +151,7 @@ class KeptTasks:
         db = self.db
         db.executemany("INSERT INTO temp.new_splits (env_id, config, split, rows) VALUES (?, ?, ?, ?)",
                        ((env_id, *split) for split in rows.splits))
-        db.executemany(f"INSERT INTO temp.new_tasks ({_TASK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        db.executemany(f"INSERT INTO temp.new_tasks ({_TASK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        ((env_key, *values) for values in rows.tasks))
         self.written.add(env_id)
         self.staged += len(rows.tasks)
@@ -167,8 +167,8 @@ class KeptTasks:
         db.executemany("INSERT INTO temp.dropped (env_key, env_id) VALUES (?, ?)", dropped)
         # The word index holds no text (its content is the tasks table): deleting a row's words needs the words it
         # was indexed with, read from the row before it goes.
-        db.execute("INSERT INTO tasks_fts (tasks_fts, rowid, title, brief) SELECT 'delete', t.rowid, t.title, "
-                   "t.brief FROM temp.dropped d JOIN tasks t ON t.env_key = d.env_key")
+        db.execute("INSERT INTO tasks_fts (tasks_fts, rowid, title, brief, words) SELECT 'delete', t.rowid, t.title, "
+                   "t.brief, t.words FROM temp.dropped d JOIN tasks t ON t.env_key = d.env_key")
         for table in ("tasks", "task_facets"):
             db.execute(f"DELETE FROM {table} WHERE env_key IN (SELECT env_key FROM temp.dropped)")
         db.execute("DELETE FROM env_splits WHERE env_id IN (SELECT env_id FROM temp.dropped)")
@@ -178,8 +178,8 @@ class KeptTasks:
             raise ValueError("no task keys left below the lowest")
         db.execute(f"INSERT INTO tasks (rowid, {_TASK_COLUMNS}) SELECT ? + seq, {_TASK_COLUMNS} FROM temp.new_tasks "
                    "ORDER BY seq", (lowest - self.staged - 1,))
-        db.execute("INSERT INTO tasks_fts (rowid, title, brief) SELECT rowid, title, brief FROM tasks WHERE rowid < ?",
-                   (lowest,))
+        db.execute("INSERT INTO tasks_fts (rowid, title, brief, words) SELECT rowid, title, brief, words FROM tasks "
+                   "WHERE rowid < ?", (lowest,))
         db.execute(_FACETS_BELOW, (lowest,))
         for table in ("new_tasks", "new_splits", "dropped"):
             db.execute(f"DROP TABLE temp.{table}")

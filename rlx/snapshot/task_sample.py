@@ -28,7 +28,7 @@ META_KEY = "task_sample"  # meta: {"tasks": tasks the draw was made from, "sampl
 # same tasks. Contentless: it stores only the words, and the rowids are the tasks' keys.
 _TABLES = (
     "CREATE TABLE task_sample (rowid INTEGER PRIMARY KEY, category TEXT, difficulty TEXT)",
-    f"CREATE VIRTUAL TABLE task_sample_fts USING fts5(title, brief, content='', {TASK_WORDS})",
+    f"CREATE VIRTUAL TABLE task_sample_fts USING fts5(title, brief, words, content='', {TASK_WORDS})",
 )
 
 
@@ -42,7 +42,7 @@ def write_sample(db: sqlite3.Connection) -> None:
     share = 2**32 // ONE_IN
     db.execute(f"INSERT INTO task_sample (rowid, category, difficulty) SELECT rowid, category, difficulty "
                f"FROM task_facets WHERE {DRAW_HASH_SQL} < ?", (share,))
-    db.execute("INSERT INTO task_sample_fts (rowid, title, brief) SELECT t.rowid, t.title, t.brief "
+    db.execute("INSERT INTO task_sample_fts (rowid, title, brief, words) SELECT t.rowid, t.title, t.brief, t.words "
                "FROM task_sample s JOIN tasks t ON t.rowid = s.rowid")
     drawn = db.execute("SELECT count(*) FROM task_sample").fetchone()[0]
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",

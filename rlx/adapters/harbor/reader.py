@@ -20,6 +20,7 @@ from rlx.adapters.harbor.layout import HARBOR, TERMINAL_BENCH_1, Layout, layout_
 from rlx.adapters.harbor.numbers import plain
 from rlx.adapters.harbor.taskconfig import TaskTomlError, parse_task_toml, runnable_here
 from rlx.adapters.harbor.tb1 import parse_task_yaml
+from rlx.adapters.task_words import search_words
 from rlx.adapters.withhold import mask_values_in, strip_answers, withheld_file_reason, withhold_task_texts
 from rlx.sources.base import FileEntry
 from rlx.sources.cardtext import card_summary
@@ -137,11 +138,14 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
         title = str(summary["metadata"].get("title") or title)
         if not brief and config.is_multi_step:
             brief = _brief(texts.get(f"steps/{config.steps[0].get('name', '')}/instruction.md", ""))
-    (title, brief), _ = mask_values_in([title, brief], values)
+    (title, brief, said), _ = mask_values_in([title, brief, instruction or ""], values)
     entry["withheld"] = withheld
     plan = (entry.get("runtime") or {}).get("dockerfile") or {}
-    row = TaskRow(ref=ref, title=title, brief=brief, facets=facets, error=error,
-                  extra={"_dir": task_dir, "withheld": len(withheld), "replayable": bool(plan.get("replayable"))})
+    extra = {"_dir": task_dir, "withheld": len(withheld), "replayable": bool(plan.get("replayable"))}
+    words = search_words(said, title, brief)
+    if words:
+        extra["_words"] = words  # the rest of the instruction, for task search only
+    row = TaskRow(ref=ref, title=title, brief=brief, facets=facets, error=error, extra=extra)
     return row, entry
 
 

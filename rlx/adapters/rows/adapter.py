@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rlx.adapters.contract import Adapter, Index, TaskRow, TaskView
 from rlx.adapters.indexes import load_pack
-from rlx.adapters.rows import build, rowfiles, sections
+from rlx.adapters.rows import build, rowfiles, sections, titles
 from rlx.adapters.rows.datafiles import is_data_file
 from rlx.adapters.rows.processors import RowRef, RowTask, get_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
@@ -26,11 +26,11 @@ class RowsAdapter(Adapter):
     label = "Rows"
     cannot_run_why = ("they are rows of a table, and this site runs only Harbor tasks (a task.toml naming an "
                       "image and a grader script).")
-    index_version = 1
+    index_version = 2  # 2: titles past an opening the rows share, the rest of each prompt kept for task search
 
     def score(self, record) -> float:
         if record.repo_type != "dataset" or "harbor" in record.tags:
-            return 0.0
+            return 0.0  # a tagged Harbor dataset's packed tasks come through the Harbor adapter's build
         tags = set(record.tags)
         if FORMAT_TAGS & tags:
             return 0.9
@@ -75,7 +75,7 @@ class RowsAdapter(Adapter):
         except (BadRow, DataFileError, SourceError) as exc:
             task = RowTask(title=f"Row {row_ref.index}", error=str(exc))
         else:
-            task = render_row(processor, raw, row_ref)
+            task = _titled(index, render_row(processor, raw, row_ref), row_ref)
         return sections.task_view(ref, task)
 
     def list_folder(self, env, index: Index, ref: str, path: str):
@@ -120,7 +120,7 @@ class RowsAdapter(Adapter):
         for item in (page.get("rows") or [])[:length]:
             i = int(item.get("row_idx", 0))
             ref = RowRef(row_ref.split, i, row_ref.config)
-            task = render_row(processor, item.get("row"), ref)
+            task = _titled(index, render_row(processor, item.get("row"), ref), ref)
             rows.append(TaskRow(ref=str(ref), title=task.title, brief=task.brief, facets=task.facets,
                                 error=task.error))
         return rows, int(page.get("num_rows_total") or 0)
@@ -134,6 +134,14 @@ class RowsAdapter(Adapter):
         split = splits[pick(len(splits))]
         config = split.config if index.summary.get("several_configs") else None
         return str(RowRef(split.split, pick(split.rows), config))
+
+
+def _titled(index: Index, task: RowTask, ref: RowRef) -> RowTask:
+    """The task titled as the index titled it: past the opening its split's rows share."""
+    known = (index.summary.get("openings") or {}).get(titles.split_key(ref))
+    if known and not task.error:
+        titles.retitle(task, titles.agent_text(task.sections), known)
+    return task
 
 
 def locate(index: Index, ref: str):

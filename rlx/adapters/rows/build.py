@@ -8,7 +8,8 @@ from datetime import datetime, timezone
 
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import save_index, save_pack
-from rlx.adapters.rows import stats
+from rlx.adapters.rows import stats, titles
+from rlx.adapters.task_words import search_words
 from rlx.adapters.rows.processors import RowRef, choose_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
 from rlx.adapters.rows.tables import FileTable, SplitRows, ViewerTable
@@ -68,19 +69,28 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     _step(progress, "start", "packing", "Indexing the rows")
     several_configs = len({s.config for s in splits}) > 1
     split_facet = len({s.split for s in splits}) > 1
-    rows, cleaned = [], []
+    rows, cleaned, split_openings = [], [], {}
     for split in splits:
+        rendered = []
         for i, raw in enumerate(heads[_key(split)]):
             ref = RowRef(split.split, i, split.config if several_configs else None)
-            rows.append(_task_row(processor, raw, ref, split_facet))
+            task = None if isinstance(raw, BadRow) else render_row(processor, raw, ref)
+            rendered.append((raw, ref, task, titles.agent_text(task.sections) if task else ""))
             if isinstance(raw, dict) and len(cleaned) < 2000:
                 cleaned.append(processor.withhold(raw)[0])
+        known = titles.openings([(task.title, text) for _, _, task, text in rendered if task and not task.error])
+        if known:
+            split_openings[titles.split_key(rendered[0][1])] = known
+        for raw, ref, task, text in rendered:
+            if task is not None:
+                titles.retitle(task, text, known)
+            rows.append(_task_row(raw, task, text, ref, split_facet))
     column_stats = _column_stats(env, table, splits, processor, cleaned)
     summary = {
         "kind": processor.kind, "processor": processor.key, "processor_label": processor.label,
         "claim": round(score, 3), "origin": table.origin, "rows_total": sum(s.rows for s in splits),
         "several_configs": several_configs, "splits": [s.as_json() for s in splits], "problems": problems[:50],
-        "columns": column_stats, "seconds": round(time.monotonic() - started, 2),
+        "columns": column_stats, "openings": split_openings, "seconds": round(time.monotonic() - started, 2),
     }
     index = Index(env_id=env.id, adapter=adapter_key, revision=env.revision, version=version,
                   built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), complete=True, rows=rows,
@@ -92,16 +102,18 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     return index
 
 
-def _task_row(processor, raw, ref: RowRef, show_split: bool) -> TaskRow:
+def _task_row(raw, task, text: str, ref: RowRef, show_split: bool) -> TaskRow:
     where = {"config": ref.config} if ref.config else {}
     if show_split:
         where["split"] = ref.split
-    if isinstance(raw, BadRow):
+    if task is None:
         return TaskRow(ref=str(ref), title=f"Row {ref.index}", error=str(raw), facets=where,
                        extra={"_unsearched": True})
-    task = render_row(processor, raw, ref)
     facets = {**task.facets, **where}
     extra = {"withheld": len(task.withheld)}
+    words = search_words(text, task.title, task.brief)
+    if words:
+        extra["_words"] = words  # the rest of the prompt, for task search only (never shown)
     if ref.index >= SEARCHED_PER_SPLIT:
         extra["_unsearched"] = True  # listed on the environment page, left out of the catalog's task search
     return TaskRow(ref=str(ref), title=task.title, brief=task.brief, facets=facets, error=task.error, extra=extra)

@@ -24,6 +24,7 @@ from rlx.adapters.indexes import load_pack, save_index, save_pack
 from rlx.adapters.paths import safe_relpath
 from rlx.adapters.rows.adapter import ROW_TAGS
 from rlx.adapters.rows.datafiles import is_data_file
+from rlx.adapters.task_words import search_words
 from rlx.adapters.taskdirs import find
 from rlx.adapters.withhold import withhold_task_texts
 from rlx.adapters.withhold.task import text_kind
@@ -188,7 +189,8 @@ def read_folder(folder: str, files: list[str], sizes: dict[str, int], texts: dic
     row = TaskRow(ref=ref, title=ref.rsplit("/", 1)[-1], brief=brief_of(instruction),
                   facets={"grader": grader.rsplit("/", 1)[-1] if grader else "none",
                           "instruction": instruction_name or "none"},
-                  extra={"_dir": folder, "withheld": len(withheld)})
+                  extra={"_dir": folder, "withheld": len(withheld),
+                         "_words": search_words(instruction or "", ref, brief_of(instruction))})
     entry = {"dir": folder, "walked": False, "files": sorted(file_list, key=lambda f: f[0]), "texts": packed,
              "withheld": withheld, "instruction": instruction_name, "grader": grader,
              "_answer_values": shown.values}
