@@ -19,7 +19,7 @@ from rlx.store import read_json, write_json
 log = logging.getLogger("rlx.catalog")
 
 # Datasets: Harbor task folders, and the tags of the formats whose tasks are rows.
-DATASET_TAGS = ("harbor", "verifiers", "nemo-gym", "verl", "openenv", "rl-environment")
+DATASET_TAGS = ("harbor", "verifiers", "nemo-gym", "verl", "skyrl", "openenv", "rl-environment")
 # Spaces: OpenEnv servers and other environment apps.
 SPACE_TAGS = ("openenv", "rl-environment")
 # A Space built from an article template is a page about something, not an environment to talk to.

@@ -12,6 +12,7 @@ from rlx.adapters.harbor.layout import LAYOUTS, TASK_FILES
 from rlx.adapters.harbor.reader import NESTED_TASK_WHY, SOLUTIONS_READ, is_text_name
 from rlx.adapters.indexes import load_pack
 from rlx.adapters.paths import safe_relpath
+from rlx.adapters.rows.datafiles import is_data_file
 from rlx.adapters.withhold import mask_task_text, withheld_file_reason, withhold_task_texts
 from rlx.sources.errors import EntryNotFound
 
@@ -26,7 +27,7 @@ VALUE_FILES_MAX = 64  # files a walked task reads, once, to learn which values i
 class HarborAdapter(Adapter):
     key = "harbor"
     label = "Harbor"
-    index_version = 2  # 2: older Terminal-Bench tasks, compose services, per-step settings
+    index_version = 3  # 2: older Terminal-Bench tasks, compose services, per-step settings; 3: instruction words
     TAGS = {"harbor", "terminal-bench"}
 
     def score(self, record) -> float:
@@ -53,7 +54,9 @@ class HarborAdapter(Adapter):
 
     def build_index(self, env, progress=None) -> Index:
         index = build.build_index(env, self.key, self.index_version, progress)
-        return index
+        if index.rows or not self.TAGS & set(env.record.tags):
+            return index
+        return _packed_instead(env, index, progress)
 
     def overview(self, env, index: Index):
         return sections.overview(index, index.summary.get("readme"))
@@ -220,3 +223,21 @@ def _row(index: Index, ref: str):
         if row.ref == ref:
             return row
     return None
+
+
+def _packed_instead(env, empty: Index, progress) -> Index:
+    """A tagged dataset with no task folder but with data files: its tasks may be packed into rows (a
+    tasks.parquet at any path), which the rows adapter's packed-Harbor processor reads. Looked at only when the
+    folder walk found nothing, so a dataset of task folders costs no extra listing."""
+    from rlx.adapters.indexes import save_index
+    from rlx.adapters.registry import get
+
+    listing = islice(env.source.list_tree(env.repo_type, env.id, recursive=True, revision=env.revision,
+                                          token=env.token), DEEP_CONFIRM_ENTRIES)
+    if not any(not e.is_dir and is_data_file(e.path) for e in listing):
+        return empty
+    packed = get("rows").build_index(env, progress)
+    if packed.rows and packed.summary.get("processor") == "packed-harbor":
+        return packed
+    save_index(env.store, empty)  # rows of another kind: the dataset stays Harbor's, saying it holds no task
+    return empty
