@@ -46,6 +46,31 @@ def is_data_file(path: str) -> bool:
         and parts[-1].lower() not in ("dataset_info.json", "dataset_infos.json", "state.json", "registry.json")
 
 
+def rollout_files(entries: list[FileEntry]) -> dict[str, str]:
+    """Files of rollouts, not tasks, each with why: `<name>_rollouts.jsonl` (or -trajectories) beside `<name>.jsonl`
+    (NeMo Gym's example_rollouts.jsonl), a file named rollouts or trajectories, and SWE-agent `.traj` files. They
+    are named on the dataset's page and never become tasks (showing them as traces is not built yet)."""
+    files = [e.path for e in entries if not e.is_dir]
+    stems = {_stem(p) for p in files if is_data_file(p)}
+    out = {}
+    for path in files[:MAX_FILES * 5]:
+        if path.endswith(".traj"):
+            out[path] = "a SWE-agent trajectory (one agent's run), not a task"
+        elif is_data_file(path):
+            match = _ROLLOUT_NAME.search(_stem(path).rsplit("/", 1)[-1])
+            if match and (not match.group(1) or _stem(path)[:-len(match.group(0))] in stems):
+                out[path] = "rollouts of the tasks beside it, not tasks"
+    return out
+
+
+def _stem(path: str) -> str:
+    name = path.lower().removesuffix(".gz")
+    return name.rsplit(".", 1)[0] if "." in name.rsplit("/", 1)[-1] else name
+
+
+_ROLLOUT_NAME = re.compile(r"(^|[_-])(rollouts?|trajector(?:y|ies))$")
+
+
 def split_of(path: str) -> str:
     """The split a file's name or folder names: the last split word in its path, else train."""
     words = [w.lower() for w in _PIECES.split(path.lower().removesuffix(".gz")) if w]
@@ -57,7 +82,9 @@ def split_of(path: str) -> str:
 
 def find_splits(entries: list[FileEntry], card: dict) -> list[Split]:
     """The dataset's splits, each with its files in reading order."""
-    paths = sorted(e.path for e in entries if not e.is_dir and is_data_file(e.path))[:MAX_FILES]
+    rollouts = rollout_files(entries)
+    paths = sorted(e.path for e in entries if not e.is_dir and is_data_file(e.path) and e.path not in rollouts
+                   )[:MAX_FILES]
     configured = _from_card(paths, card)
     if configured:
         return configured

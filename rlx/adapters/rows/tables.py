@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 
 from rlx.adapters.env import Env
 from rlx.adapters.rows import readers
-from rlx.adapters.rows.datafiles import data_format, find_splits
+from rlx.adapters.rows.datafiles import data_format, find_splits, rollout_files
 from rlx.adapters.rows.local import local_file
 from rlx.adapters.rows.readers import BadRow, DataFileError
 from rlx.sources.errors import SourceError
@@ -80,6 +80,9 @@ class FileTable:
                 if on_file:
                     on_file(path)
             splits.append(split)
+        skipped = rollout_files(entries)
+        if splits and skipped:  # said on the dataset's page, under Problems, with why
+            splits[0].problems.extend(f"{path} is not listed: {why}." for path, why in list(skipped.items())[:20])
         return cls(env, splits)
 
     def splits(self) -> list[SplitRows]:
