@@ -35,6 +35,8 @@ CATEGORIES: list[tuple[str, tuple[str, ...]]] = [
     ("forged and expired sessions, tokens kept out", ("test_signin.py",)),
     ("admin: absent from the public app, members only", ("test_admin.py", "test_admin_rollouts.py")),
     ("private data per token", ("test_private_per_token.py",)),
+    ("run privacy: a private or gated dataset's runs stay private", ("test_run_privacy.py",)),
+    ("hidden environments are absent", ("test_hidden_envs.py",)),
     ("answers withheld", ("test_withhold.py", "test_withhold_task.py", "test_answer_corners.py",
                           "test_server_only_keys.py")),
     ("task files inside their task", ("test_paths.py",)),

@@ -164,7 +164,7 @@ def _env_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
 
 
 def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, page: int = 1,
-                 size: int = 24, facets: bool = True) -> dict:
+                 size: int = 24, facets: bool = True, exclude_ids=()) -> dict:
     """Tasks whose title or brief has words starting with each word of `q`, best match first.
 
     With no words, an environment's tasks (or every task) in index order. Category and difficulty are counted
@@ -185,6 +185,13 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
         scope, params = "SELECT rowid FROM task_facets", ()
         if env is not None:
             scope, params = f"{scope} WHERE env_key = (SELECT env_key FROM envs WHERE id = ?)", (env,)
+    hidden = sorted(i for i in exclude_ids or () if isinstance(i, str))
+    if hidden:  # the admin's hidden environments: their tasks are not matches at all
+        marks = ", ".join("?" for _ in hidden)
+        scope += (" AND" if " WHERE " in scope else " WHERE") + (
+            " rowid NOT IN (SELECT rowid FROM task_facets WHERE env_key IN "
+            f"(SELECT env_key FROM envs WHERE id IN ({marks})))")
+        params += tuple(hidden)
     sample = Estimate(db, params[0]) if tokens and env is None else None
     # every: every match, best first, when all are scored (the facets are then counted over this list). When the
     # sample says the matches are few, one pass reads them with their scores, and their number is the total.

@@ -15,6 +15,7 @@ from rlx.auth.mine import my_repos
 from rlx.auth.visitor import current_visitor
 from rlx.snapshot.queries import QueryError, search_tasks, trending_rank
 from rlx.web.catalog_db import catalog, reader
+from rlx.web.hidden import hidden_ids
 from rlx.web.search import TRENDING_MAX, SearchQuery, run_search
 
 bp = Blueprint("api_search", __name__)
@@ -93,7 +94,8 @@ def tasks():
         return hit
     with catalog() as db:
         result = search_tasks(db, q=request.args.get("q", "")[:300], env=request.args.get("env") or None,
-                              page=request.args.get("page", 1), size=request.args.get("size", 24))
+                              page=request.args.get("page", 1), size=request.args.get("size", 24),
+                              exclude_ids=hidden_ids())
     return cached_json(result, etag, max_age=60)
 
 

@@ -13,6 +13,7 @@ from werkzeug.datastructures import MultiDict
 from rlx.queue import get_redis
 from rlx.runs import batch as batches
 from rlx.runs import record
+from rlx.runs.access import visibility_for
 from rlx.runs.batch import BatchRecord
 from rlx.runs.batch_results import counts, histogram, result_rows, to_csv, to_jsonl, to_parquet, withdrawn_count
 from rlx.runs.launch import settle
@@ -101,7 +102,7 @@ def start(org: str, name: str):
                    "Narrow them and start again.")
     batch = BatchRecord(id=record.new_run_id(), env_id=state.env.id, agent=agent, refs=refs, cap=cap,
                         model=model.model if model else None, revision=state.env.revision,
-                        visitor=visitor_id(create=True), visibility=visibility,
+                        visitor=visitor_id(create=True), visibility=visibility_for(state.env.record, visibility),
                         filters={"q": query.q, "f": query.args().get("f", [])})
     max_active = int(current_app.config.get("RLX_MAX_BATCHES_PER_VISITOR", batches.MAX_ACTIVE_PER_VISITOR))
     try:

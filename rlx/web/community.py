@@ -19,7 +19,9 @@ from markupsafe import Markup
 
 from rlx.queue import get_redis
 from rlx.runs import community, index, record
+from rlx.runs.access import may_see
 from rlx.runs.compare import MAX_RUNS, CompareError, check_same_task, compare_view, parse_ids, steps_of
+from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
 from rlx.web.render import render
 from rlx.web.visitor import visitor_id
@@ -36,7 +38,9 @@ _heatmaps_lock = threading.Lock()
 @bp.get("/community")
 def community_home():
     store = current_app.extensions["rlx.store"]
-    return render("pages/community.html", envs=community.environments(store), recent=community.recent(store))
+    hidden = hidden_ids()  # absent, as if they had no runs
+    return render("pages/community.html", envs=[e for e in community.environments(store) if e["env_id"] not in hidden],
+                  recent=[r for r in community.recent(store) if r["env_id"] not in hidden])
 
 
 @bp.get("/community/<org>/<name>")
@@ -86,7 +90,7 @@ def compare():
     runs = []
     for run_id in ids:
         run = record.load(store, run_id)
-        if run is None or (run.visibility != "public" and (run.visitor is None or run.visitor != me)):
+        if run is None or not may_see(run, me, hidden_ids()):
             return _compare_help(404, f"There is no run {run_id} (or it is private to whoever started it).")
         runs.append(run)
     aliases = _aliases(runs[0])

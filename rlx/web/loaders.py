@@ -17,6 +17,7 @@ from rlx.jobs.index import ensure_index_job
 from rlx.jobs.watch import watch
 from rlx.sources.base import RepoRecord
 from rlx.sources.errors import SourceError, Unavailable
+from rlx.web.hidden import refuse_if_hidden
 from rlx.web.records import RecordCache
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -62,6 +63,7 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     if not (_NAME.match(org) and _NAME.match(name)):
         abort(404, f"{org}/{name} is not a dataset id.")
     repo_id = f"{org}/{name}"
+    refuse_if_hidden("dataset", repo_id)
     source, store = current_app.extensions["rlx.source"], current_app.extensions["rlx.store"]
     stored = _servable(load_index(store, repo_id))
     # 404/403/503 via the error handler, unless an outage leaves the stored index to answer

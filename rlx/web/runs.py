@@ -15,6 +15,7 @@ from flask import Blueprint, Response, abort, current_app, redirect, render_temp
 
 from rlx.queue import get_redis
 from rlx.runs import events, record
+from rlx.runs.access import may_see, visibility_for
 from rlx.runs.form import FormError, read_run_form
 from rlx.runs.launch import MAX_JOB_SEC, request_stop, settle, start_run
 from rlx.runs.limits import LimitReached
@@ -25,6 +26,7 @@ from rlx.auth.visitor import visitor_token
 from rlx.runs.record import RunRecord
 from rlx.runs.view import run_view
 from rlx.web.errors import error_response
+from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
 from rlx.web.origin import same_origin_only
 from rlx.web.ratelimit import rate_limited
@@ -55,7 +57,8 @@ def start(org: str, name: str, ref: str):
         abort(400, str(exc))
     run = RunRecord(id=record.new_run_id(), env_id=state.env.id, ref=ref, agent=choice.values["agent"],
                     sandbox=choice.option.key, model=model.model if model else None, revision=state.env.revision,
-                    visitor=visitor_id(create=True), visibility=choice.values["visibility"])
+                    visitor=visitor_id(create=True),
+                    visibility=visibility_for(state.env.record, choice.values["visibility"]))
     if model:
         store_secret(get_redis(), run.id, model.endpoint, model.key)
     if run.sandbox == sandboxes.HF:  # the job takes it from Redis once; the record never holds it
@@ -78,7 +81,7 @@ def model_from_form(agent: str, values, api_key: str | None, token: str | None) 
 def _visible_run(run_id: str) -> RunRecord:
     store = current_app.extensions["rlx.store"]
     run = record.load(store, run_id)
-    if run is None or (run.visibility != "public" and not owns(run)):
+    if run is None or not may_see(run, visitor_id(), hidden_ids()):
         abort(404, "There is no run with that id (or it is private to whoever started it).")
     return run
 

@@ -87,9 +87,9 @@ def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) 
                              sort=query.sort, page=query.page, size=query.size, exclude_ids=admin.hidden,
                              only_ids=collection.items if collection else None, pinned=admin.pinned)
         if with_tasks and query.q and query.page == 1:  # the words may name a task rather than an environment
-            found = search_tasks(db, q=query.q, size=TASK_MATCHES, facets=False)
+            found = search_tasks(db, q=query.q, size=TASK_MATCHES, facets=False, exclude_ids=admin.hidden)
             result["tasks"] = {"total": found["total"], "total_about": found["total_about"],
-                               "items": [_task_link(t) for t in found["tasks"] if t["env_id"] not in admin.hidden]}
+                               "items": [_task_link(t) for t in found["tasks"]]}
         if trending:
             row = search_envs(db, sort="trending", size=min(trending, TRENDING_MAX), exclude_ids=admin.hidden,
                               pinned=admin.pinned)

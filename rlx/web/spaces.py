@@ -27,6 +27,7 @@ from rlx.web.format import relative_date
 from rlx.web.loaders import _NAME
 from rlx.web.origin import same_origin_only
 from rlx.web.ratelimit import rate_limited
+from rlx.web.hidden import refuse_if_hidden
 from rlx.web.render import VARY, render, wants_fragment
 
 bp = Blueprint("spaces", __name__)
@@ -41,6 +42,7 @@ DONE_WORDS = {"woken": "It was asked to wake up; Spaces usually take a minute or
 def _record(org: str, name: str):
     if not (_NAME.match(org) and _NAME.match(name)):
         abort(404, f"{org}/{name} is not a Space id.")
+    refuse_if_hidden("space", f"{org}/{name}")
     cache = current_app.extensions.setdefault("rlx.space_records", {})
     key = (f"{org}/{name}", visitor_token())
     hit = cache.get(key)

@@ -10,6 +10,7 @@ from flask import Blueprint, abort, redirect, request, url_for
 from rlx.adapters import public
 from rlx.adapters.paths import safe_relpath
 from rlx.auth.visitor import visitor_token
+from rlx.runs.access import options_for_dataset
 from rlx.runs.sandboxes import for_visitor
 from rlx.sources.errors import Unavailable
 from rlx.web.loaders import load_env
@@ -79,8 +80,9 @@ def task_page(org: str, name: str, ref: str):
         state=state, org=org, name=name, ref=ref, row=row, view=view, prev_row=prev_row, next_row=next_row,
         aliases=state.adapter.aliases(state.env, state.index, ref) if state.ready else [],
         position=position, count=count, file_view=file_view,
-        run_options=for_visitor(state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
-                                signed_in=visitor_token() is not None),
+        run_options=options_for_dataset(state.env.record, for_visitor(
+            state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
+            signed_in=visitor_token() is not None)),
         tree=_tree(state, ref) if state.ready else [], **_tree_urls(org, name, ref),
     )
     if request.args.get("view") == "full" and file_view is not None:
