@@ -57,7 +57,8 @@ CATEGORIES: list[tuple[str, tuple[str, ...]]] = [
     ("partial index: unknown task is no 500", ("test_attacks.py::test_an_unknown_task",)),
     ("rate limits and proxies", ("test_rate_limits.py",)),
     ("fuzz over the JSON API (OpenAPI)", ("test_openapi.py",)),
-    ("sandbox", ("test_sandbox_passage.py", "test_task_vars.py", "test_worker_env.py", "test_store_full.py")),
+    ("sandbox", ("test_sandbox_passage.py", "test_task_vars.py", "test_worker_env.py", "test_store_full.py",
+                 "test_sandbox_walls.py")),
 ]
 
 

@@ -183,7 +183,9 @@ def test_a_verifier_that_fakes_tar_and_plants_links_writes_nothing_outside_the_s
         == settings_before
     assert run.status == "finished" and run.rewards == {"reward": 1.0}, run.outcome
     verifier = storage / "runs" / run_id / "trial" / "verifier"
-    assert "tar replaced" in (verifier / "test-stdout.txt").read_text()  # the attack was in place
+    # The attack was tried; the sandbox's walls (tests/test_sandbox_walls.py) now refuse the mount itself, and
+    # nothing below depends on whether it worked: the worker runs no program of the sandbox's.
+    assert "replaced" in (verifier / "test-stdout.txt").read_text()
     copied = {p.name for p in verifier.rglob("*")}
     assert not copied & {"stolen.txt", "stolen-again.txt", "host-folder", "hang-here", "zeros.bin", "zeros-2.bin"}
     assert leaks_of(hostile_app, client, run_id, ["HOST-FILE-PASSAGE-0123456789"]) == []

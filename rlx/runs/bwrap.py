@@ -4,7 +4,10 @@ The sandbox is started once per trial (`Sandbox.start`) and holds a user, pid, m
 no-network tasks, net) namespace open with a sleeping init. Each command enters those namespaces with `nsenter`,
 so files and background processes (terminus-2's tmux server) persist between commands. On the host the sandbox's
 root is a uid of its own with no capabilities (leased from rlx/runs/sandbox_uids.py when the worker is root);
-inside it is uid 0 of its own namespace.
+inside it is uid 0 of its own namespace, but without any capability there either: the init is started with
+`--cap-drop ALL` and every command passes through setpriv after nsenter (entering a user namespace gives every
+capability in it), so nothing in the sandbox can mount over a path later commands use. Both run under the
+system-call filter of rlx/runs/sandbox_seccomp.py (`--seccomp` for the init, a preexec_fn for commands).
 
 Limits are resource limits set before exec, inherited by everything the sandbox starts: processes (a fork bomb
 stops at the cap, which counts the sandbox's uid and so this sandbox alone), address space, CPU seconds, file
@@ -25,12 +28,15 @@ import signal
 import subprocess
 from dataclasses import dataclass, field
 
+from rlx.runs import sandbox_seccomp
 from rlx.runs.sandbox_uids import NoFreeUid, UidLease, lease_uid
 
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 MB = 1024 * 1024
 MAX_CAPTURE = 512 * 1024  # bytes of stdout (and of stderr) kept per command; a looping agent cannot fill memory
 _MERGED_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+_NO_CAPABILITIES = ("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all", "--no-new-privs",
+                    "--")
 
 
 class SandboxError(RuntimeError):
@@ -93,12 +99,14 @@ class Sandbox:
                 raise SandboxError(str(exc)) from None
         status_read, status_write = os.pipe()
         ready_read, ready_write = os.pipe()
+        seccomp_fd = sandbox_seccomp.bpf_file()
         args = [*_drop_privileges(self._uid), bwrap, *self._bwrap_args(status_write),
+                "--cap-drop", "ALL", "--seccomp", str(seccomp_fd),
                 "bash", "-c", f"echo ready >&{ready_write}; exec {ready_write}>&-; exec sleep infinity"]
         try:
             self._process = subprocess.Popen(
                 args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                pass_fds=(status_write, ready_write), start_new_session=True, env=_empty_env(),
+                pass_fds=(status_write, ready_write, seccomp_fd), start_new_session=True, env=_empty_env(),
                 preexec_fn=self.limits.apply,
             )
         except BaseException:
@@ -107,6 +115,7 @@ class Sandbox:
         finally:
             os.close(status_write)
             os.close(ready_write)
+            os.close(seccomp_fd)
         try:
             self._child_pid = _read_child_pid(status_read, timeout)
             if not _wait_readable(ready_read, timeout) or os.read(ready_read, 16) != b"ready\n":
@@ -174,8 +183,16 @@ class Sandbox:
         variables = [f"{k}={v}" for k, v in {**base, **(env or {})}.items() if _valid_name(k)]
         where = cwd or self.workdir
         script = f"cd {_quote(where)} 2>/dev/null || cd / ; {script}"
+        # Entering the user namespace gives nsenter every capability in it: setpriv takes them all away again
+        # (bounding set included, so no exec gives them back) before anything of the task's runs.
         return ["nsenter", "-t", str(self._child_pid), "-U", "-m", "-p", "-i", "-u", "-n", "-r", "-w", "--",
-                "env", "-i", *variables, "bash", "-c", script]
+                *_NO_CAPABILITIES, "env", "-i", *variables, "bash", "-c", script]
+
+    def enter(self) -> None:
+        """preexec_fn of a command made by `command`: the limits, and the system-call filter (rlx/runs/
+        sandbox_seccomp.py), which nsenter and everything after it inherit."""
+        self.limits.apply()
+        sandbox_seccomp.load()
 
     async def run(self, script: str, *, env: dict[str, str] | None = None, cwd: str | None = None,
                   timeout: float | None = None, stdin: bytes | None = None, on_output=None) -> ExecOutcome:
@@ -184,7 +201,7 @@ class Sandbox:
         process = await asyncio.create_subprocess_exec(
             *argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=_empty_env(),
-            preexec_fn=self.limits.apply, limit=1 << 20,
+            preexec_fn=self.enter, limit=1 << 20,
         )
         outputs = [bytearray(), bytearray()]
 
