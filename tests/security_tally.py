@@ -37,6 +37,8 @@ CATEGORIES: list[tuple[str, tuple[str, ...]]] = [
     ("private data per token", ("test_private_per_token.py",)),
     ("run privacy: a private or gated dataset's runs stay private", ("test_run_privacy.py",)),
     ("hidden environments are absent", ("test_hidden_envs.py",)),
+    ("per-visitor caps hold per person, not per cookie", ("test_playground.py::test_new_cookies",
+                                                          "test_playground.py::test_fifty_playgrounds")),
     ("answers withheld", ("test_withhold.py", "test_withhold_task.py", "test_answer_corners.py",
                           "test_server_only_keys.py")),
     ("task files inside their task", ("test_paths.py",)),

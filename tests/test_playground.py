@@ -131,9 +131,23 @@ def test_fifty_playgrounds_from_one_visitor_get_three_and_a_sentence(site, bad_w
         (players if "Connected" in status(player.first) else refused).append(player)
     assert len(players) == 3 and len(refused) == 47
     assert "already have 3 playgrounds open" in status(refused[0].first)
-    other = Player(site, BAD)  # another visitor is unaffected
-    assert "Connected" in status(other.first) and "ready" in other.send(op="reset")
-    for player in players + refused + [other]:
+    for player in players + refused:
+        player.close()
+    until(lambda: open_count(redis_client) == 0 and bad_ws.open == 0, "sessions were left open")
+    again = Player(site, BAD, cookie)  # a closed one frees its place
+    assert "Connected" in status(again.first) and "ready" in again.send(op="reset")
+    again.close()
+    until(lambda: open_count(redis_client) == 0, "the last session was left open")
+
+
+def test_new_cookies_from_one_address_still_get_three_playgrounds(site, bad_ws, redis_client):
+    """The cap holds per person: an anonymous visitor is their address (RLX_PROXY_HOPS says whose), so fetching
+    a fresh cookie for each session does not open a fourth."""
+    bad_ws.mode = "ok"
+    players = [Player(site, BAD, cookie_of(site, BAD)[1]) for _ in range(12)]
+    connected = [p for p in players if "Connected" in status(p.first)]
+    assert len(connected) == 3, [status(p.first) for p in players]
+    for player in players:
         player.close()
     until(lambda: open_count(redis_client) == 0 and bad_ws.open == 0, "sessions were left open")
 

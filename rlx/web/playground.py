@@ -27,7 +27,7 @@ from rlx.queue import get_redis
 from rlx.web.origin import same_origin
 from rlx.web.render import render
 from rlx.web.spaces import _local_hosts, _record
-from rlx.web.visitor import visitor_id
+from rlx.web.visitor import cap_holder, visitor_id
 
 log = logging.getLogger("rlx.playground")
 bp = Blueprint("playground", __name__)
@@ -86,8 +86,7 @@ def play_socket(ws, org: str, name: str):
     except Exception as exc:  # abort(404) and Hub trouble: the socket is already open, so say it there
         return _end(ws, send, getattr(exc, "description", None) or "This Space could not be looked up; try again.")
     try:
-        # The signed-in account or the browser's cookie; a client without either (a script) is its address.
-        slot = slots.take_slot(get_redis(), visitor_id() or "addr:" + (request.remote_addr or "unknown"))
+        slot = slots.take_slot(get_redis(), cap_holder())
     except slots.SlotRefused as exc:
         return _end(ws, send, str(exc))
     except RedisError:
