@@ -115,6 +115,7 @@ def test_a_row_that_breaks_its_processor_becomes_a_clear_message():
 def test_a_new_processor_registers_through_the_same_door_and_wins_with_a_surer_claim():
     class Marker(Processor):
         key, label = "marker-test", "Marker"
+        agent_fields = ("marker",)
 
         def claim(self, columns, sample):
             return 0.99 if "marker" in columns else 0.0
@@ -127,7 +128,10 @@ def test_a_new_processor_registers_through_the_same_door_and_wins_with_a_surer_c
         row = {"marker": "m", "prompt": "p", "data_source": "x"}
         processor, score = choose_processor(list(row), [row])
         assert processor.key == "marker-test" and score == 0.99
-        assert render_row(processor, row, RowRef("test", 1)).title == "marked m"
+        task = render_row(processor, row, RowRef("test", 1))
+        assert task.title == "marked m"
+        # what the processor did not name as the agent's or a label is withheld, by name
+        assert {w.where for w in task.withheld} == {"prompt", "data_source"}
     finally:
         unregister("marker-test")
 

@@ -134,16 +134,18 @@ def test_cells_json_cannot_hold_still_show_on_the_page_and_in_json(tmp_path, red
 
     from rlx.config import Config
 
-    table = pa.table({"question": ["What is in the blob?", "And here?"],
-                      "blob": pa.array([b"\x00\x01binary", b"\xff" * 10], pa.binary()),
-                      "when": pa.array([datetime.datetime(2025, 1, 2, 3, 4, 5)] * 2, pa.timestamp("s")),
-                      "price": pa.array([decimal.Decimal("1.50"), None], pa.decimal128(5, 2)),
-                      "score": [float("nan"), 1.0]})
+    # eight rows, so the short columns of few values read as labels (and are shown); the blob is withheld
+    table = pa.table({"question": ["What is in the blob?"] + [f"And here {i}?" for i in range(8)],
+                      "blob": pa.array([b"\x00\x01binary"] + [b"\xff" * 10] * 8, pa.binary()),
+                      "when": pa.array([datetime.datetime(2025, 1, 2, 3, 4, 5)] * 9, pa.timestamp("s")),
+                      "price": pa.array([decimal.Decimal("1.50")] * 8 + [None], pa.decimal128(5, 2)),
+                      "score": [float("nan")] + [1.0] * 8})
     dataset(tmp_path, "odd-cells", {"data/train.parquet": table})
     app = create_app(Config.from_env({"STORAGE_DIR": str(tmp_path / "data"), "REDIS_URL": redis_url,
                                       "SESSION_SECRET": "x", "RLX_SOURCE": str(tmp_path)}))
     index_now(app, f"{ORG}/odd-cells")
     html = page(app, f"/t/{ORG}/odd-cells/train/0")
-    assert "What is in the blob?" in html and "bytes of binary data" in html and "2025-01-02T03:04:05" in html
+    assert "What is in the blob?" in html and "2025-01-02T03:04:05" in html and "1.50" in html
+    assert "<code>blob</code>: a column that is neither the prompt" in html
     api = app.test_client().get(f"/api/task/{ORG}/odd-cells/train/0")
-    assert api.status_code == 200 and "bytes of binary data" in api.get_data(as_text=True)
+    assert api.status_code == 200 and "2025-01-02T03:04:05" in api.get_data(as_text=True)

@@ -90,7 +90,8 @@ def test_task_pages_show_the_prompt_say_what_was_withheld_and_leak_nothing(rows_
 def test_nemo_gym_task_page_shows_tools_and_the_agent_server(rows_client):
     html = rows_client.get("/t/rlx-examples/tool-calls-nemo-gym/train/2").get_data(as_text=True)
     assert "get_weather" in html and "get_local_time" in html and "travel_tools_agent" in html
-    assert "verifier_metadata.expected_action" in html
+    # the resources server's data is withheld whole, named with why
+    assert "<code>verifier_metadata</code>: read by the resources server&#39;s verify()" in html
 
 
 def test_prev_next_stay_within_the_split_and_random_lands_on_a_row(rows_client):

@@ -61,7 +61,8 @@ def test_a_trace_shows_the_prompt_each_call_beside_its_output_and_the_result(cli
     assert page.index("get_forecast returned") > call and '{"rain_chance": 80}' in page[call:call + 300]
     assert 'get_weather returned 1 {"temp_c": 9, "sky": "rain"}' in page
     assert "Reward 1.0" in page and "Success yes" in page  # the columns, labelled
-    assert "final_answer" in page and "metadata.reference" in page  # listed as withheld, by name only
+    # listed as withheld, by name only: the answer by its name, the metadata beside the trace as the grader's side
+    assert "final_answer : its name marks it" in page and "metadata : the grader's side of the row" in page
     assert not SECRET.search(page)
 
 

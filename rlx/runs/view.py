@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+from rlx.adapters.withhold import MASK
 from rlx.runs import record
 from rlx.runs.record import RunRecord
 from rlx.runs.sandboxes import HF, LOCAL
@@ -105,8 +106,8 @@ def mask_expected(text: str | None) -> tuple[str | None, int]:
     for line in text.splitlines():
         if _EXPECTED.search(line):
             masked += 1
-            if not kept or kept[-1] != "[withheld]":
-                kept.append("[withheld]")
+            if not kept or kept[-1] != MASK:  # the one mask every exit uses
+                kept.append(MASK)
         else:
             kept.append(line)
     return "\n".join(kept), masked

@@ -75,7 +75,7 @@ class RowsAdapter(Adapter):
         except (BadRow, DataFileError, SourceError) as exc:
             task = RowTask(title=f"Row {row_ref.index}", error=str(exc))
         else:
-            task = _titled(index, render_row(processor, raw, row_ref), row_ref)
+            task = _titled(index, render_row(processor, raw, row_ref, index.summary.get("hints")), row_ref)
         return sections.task_view(ref, task)
 
     def list_folder(self, env, index: Index, ref: str, path: str):
@@ -120,7 +120,7 @@ class RowsAdapter(Adapter):
         for item in (page.get("rows") or [])[:length]:
             i = int(item.get("row_idx", 0))
             ref = RowRef(row_ref.split, i, row_ref.config)
-            task = _titled(index, render_row(processor, item.get("row"), ref), ref)
+            task = _titled(index, render_row(processor, item.get("row"), ref, index.summary.get("hints")), ref)
             rows.append(TaskRow(ref=str(ref), title=task.title, brief=task.brief, facets=task.facets,
                                 error=task.error))
         return rows, int(page.get("num_rows_total") or 0)

@@ -13,7 +13,6 @@ from rlx.adapters.task_words import search_words
 from rlx.adapters.rows.processors import RowRef, choose_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
 from rlx.adapters.rows.tables import FileTable, SplitRows, ViewerTable
-from rlx.adapters.withhold import is_answer_key
 from rlx.queue.jobs import NullProgress
 from rlx.sources.errors import SourceError
 
@@ -65,6 +64,8 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     sample = [r for rows in heads.values() for r in rows if isinstance(r, dict)][:SAMPLE_ROWS]
     columns = list(dict.fromkeys(k for r in sample for k in r))
     processor, score = choose_processor(columns, sample, tags=env.record.tags)
+    surveyed = [r for rows in heads.values() for r in rows if isinstance(r, dict)]
+    hints = processor.survey(list(dict.fromkeys(k for r in surveyed for k in r)), surveyed)
     _step(progress, "finish", "fetching", f"Read as {processor.label}")
     _step(progress, "start", "packing", "Indexing the rows")
     several_configs = len({s.config for s in splits}) > 1
@@ -74,10 +75,10 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
         rendered = []
         for i, raw in enumerate(heads[_key(split)]):
             ref = RowRef(split.split, i, split.config if several_configs else None)
-            task = None if isinstance(raw, BadRow) else render_row(processor, raw, ref)
+            task = None if isinstance(raw, BadRow) else render_row(processor, raw, ref, hints)
             rendered.append((raw, ref, task, titles.agent_text(task.sections) if task else ""))
             if isinstance(raw, dict) and len(cleaned) < 2000:
-                cleaned.append(processor.withhold(raw)[0])
+                cleaned.append(processor.withhold(raw, hints)[0])
         known = titles.openings([(task.title, text) for _, _, task, text in rendered if task and not task.error])
         if known:
             split_openings[titles.split_key(rendered[0][1])] = known
@@ -90,7 +91,8 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
         "kind": processor.kind, "processor": processor.key, "processor_label": processor.label,
         "claim": round(score, 3), "origin": table.origin, "rows_total": sum(s.rows for s in splits),
         "several_configs": several_configs, "splits": [s.as_json() for s in splits], "problems": problems[:50],
-        "columns": column_stats, "openings": split_openings, "seconds": round(time.monotonic() - started, 2),
+        "columns": column_stats, "openings": split_openings, "hints": hints,
+        "seconds": round(time.monotonic() - started, 2),
     }
     index = Index(env_id=env.id, adapter=adapter_key, revision=env.revision, version=version,
                   built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), complete=True, rows=rows,
@@ -121,14 +123,15 @@ def _task_row(raw, task, text: str, ref: RowRef, show_split: bool) -> TaskRow:
 
 def _column_stats(env, table, splits: list[SplitRows], processor, cleaned: list[dict]) -> list[dict]:
     """Counted over the indexed rows; the viewer's /statistics (over the whole first split) replaces the columns
-    it covers. Answer columns are in neither: the rows are cleaned, and the viewer's are filtered by name."""
+    it covers. Withheld columns are in neither: the rows are cleaned, and the viewer's keep only the columns the
+    cleaned rows still hold."""
     own = stats.column_stats(cleaned)
+    shown = {str(k) for row in cleaned for k in row}
     if table.origin != "viewer" or not splits:
         return own
     try:
         payload = table.viewer.statistics(env.id, splits[0].config, splits[0].split, token=env.token)
-        extra = processor.answer_keys
-        whole = {s["name"]: s for s in stats.viewer_stats(payload, lambda name: is_answer_key(name, extra))}
+        whole = {s["name"]: s for s in stats.viewer_stats(payload, lambda name: name not in shown)}
     except (SourceError, ValueError, TypeError, AttributeError):
         return own  # the viewer has no statistics for it: the indexed rows' counts stand
     return [whole.pop(s["name"], s) for s in own] + list(whole.values())

@@ -51,4 +51,4 @@ def _clean_row(env, index, located):
         return processor, None
     if not isinstance(raw, dict):
         return processor, None
-    return processor, processor.withhold(raw)[0]
+    return processor, processor.withhold(raw, index.summary.get("hints"))[0]

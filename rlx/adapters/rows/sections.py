@@ -52,7 +52,7 @@ def _column_blocks(columns: list[dict]) -> list:
             bits.append(f"about {col['mean_length']:,} characters")
         pairs.append([col["name"], ", ".join(str(x) for x in bits if x)])
     groups = [{"label": col["name"], "items": col["top"]} for col in columns if col.get("top")][:8]
-    blocks = [b.kv(pairs, title="Every column (answer columns are withheld and not listed)")]
+    blocks = [b.kv(pairs, title="Every column shown (the grader's columns are withheld and not listed)")]
     if groups:
         blocks.append(b.stats(groups, title="Most frequent values"))
     return blocks

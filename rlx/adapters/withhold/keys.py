@@ -18,13 +18,13 @@ rule withholds: a false alarm hides a harmless field, a miss shows an answer.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
 from rlx.adapters.withhold.masking import Withheld
+from rlx.adapters.withhold.walk import Walk
 
 ANSWER_WORDS = frozenset({
     "answer", "ans", "solution", "gold", "golden", "truth", "groundtruth", "gt", "expected", "reference",
@@ -54,8 +54,6 @@ _KNOWN_WORDS = (
 )
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
-MAX_DEPTH = 64
-MAX_JSON_STRING = 1_000_000
 KEY_WHY = "its name marks it as an answer"
 
 
@@ -119,48 +117,22 @@ def _unglue(word: str) -> list[str]:
     return [word]
 
 
+def answer_rule(extra_keys: Iterable[str] = ()):
+    """The shared rule plus a format's own names, as one test of a key (what the walker asks)."""
+    extra = _spellings(extra_keys)
+    if not extra:
+        return _by_rule_text
+    return lambda key: _by_rule_text(key) or "_".join(key_words(key)) in extra
+
+
+def _by_rule_text(key: str) -> bool:
+    return isinstance(key, str) and _by_rule(key)
+
+
 def strip_answers(value: Any, where: str = "", extra_keys: Iterable[str] = ()) -> tuple[Any, list[Withheld]]:
     """A copy of `value` with every answer-keyed entry dropped, at any depth, and what was dropped.
 
-    Walks dicts, lists and tuples, and strings that hold a JSON object or array (a common way rows pack
-    nested fields); such a string comes back re-serialised only if something in it was withheld.
-    """
-    withheld: list[Withheld] = []
-    extra = _spellings(extra_keys)
-    cleaned = _strip(value, where, extra, withheld, 0)
-    return cleaned, withheld
-
-
-def _strip(value: Any, where: str, extra: frozenset, withheld: list[Withheld], depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        withheld.append(Withheld(where, "it is nested too deep to check for answers"))
-        return None
-    if isinstance(value, dict):
-        kept = {}
-        for key, item in value.items():
-            place = f"{where}.{key}" if where else str(key)
-            if is_answer_key(str(key)) or (extra and "_".join(key_words(str(key))) in extra):
-                withheld.append(Withheld(place, KEY_WHY))
-            else:
-                kept[key] = _strip(item, place, extra, withheld, depth + 1)
-        return kept
-    if isinstance(value, (list, tuple)):
-        return [_strip(item, f"{where}[{index}]", extra, withheld, depth + 1) for index, item in enumerate(value)]
-    if isinstance(value, str):
-        return _strip_json_text(value, where, extra, withheld, depth)
-    return value
-
-
-def _strip_json_text(text: str, where: str, extra: frozenset, withheld: list[Withheld], depth: int) -> str:
-    if len(text) > MAX_JSON_STRING or text.lstrip()[:1] not in ("{", "["):
-        return text
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        return text
-    found: list[Withheld] = []
-    cleaned = _strip(parsed, where, extra, found, depth + 1)
-    if not found:
-        return text
-    withheld.extend(found)
-    return json.dumps(cleaned, ensure_ascii=False)
+    The one walk (walk.py): dicts, lists, tuples, and strings holding JSON or Python-literal objects or lists."""
+    walk = Walk(answer_rule(extra_keys), KEY_WHY)
+    cleaned = walk.clean(value, where)
+    return cleaned, walk.report()

@@ -13,7 +13,9 @@ Adding a processor (a new row format), in three steps:
            key = "my-format"             # stored with the index: pick it once and keep it
            label = "My format"           # shown on pages ("does not read as a My format task")
            kind = "rows"                 # the catalog Kind it counts under (rlx/catalog/kinds.py)
-           answer_keys = ("secret_col",) # this format's answer fields whose names do not say "answer"
+           agent_fields = ("instruction",)  # what the agent gets
+           label_fields = ("level",)        # plain labels; every other field is withheld as the grader's
+           answer_keys = ("secret_col",)    # a second net: answer names the shared rule does not know
 
            def claim(self, columns, sample):       # columns: names; sample: a few rows, answers removed
                return 0.9 if "my_marker" in columns else 0.0
@@ -30,9 +32,12 @@ Adding a processor (a new row format), in three steps:
 2. Register it: add an instance to `builtin.PROCESSORS`, or call `register(MyFormat())` from your own module.
 3. Test it with a row of your format through `render_row`, and a row that breaks it.
 
-Answers: `withhold_answers` applies the shared rule (rlx/adapters/withhold/keys.py) at any depth, inside
-nested objects, lists, and cells holding JSON or Python-literal text, plus the processor's `answer_keys`.
-Override `Processor.withhold` only to keep a field the rule would take, and withhold inside it yourself.
+Withholding (fields.py): a row keeps only the processor's `agent_fields` and `label_fields`; every other field
+is the grader's side, withheld and named with why. Then the answer-name rule (rlx/adapters/withhold/keys.py,
+plus `answer_keys`) walks what is left at any depth, inside nested objects, lists and cells holding JSON or
+Python-literal text (the one walk, rlx/adapters/withhold/walk.py), and each withheld value is masked wherever
+else it stands among the labels. Override `Processor.withhold` only to keep a field whole (a packed archive)
+and withhold inside it yourself.
 """
 
 from rlx.adapters.rows.processors.answers import parse_nested_text, withhold_answers

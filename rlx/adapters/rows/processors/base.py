@@ -1,7 +1,8 @@
 """What a processor is: it claims a row format with a score, and turns one row into a task.
 
-A processor never sees an answer: `render_row` first takes answer-like fields out of the row (the processor's
-`withhold`), then hands the cleaned row to `to_task`. Whatever `to_task` raises becomes a clear message in place
+A processor never sees an answer: `render_row` first keeps only what the agent gets and the plain labels the
+processor names (everything else is the grader's side and withheld, fields.py), takes answer-like names out of
+that too, then hands the cleaned row to `to_task`. Whatever `to_task` raises becomes a clear message in place
 of that one task, so a malformed row never stops the rest of the dataset.
 """
 
@@ -11,8 +12,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from rlx.adapters import blocks as b
 from rlx.adapters.contract import Block, Section, Withheld
-from rlx.adapters.rows.processors.answers import withhold_answers
+from rlx.adapters.rows.processors.answers import answer_walk
+from rlx.adapters.rows.processors.fields import Shown, withhold_row
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}"  # config and split names as the Hub writes them
 _REF = re.compile(rf"^(?:(?P<config>{_NAME})/)?(?P<split>{_NAME})/(?P<index>\d{{1,12}})$")
@@ -59,15 +62,26 @@ class Processor:
     - `to_task(row, ref, withheld)`: the row (answers already taken out) as a RowTask. `withheld` lists what was
       taken out, so a section can say "graded against a ground truth (withheld)". Raise `RowProblem` with a
       sentence when the row is not in your format; any other exception is reported the same way.
-    - `answer_keys`: this format's fields whose names do not say "answer" (NeMo Gym's `expected_action`, SWE's
-      `FAIL_TO_PASS`): withheld at any depth, in any spelling, on top of the shared rule (withhold/keys.py).
-    - `withhold(row)`: override only if the format must keep a field the shared rule would take (a packed
-      archive column, say), and then withhold inside it yourself.
+    - `agent_fields`: the fields the agent gets (the prompt as its turns, the system prompt, the tools, the
+      inputs the environment passes it). `label_fields`: plain labels (ids, source, split, difficulty,
+      category); `extra_info.split` reaches one key inside a nested field. Every other field is withheld as the
+      grader's side, named on the page with `withheld_reasons[name]` or a general reason. Override `shown(row,
+      hints)` when the fields depend on the row or on the table (the generic processor's columns).
+    - `agent_note`: when withholding takes something the agent really gets, say so here (shown on the page).
+    - `answer_keys`: this format's answer names the shared rule does not know: the second net, at any depth.
+    - `survey(columns, rows)`: hints worked out once per dataset from its first rows (stored with the index and
+      handed back to `shown`); the default has none.
+    - `withhold(row, hints)`: override only if the format must keep a field whole (a packed archive column) and
+      withhold inside it itself.
     """
 
     key: str = ""
     label: str = ""
     kind: str = "rows"  # the catalog's Kind (rlx/catalog/kinds.py) datasets of this format count under
+    agent_fields: tuple[str, ...] = ()
+    label_fields: tuple[str, ...] = ()
+    withheld_reasons: dict[str, str] = {}
+    agent_note: str = ""
     answer_keys: tuple[str, ...] = ()
     blobs_are_answers: bool = False  # base64 gzip blobs ("H4sI...") in this format usually pack hidden tests
 
@@ -77,8 +91,14 @@ class Processor:
     def to_task(self, row: dict, ref: RowRef, withheld: list[Withheld]) -> RowTask:
         raise NotImplementedError
 
-    def withhold(self, row: dict) -> tuple[dict, list[Withheld]]:
-        return withhold_answers(row, extra_keys=self.answer_keys, blobs=self.blobs_are_answers)
+    def survey(self, columns: Sequence[str], rows: Sequence[dict]) -> dict:
+        return {}
+
+    def shown(self, row: dict, hints: dict | None = None) -> Shown:
+        return Shown(self.agent_fields, self.label_fields, dict(self.withheld_reasons))
+
+    def withhold(self, row: dict, hints: dict | None = None) -> tuple[dict, list[Withheld]]:
+        return withhold_row(row, self.shown(row, hints), answer_walk(self.answer_keys, self.blobs_are_answers))
 
     # A format whose row holds files (a packed task folder) answers these two for the task page's file viewer;
     # `row` has been through `withhold` already. None: no such folder or file (the default: rows have no files).
@@ -94,15 +114,19 @@ class RowProblem(ValueError):
     """A row a processor cannot read, with one sentence saying why (shown in place of the task)."""
 
 
-def render_row(processor: Processor, row: Any, ref: RowRef) -> RowTask:
-    """`row` as a task through `processor`, answers withheld first; a clear error task when the row is unreadable."""
+def render_row(processor: Processor, row: Any, ref: RowRef, hints: dict | None = None) -> RowTask:
+    """`row` as a task through `processor`, the grader's side withheld first; a clear error task when the row is
+    unreadable. `hints`: what the processor's `survey` said of the dataset (stored with its index)."""
     fallback = f"Row {ref.index}"
     if not isinstance(row, dict):
         return RowTask(title=fallback, error=f"Row {ref} is not a record of named fields "
                                              f"(it is {type(row).__name__}), so it cannot be shown as a task.")
     try:
-        clean, withheld = processor.withhold(row)
+        clean, withheld = processor.withhold(row, hints)
         task = processor.to_task(clean, ref, list(withheld))
+        if processor.agent_note:
+            task.sections.insert(0, Section("note", "Withheld from what the agent gets",
+                                            [b.note(processor.agent_note, "warn")]))
         for section in task.sections:
             section.blocks = [_safe_block(block) for block in section.blocks]
         task.facets, task.facts = json_safe(task.facets), json_safe(task.facts)

@@ -38,9 +38,15 @@ def instance_of(row: dict) -> tuple[str, dict, dict]:
 
 
 class MimoProcessor(Processor):
+    """The agent gets `prompt`. `extra_info` is what MiMo's environment builds the sandbox from (image, test
+    command, limits) and is read field by field by mimo_domains.py; the fixes, proofs of concept and hidden
+    tests inside it are withheld by OWN_ANSWER_KEYS and the shared rule. Any other top-level field is withheld."""
+
     key = "mimo"
     label = "MiMo release"
     kind = "verl"
+    agent_fields = ("prompt", "extra_info")
+    label_fields = ("data_source", "ability", "reward_model.style")
     answer_keys = OWN_ANSWER_KEYS
     blobs_are_answers = True
 
@@ -56,11 +62,11 @@ class MimoProcessor(Processor):
                 hits += 1
         return 0.97 if sample and hits * 2 >= len(sample) else 0.0
 
-    def withhold(self, row):
+    def withhold(self, row, hints=None):
         """The shared rule, plus the names (never the bodies) of the files the hidden test patch touches."""
         _, instance, _ = instance_of(row)
         files = d.tested_files(instance.get("test_patch") if isinstance(instance.get("test_patch"), str) else "")
-        clean, withheld = super().withhold(row)
+        clean, withheld = super().withhold(row, hints)
         if files and isinstance(clean, dict):
             clean["_tested_files"] = files
         return clean, withheld

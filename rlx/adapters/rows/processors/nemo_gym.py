@@ -59,9 +59,17 @@ def tool_signatures(params: dict) -> list[list]:
 
 
 class NemoGymProcessor(Processor):
+    """The agent gets `responses_create_params` (its input, instructions and tools); `agent_ref` routes the row.
+    Every other field is the resources server's: its verify() reads them (expected actions, reference answers,
+    the `minefield_label` of example_multi_step...), so they are withheld whole."""
+
     key = "nemo-gym"
     label = "NeMo Gym"
     kind = "nemo-gym"
+    agent_fields = ("responses_create_params",)
+    label_fields = ("agent_ref", "id", "task_source", "category", "difficulty", "domain", "source", "split")
+    withheld_reasons = {name: "read by the resources server's verify(), never sent to the agent"
+                        for name in VERIFIER_FIELDS}
     answer_keys = OWN_ANSWER_KEYS
 
     def claim(self, columns, sample) -> float:
@@ -81,8 +89,7 @@ class NemoGymProcessor(Processor):
         agent_name = agent.get("name") if isinstance(agent, dict) else None
         tools = tool_signatures(params)
         settings = [(k, c.as_text(v)) for k, v in params.items() if k not in ("input", "tools", "instructions")]
-        verifier = [b.value(c.nested(row[name]), title=name) for name in VERIFIER_FIELDS
-                    if row.get(name) not in (None, "", {}, [])]
+        verifier = []  # verifier_metadata and the rest are withheld: the grading note names them
         how = (f"The resources server behind agent {agent_name!r} verifies the reply." if agent_name
                else "The dataset's resources server verifies the reply.")
         text = c.last_user_text(chat)

@@ -20,7 +20,6 @@ from rlx.adapters.harbor import sections as harbor_sections
 from rlx.adapters.harbor.layout import TASK_FILES
 from rlx.adapters.harbor.reader import files_to_fetch, is_text_name, read_task
 from rlx.adapters.rows.processors import common as c
-from rlx.adapters.rows.processors.answers import withhold_answers
 from rlx.adapters.rows.processors.base import Processor, RowProblem, RowTask
 from rlx.adapters.withhold import mask_task_text
 from rlx.sources.base import FileEntry
@@ -47,12 +46,14 @@ class PackedHarborProcessor(Processor):
                 return 0.95
         return 0.3 if any(name in ARCHIVE_COLUMNS for name in columns) else 0.0
 
-    def withhold(self, row):
-        """The archive column is kept whole (Harbor's reader withholds inside it); the other fields go through
-        the shared rule."""
+    label_fields = NAME_COLUMNS + ("source", "split", "difficulty", "category", "tags")
+
+    def withhold(self, row, hints=None):
+        """The archive column is kept whole (Harbor's reader withholds inside it: solution/, the data beside the
+        grader, answers in its scripts); of the other fields only plain labels are shown."""
         column = _archive_column(row)
         rest = {k: v for k, v in row.items() if k != column}
-        clean, withheld = withhold_answers(rest, extra_keys=self.answer_keys)
+        clean, withheld = super().withhold(rest, hints)
         if column is not None:
             clean[column] = row[column]
         return clean, withheld

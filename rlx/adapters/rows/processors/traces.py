@@ -34,6 +34,9 @@ class TraceProcessor(Processor):
     key = "traces"
     label = "Agent traces"
     kind = "rows"
+    # The episode is the trace itself; what started it and its outcome are labels. Anything else is withheld.
+    agent_fields = TRACE_COLUMNS + ("instruction", "prompt", "system_prompt", "tools")
+    label_fields = NAME_COLUMNS + RESULT_COLUMNS + FACET_COLUMNS
 
     def claim(self, columns, sample) -> float:
         column = next((n for n in TRACE_COLUMNS if n in columns), None)

@@ -12,9 +12,18 @@ OWN_ANSWER_KEYS = ("verification_info", "gold_standard_solution", "test_cases", 
 
 
 class VerifiersProcessor(Processor):
+    """The model gets `prompt` (or `question` formatted with the environment's system prompt); `answer` and `info`
+    go to the rubric's reward functions, so both are withheld (`info` is also read by some environments' setup)."""
+
     key = "verifiers"
     label = "Verifiers"
     kind = "verifiers"
+    agent_fields = ("prompt", "question", "system_prompt")
+    label_fields = ("task", "task_type", "example_id", "id", "source", "difficulty", "category")
+    withheld_reasons = {
+        "answer": "what the rubric's reward functions compare the reply with",
+        "info": "passed to the rubric's reward functions with the reply, not to the model",
+    }
     answer_keys = OWN_ANSWER_KEYS
 
     def claim(self, columns, sample) -> float:
@@ -35,9 +44,8 @@ class VerifiersProcessor(Processor):
         if column is None or row.get(column) in (None, "", []):
             raise RowProblem(f"Row {ref} has neither a prompt nor a question.")
         parts, text = prompt_blocks(row, column, "system_prompt")
-        info = c.nested(row.get("info"))
-        info_block = b.value(info, title="info (passed to the reward functions)") if info not in (None, "", {}) \
-            else None
+        info = c.nested(row.get("info"))  # withheld (the reward functions' side): only there in an override
+        info_block = None
         task_name = c.facet_value(row.get("task"))
         facets = c.facets_from(row, ("task", "task_type"))
         if isinstance(info, dict):

@@ -36,9 +36,21 @@ def scorer_for(data_source: str) -> str:
 
 
 class VerlProcessor(Processor):
+    """The policy gets `prompt` alone (verl's RLHFDataset renders it through the chat template; SkyRL's
+    environment starts from it). `reward_model` / `reward_spec` and `extra_info` go to the reward function or
+    the environment, never to the policy: only their style, split and index are shown."""
+
     key = "verl"
     label = "verl / SkyRL"
     kind = "verl"
+    agent_fields = ("prompt",)
+    label_fields = ("data_source", "ability", "env_class", "agent_name", "reward_model.style", "reward_spec.method",
+                    "extra_info.split", "extra_info.index", "extra_info.difficulty", "extra_info.category")
+    withheld_reasons = {
+        "reward_model": "passed to the reward function with the reply (its ground truth), never to the policy",
+        "reward_spec": "passed to the SkyRL environment (its ground truth), never to the policy",
+        "extra_info": "passed to the reward function or the environment, never to the policy",
+    }
     answer_keys = OWN_ANSWER_KEYS
     blobs_are_answers = True
 
