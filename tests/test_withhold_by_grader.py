@@ -78,3 +78,28 @@ def test_a_value_withheld_once_is_masked_in_the_labels_too():
     processor, _ = choose_processor(list(row), [row])
     task = render_row(processor, row, RowRef("train", 0))
     assert S not in _dump(task)
+
+
+def test_no_planted_secret_leaves_through_the_task_page_the_json_api_or_the_dataset_page(tmp_path, redis_url):
+    """The exits a visitor reads without MCP: each family's rows as a dataset of their own, served by the app."""
+    from rlx import create_app
+    from rlx.config import Config
+    from tests.conftest import index_now
+
+    families = {"swe": [SWE], "inspect": [INSPECT], "nemo": [NEMO], "bfcl": [BFCL], "tau": [TAU],
+                "state": [VERL_STATE], "table": GENERIC}
+    for name, rows in families.items():
+        repo = tmp_path / "datasets" / "grader" / name
+        (repo / "data").mkdir(parents=True)
+        (repo / "README.md").write_text(f"---\npretty_name: {name}\n---\n")
+        (repo / "data" / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    app = create_app(Config.from_env({"STORAGE_DIR": str(tmp_path / "data"), "REDIS_URL": redis_url,
+                                      "SESSION_SECRET": "x", "RLX_SOURCE": str(tmp_path)}))
+    client = app.test_client()
+    for name in families:
+        index_now(app, f"grader/{name}")
+        for url in (f"/d/grader/{name}", f"/t/grader/{name}/train/0", f"/api/task/grader/{name}/train/0"):
+            response = client.get(url)
+            assert response.status_code == 200, url
+            assert S not in response.get_data(as_text=True), url
+        assert "What the agent gets" in client.get(f"/t/grader/{name}/train/0").get_data(as_text=True), name
