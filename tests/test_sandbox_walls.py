@@ -66,3 +66,43 @@ def test_a_mount_over_a_system_path_is_refused_and_later_commands_see_the_origin
     assert later.stdout.startswith("tar (GNU tar)"), later
     also = run(sandbox, f"{FAKE_TAR} && mount -t tmpfs none /usr; ls /usr/bin/tar")
     assert also.stdout.strip() == "/usr/bin/tar", also
+
+
+HOG = ("for i in 1 2 3 4 5 6; do python3 -c 'import time; b=bytearray(100 << 20); b[::4096]=b\"x\"*(len(b)//4096); "
+       "time.sleep(2)' & done; wait; echo ended")
+
+
+def test_a_multi_process_memory_hog_stays_under_the_sandboxs_memory(tmp_path):
+    from rlx.runs.bwrap import Limits
+
+    box = Sandbox(limits=Limits(memory_mb=1024, storage_mb=64, group_memory_mb=256))
+    box.start()
+    try:
+        if box.group.kind is None:
+            pytest.skip("this host gives no cgroup: only the per-process limits hold")
+        outcome = run(box, HOG)  # six processes of 100 MB each, each under its own 1 GB address-space limit
+        peak = box.group.memory_peak()
+    finally:
+        box.stop()
+    assert "ended" in outcome.stdout and "Killed" in outcome.stderr, outcome  # the kernel's OOM killer, in the group
+    assert peak is not None and peak <= 256 << 20, peak
+    assert box.group.folders == []  # the group went with the sandbox
+
+
+FORKS = ("python3 -c 'import os, time\nn = 0\ntry:\n    while n < 100:\n        if os.fork() == 0:\n"
+         "            time.sleep(20); os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e.errno)'")
+
+
+def test_a_fork_bomb_stops_at_the_sandboxs_process_cap():
+    from rlx.runs.bwrap import Limits
+
+    box = Sandbox(limits=Limits(processes=1000, group_memory_mb=512, group_processes=30))
+    box.start()
+    try:
+        if box.group.kind is None:
+            pytest.skip("this host gives no cgroup: only the per-uid process limit holds")
+        outcome = run(box, FORKS)
+    finally:
+        box.stop()
+    forked, error = outcome.stdout.split()
+    assert int(forked) < 30 and error == "11", outcome  # EAGAIN at the group's cap, far below RLIMIT_NPROC's 1000

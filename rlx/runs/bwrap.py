@@ -28,7 +28,7 @@ import signal
 import subprocess
 from dataclasses import dataclass, field
 
-from rlx.runs import sandbox_seccomp
+from rlx.runs import sandbox_cgroup, sandbox_seccomp
 from rlx.runs.sandbox_uids import NoFreeUid, UidLease, lease_uid
 
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -51,6 +51,8 @@ class Limits:
     file_mb: int = 1024  # RLIMIT_FSIZE
     open_files: int = 1024  # RLIMIT_NOFILE
     storage_mb: int = 1024  # everything the sandbox may write, in memory: its root tmpfs and /dev/shm together
+    group_memory_mb: int | None = None  # the whole sandbox's memory, tmpfs included (its cgroup); None: no group
+    group_processes: int = 512  # the whole sandbox's processes (its cgroup)
 
     def apply(self) -> None:
         """Called in the child between fork and exec (preexec_fn): the limits every sandboxed process inherits."""
@@ -84,6 +86,7 @@ class Sandbox:
     _process: subprocess.Popen | None = None
     _child_pid: int | None = None
     _uid: UidLease | None = None
+    group: sandbox_cgroup.Group = field(default_factory=sandbox_cgroup.Group)
 
     # --- lifecycle -----------------------------------------------------------------------------------------
 
@@ -97,6 +100,8 @@ class Sandbox:
                 self._uid = lease_uid()
             except NoFreeUid as exc:
                 raise SandboxError(str(exc)) from None
+        if self.limits.group_memory_mb:
+            self.group = sandbox_cgroup.create(self.limits.group_memory_mb, self.limits.group_processes)
         status_read, status_write = os.pipe()
         ready_read, ready_write = os.pipe()
         seccomp_fd = sandbox_seccomp.bpf_file()
@@ -107,10 +112,11 @@ class Sandbox:
             self._process = subprocess.Popen(
                 args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 pass_fds=(status_write, ready_write, seccomp_fd), start_new_session=True, env=_empty_env(),
-                preexec_fn=self.limits.apply,
+                preexec_fn=self._join,
             )
         except BaseException:
             self._release_uid()
+            self.group.remove()
             raise
         finally:
             os.close(status_write)
@@ -132,6 +138,7 @@ class Sandbox:
         process, self._process = self._process, None
         if process is None:
             self._release_uid()
+            self.group.remove()
             return
         try:
             os.killpg(process.pid, signal.SIGKILL)
@@ -144,6 +151,7 @@ class Sandbox:
         if process.stderr:
             process.stderr.close()
         self._release_uid()  # the pid namespace went with its init: nothing runs as the uid any more
+        self.group.remove()
 
     def _release_uid(self) -> None:
         lease, self._uid = self._uid, None
@@ -191,8 +199,12 @@ class Sandbox:
     def enter(self) -> None:
         """preexec_fn of a command made by `command`: the limits, and the system-call filter (rlx/runs/
         sandbox_seccomp.py), which nsenter and everything after it inherit."""
-        self.limits.apply()
+        self._join()
         sandbox_seccomp.load()
+
+    def _join(self) -> None:
+        self.group.join()
+        self.limits.apply()
 
     async def run(self, script: str, *, env: dict[str, str] | None = None, cwd: str | None = None,
                   timeout: float | None = None, stdin: bytes | None = None, on_output=None) -> ExecOutcome:

@@ -59,6 +59,7 @@ class LocalEnvironment(BaseEnvironment):
         self._sandbox = Sandbox(workdir=workdir, network=not self._network_disabled, limits=self._limits(),
                                 writable=("/tmp", "/root", "/logs", "/tests", "/solution", "/installed-agent"))
         await asyncio.to_thread(self._sandbox.start)
+        self.logger.info(f"Sandbox limits: {self._sandbox.group.summary()}.")
         await self.ensure_dirs(self._mount_targets(writable_only=True))
         await self._replay_dockerfile()
         await self._upload_environment_dir_after_start()
@@ -73,9 +74,12 @@ class LocalEnvironment(BaseEnvironment):
         memory = self._effective_memory_mb or cfg.memory_mb or 2048
         storage = self._effective_storage_mb or cfg.storage_mb or 1024
         # Per-process address space: the task's memory with headroom (runtimes reserve more than they touch).
-        return Limits(memory_mb=min(max(int(memory) * 2, 1024), 16384), storage_mb=min(max(int(storage), 64), 8192),
-                      processes=self._kwargs_int("max_processes", 256),
-                      cpu_seconds=self._kwargs_int("cpu_seconds", 3600))
+        # The whole sandbox (its cgroup, where the host gives one): the task's memory plus its in-memory storage,
+        # since the tmpfs pages are charged to the group of the process that wrote them.
+        storage_mb, processes = min(max(int(storage), 64), 8192), self._kwargs_int("max_processes", 256)
+        return Limits(memory_mb=min(max(int(memory) * 2, 1024), 16384), storage_mb=storage_mb,
+                      processes=processes, cpu_seconds=self._kwargs_int("cpu_seconds", 3600),
+                      group_memory_mb=int(memory) + storage_mb, group_processes=processes)
 
     def _kwargs_int(self, name: str, default: int) -> int:
         try:
