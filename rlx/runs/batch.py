@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from rlx.queue.defaults import KEY_PREFIX
-from rlx.runs import models, record
+from rlx.runs import models, record, rollout_rules
 from rlx.runs.limits import LimitReached
 from rlx.runs.record import RunRecord
 from rlx.store import Store, read_json, write_json
@@ -143,7 +143,8 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
         if batch is None or batch.status != RUNNING:
             return batch
         active = sum(1 for run in runs_of(store, batch) if run is None or run.active)
-        while len(batch.run_ids) < len(batch.refs) and active < batch.cap:
+        paused = rollout_rules.switched_off() is not None  # switched back on, the next look starts the rest
+        while not paused and len(batch.run_ids) < len(batch.refs) and active < batch.cap:
             run = RunRecord(id=record.new_run_id(), env_id=batch.env_id, ref=batch.refs[len(batch.run_ids)],
                             agent=batch.agent, model=batch.model, revision=batch.revision, visitor=batch.visitor,
                             visibility=batch.visibility, batch=batch.id)

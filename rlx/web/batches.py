@@ -12,7 +12,7 @@ from werkzeug.datastructures import MultiDict
 
 from rlx.queue import get_redis
 from rlx.runs import batch as batches
-from rlx.runs import record
+from rlx.runs import record, rollout_rules
 from rlx.runs.access import visibility_for
 from rlx.runs.batch import BatchRecord
 from rlx.runs.batch_results import counts, histogram, result_rows, to_csv, to_jsonl, to_parquet, withdrawn_count
@@ -74,6 +74,8 @@ def why_no_batch(state, rows) -> str | None:
     """Why a batch of the tasks these filters match would not run here; None when some of them can."""
     if not rows or not state.ready:
         return None
+    if off := rollout_rules.switched_off():
+        return off
     if not state.adapter.run_options(state.env, state.index, rows[0].ref):
         return f"Its tasks cannot run here: {state.adapter.cannot_run_why}"
     if all(row.facets.get("runs_here") == "no" for row in rows):  # Harbor says, per task, whether one runs here
@@ -85,9 +87,12 @@ def why_no_batch(state, rows) -> str | None:
 @same_origin_only
 def start(org: str, name: str):
     try:
+        rollout_rules.check_open()
         agent, visibility, cap, query, model = read_batch_form(request.form)
     except BatchFormError as exc:
         abort(400, str(exc))
+    except rollout_rules.RolloutRefused as exc:
+        return error_response(exc.status, str(exc), retry_after=exc.retry_after)
     state = load_env(org, name, start_indexing=False)
     if not state.ready:
         return error_response(503, "This dataset is still being indexed; try again in a moment.", retry_after=5)
@@ -100,6 +105,10 @@ def start(org: str, name: str):
     if len(refs) > batches.MAX_TASKS:
         abort(400, f"These filters match {len(refs)} tasks; a batch covers at most {batches.MAX_TASKS}. "
                    "Narrow them and start again.")
+    try:
+        rollout_rules.check_start(agent)  # a batch counts once against the hourly limit
+    except rollout_rules.RolloutRefused as exc:
+        return error_response(exc.status, str(exc), retry_after=exc.retry_after)
     batch = BatchRecord(id=record.new_run_id(), env_id=state.env.id, agent=agent, refs=refs, cap=cap,
                         model=model.model if model else None, revision=state.env.revision,
                         visitor=visitor_id(create=True), visibility=visibility_for(state.env.record, visibility),

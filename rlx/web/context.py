@@ -9,6 +9,7 @@ from flask import Flask
 from markupsafe import Markup
 
 from rlx.catalog.kinds import KINDS
+from rlx.runs.rollout_rules import offered_agents
 from rlx.web.format import compact_number, file_size, operator_hint, relative_date
 from rlx.web.naming import ref_beside_title
 from rlx.web.richtext import render_code, render_markdown, render_verbatim
@@ -29,7 +30,7 @@ def init_context(app: Flask) -> None:
     @app.context_processor
     def _globals():
         return {"app_name": "HF RL Explorer", "kind_labels": {k: v.label for k, v in KINDS.items()},
-                "header_trending": header_trending, "inline_css": inline_css}
+                "header_trending": header_trending, "inline_css": inline_css, "offered_agents": offered_agents}
 
 
 def header_trending() -> list[dict]:

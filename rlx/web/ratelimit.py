@@ -50,10 +50,10 @@ def client_address() -> str:
     return request.remote_addr or "unknown"
 
 
-def over_limit(name: str, who: str | None = None, cost: int = 1) -> int | None:
+def over_limit(name: str, who: str | None = None, cost: int = 1, limit: str | None = None) -> int | None:
     """Count one request against limit `name` for `who` (default: this client's address); the seconds to wait
-    when it is over, else None."""
-    item = parse(limit_for(name))
+    when it is over, else None. `limit` replaces the named limit's rate (an admin's setting, say)."""
+    item = parse(limit or limit_for(name))
     key = hashlib.sha256((who or client_address()).encode()).hexdigest()[:24]  # no raw address in Redis
     limiter = _limiter()
     if limiter.hit(item, name, key, cost=cost):

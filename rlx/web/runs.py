@@ -14,7 +14,7 @@ import time
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, stream_with_context, url_for
 
 from rlx.queue import get_redis
-from rlx.runs import events, record
+from rlx.runs import events, record, rollout_rules
 from rlx.runs.access import may_see, visibility_for
 from rlx.runs.form import FormError, read_run_form
 from rlx.runs.launch import MAX_JOB_SEC, request_stop, settle, start_run
@@ -43,18 +43,27 @@ BLOCK_MS = 5000
 @same_origin_only
 @rate_limited("runs")
 def start(org: str, name: str, ref: str):
+    try:
+        rollout_rules.check_open()
+    except rollout_rules.RolloutRefused as exc:
+        return error_response(exc.status, str(exc), retry_after=exc.retry_after)
     state = load_env(org, name, start_indexing=False)
     if not state.ready:
         return error_response(503, "This dataset is still being indexed; try again in a moment.", retry_after=5)
     if not any(r.ref == ref for r in state.index.rows):
         abort(404, f"{org}/{name} has no task {ref!r}.")
     token = visitor_token()
-    options = sandboxes.for_visitor(state.adapter.run_options(state.env, state.index, ref), token is not None)
+    options = rollout_rules.offer(sandboxes.for_visitor(state.adapter.run_options(state.env, state.index, ref),
+                                                        token is not None))
     try:
         choice = read_run_form(request.form, options)
         model = model_from_form(choice.values["agent"], choice.values, choice.secret, token)
     except (FormError, ModelError) as exc:
         abort(400, str(exc))
+    try:
+        rollout_rules.check_start(choice.values["agent"])
+    except rollout_rules.RolloutRefused as exc:
+        return error_response(exc.status, str(exc), retry_after=exc.retry_after)
     run = RunRecord(id=record.new_run_id(), env_id=state.env.id, ref=ref, agent=choice.values["agent"],
                     sandbox=choice.option.key, model=model.model if model else None, revision=state.env.revision,
                     visitor=visitor_id(create=True),

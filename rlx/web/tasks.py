@@ -10,6 +10,7 @@ from flask import Blueprint, abort, redirect, request, url_for
 from rlx.adapters import public
 from rlx.adapters.paths import safe_relpath
 from rlx.auth.visitor import visitor_token
+from rlx.runs import rollout_rules
 from rlx.runs.access import options_for_dataset
 from rlx.runs.sandboxes import for_visitor
 from rlx.sources.errors import Unavailable
@@ -80,9 +81,10 @@ def task_page(org: str, name: str, ref: str):
         state=state, org=org, name=name, ref=ref, row=row, view=view, prev_row=prev_row, next_row=next_row,
         aliases=state.adapter.aliases(state.env, state.index, ref) if state.ready else [],
         position=position, count=count, file_view=file_view,
-        run_options=options_for_dataset(state.env.record, for_visitor(
+        run_options=options_for_dataset(state.env.record, rollout_rules.offer(for_visitor(
             state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
-            signed_in=visitor_token() is not None)),
+            signed_in=visitor_token() is not None))),
+        rollouts_off=rollout_rules.switched_off(),
         tree=_tree(state, ref) if state.ready else [], **_tree_urls(org, name, ref),
     )
     if request.args.get("view") == "full" and file_view is not None:
