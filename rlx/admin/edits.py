@@ -12,7 +12,8 @@ from flask import Blueprint, abort, current_app, redirect, request, url_for
 from rlx.admin.rollouts import TakedownError, set_withdrawn
 from rlx.admin.store import record, update_settings
 from rlx.auth.visitor import current_visitor
-from rlx.runs.record import valid_run_id
+from rlx.runs.admin_stop import add_stop
+from rlx.runs.record import load as load_run, valid_run_id
 from rlx.store.settings import COLLECTION_KEY, ENV_ID, MAX_PER_HOUR
 from rlx.web.origin import same_origin_only
 from rlx.web.redirects import own_path
@@ -140,12 +141,28 @@ def rollouts():
     run_id, action = request.form.get("run", "").strip(), request.form.get("action", "")
     if not valid_run_id(run_id):
         abort(400, "A run id is twelve lowercase letters and digits.")
+    if action == "stop":
+        return _stop(run_id)
     if action not in ("withdraw", "restore"):
-        abort(400, "The action is withdraw (take the rollout off community) or restore (put it back).")
+        abort(400, "The action is withdraw (take the rollout off community), restore (put it back) or stop.")
     try:
         run = set_withdrawn(current_app.extensions["rlx.store"], run_id, withdrawn=action == "withdraw")
     except TakedownError as exc:
         abort(exc.status, str(exc))
     record(_settings_path(), current_visitor().name, f"rollout.{action}", run=run.id, env=run.env_id, task=run.ref)
+    back = own_path(request.form.get("next"), url_for("admin.rollouts_page"))
+    return redirect(back if back.startswith("/admin/") else url_for("admin.rollouts_page"), code=303)
+
+
+def _stop(run_id: str):
+    """Ask the worker running this rollout to stop it, through the settings file like every admin action: the job
+    watches the file while it runs (rlx/runs/admin_stop.py) and ends the run "stopped"."""
+    run = load_run(current_app.extensions["rlx.store"], run_id)
+    if run is None:
+        abort(404, "There is no run with that id.")
+    if not run.active:
+        abort(409, f"This rollout has already ended ({run.status}); there is nothing to stop.")
+    update_settings(_settings_path(), lambda data: data.update(stop=add_stop(data.get("stop"), run_id)))
+    record(_settings_path(), current_visitor().name, "rollout.stop", run=run.id, env=run.env_id, task=run.ref)
     back = own_path(request.form.get("next"), url_for("admin.rollouts_page"))
     return redirect(back if back.startswith("/admin/") else url_for("admin.rollouts_page"), code=303)

@@ -19,7 +19,7 @@ from pathlib import Path
 from flask import current_app
 
 from rlx.queue import get_redis
-from rlx.runs import events, index, limits, record, sandboxes
+from rlx.runs import admin_stop, events, index, limits, record, sandboxes
 from rlx.runs.launch import next_batch_runs
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
 from rlx.runs.egress import egress_for, route_litellm_through
@@ -54,6 +54,7 @@ def run_rollout(run_id: str) -> dict:
         raise LookupError(f"run {run_id} has no record")
     if run.status != record.QUEUED:
         return {"status": run.status}  # stopped before it started, or already handled
+    admin_asked = admin_stop.watcher(run.id)
     drop_rollout_secrets()  # this work horse's own environment: nothing a task could ask Harbor for
     scratch = None
     try:
@@ -61,14 +62,16 @@ def run_rollout(run_id: str) -> dict:
         run.provenance = provenance(run)
         _save(store, redis, run)
         scratch = Path(tempfile.mkdtemp(prefix=f"rlx-run-{run_id}-", dir=app.config["RLX"].cache_dir))
+        if admin_asked():  # asked while it was queued
+            raise _Stopped(admin_stop.OUTCOME)
         task = copy_task(source, store, run.env_id, run.ref, run.revision, scratch / "task")
         seal_task_config(task, task_variables(run))  # Harbor gets no template to fill from our environment
         agent = _agent_config(run, redis)
         environment = _environment_config(run, redis)
-        result = asyncio.run(_drive(run, task, agent, environment, store, redis))
+        result = asyncio.run(_drive(run, task, agent, environment, store, redis, admin_asked))
         _apply_result(run, result)
-    except _Stopped:
-        run.status, run.outcome = STOPPED, "Stopped by its owner."
+    except _Stopped as stopped:
+        run.status, run.outcome = STOPPED, str(stopped) or "Stopped by its owner."
     except Exception as exc:  # every failure is the record's to tell, in a sentence
         log.warning("run %s failed", run_id, exc_info=True)
         run.status = FAILED
@@ -167,7 +170,7 @@ def _take_token_back(run: RunRecord, redis) -> None:
         sandboxes.take_token(redis, run.id)
 
 
-async def _drive(run: RunRecord, task: Path, agent, environment, store, redis):
+async def _drive(run: RunRecord, task: Path, agent, environment, store, redis, admin_asked):
     from harbor.models.trial.config import TaskConfig, TrialConfig, VerifierConfig
     from harbor.trial.trial import Trial
 
@@ -183,21 +186,24 @@ async def _drive(run: RunRecord, task: Path, agent, environment, store, redis):
     running = asyncio.create_task(trial.run())
     feed.start()
     try:
-        return await _until_done_or_stopped(run, running, redis)
+        return await _until_done_or_stopped(run, running, redis, admin_asked)
     finally:
         await feed.stop()
 
 
-async def _until_done_or_stopped(run: RunRecord, running, redis):
+async def _until_done_or_stopped(run: RunRecord, running, redis, admin_asked):
     while not running.done():
         await asyncio.wait({running}, timeout=STOP_POLL_SEC)
-        if not running.done() and redis.exists(stop_key(run.id)):
+        if running.done():
+            break
+        by_owner = redis.exists(stop_key(run.id))
+        if by_owner or admin_asked():  # the owner's Stop (Redis), or an admin's (the settings file)
             running.cancel()
             try:
                 await running
             except BaseException:  # Harbor records the cancel and tears the sandbox down
                 pass
-            raise _Stopped()
+            raise _Stopped("Stopped by its owner." if by_owner else admin_stop.OUTCOME)
     return running.result()
 
 
