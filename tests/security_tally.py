@@ -33,6 +33,8 @@ CATEGORIES: list[tuple[str, tuple[str, ...]]] = [
                            "test_admin_headers.py::test_an_admin_served_apart_takes",
                            "test_admin_rollouts.py::test_a_takedown_that_may_not")),
     ("forged and expired sessions, tokens kept out", ("test_signin.py",)),
+    ("settings file read defensively", ("test_settings_file.py",)),
+    ("admin settings applied", ("test_admin_settings.py", "test_admin_stop.py")),
     ("admin: absent from the public app, members only", ("test_admin.py", "test_admin_rollouts.py")),
     ("private data per token", ("test_private_per_token.py",)),
     ("run privacy: a private or gated dataset's runs stay private", ("test_run_privacy.py",)),
