@@ -15,8 +15,8 @@ from scripts import synth_catalog as synth
 PLAN_DIGEST_1X = "271faee3ece2e78d36b5e191bfcf53f1986e9535394e28c10c2477c603c9fd36"
 INDEX_DIGESTS_1X = {
     "poulio-team/heap-novelty": "4b3399e07790246464f2eae4b8dc922b70e759a99c2657d45d6743c655654821",  # the largest
-    "synth-bench/thousand-tasks": "90502803a1f98556a63c5436258654d7d8c19abbfdbd82d9bbbf777596a0e9b2",
-    "ancor/learning": "d18951f7e69116ce7ebc85f61a6100fc33f8cb7c8454dc080642ab804752c7b5",
+    "synth-bench/thousand-tasks": "d553b7c79ccdc036266d35e1bea7fb267674bfe6664a299a4ccfeb217f6d78d8",
+    "ancor/learning": "2296be8dae3b293a2fa4d6393ae3e27d522984ca2c787f6c735ecb406d855e7f",
 }
 THOUSAND_FILE_DIGESTS_1X = {
     "README.md": "ab3510639dcf905b4169ace6e633a5e99e029a2846af31843468607255e9cf30",

@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from rlx.runs.bwrap import Limits, Sandbox
+from rlx.runs.bwrap import _NO_CAPABILITIES, Limits, Sandbox
 
 PORT_SUFFIX = "--49983.hf.jobs"
 TERMINAL = ("COMPLETED", "CANCELED", "ERROR", "DELETED")
@@ -42,6 +42,19 @@ WRITABLE = ("/tmp", "/root", "/logs", "/app", "/tests", "/solution", "/installed
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class ContainerSandbox(Sandbox):
+    """A Job container lets its processes make namespaces (the client cuts a no-network task's network with
+    `unshare`), so the stand-in's commands run without the system-call filter our own sandboxes get."""
+
+    def enter(self) -> None:
+        self._join()
+
+    def command(self, *args, **kwargs) -> list[str]:  # and keep the capabilities a container's root has
+        argv = super().command(*args, **kwargs)
+        start = argv.index(_NO_CAPABILITIES[0])
+        return argv[:start] + argv[start + len(_NO_CAPABILITIES):]
 
 
 @dataclass
@@ -122,7 +135,7 @@ class HFJobsStandIn:
     def create(self, owner: str, spec: dict) -> Job:
         job = Job(id=secrets.token_hex(12), owner=owner, spec=spec)
         job.log("===== Job started at " + job.created_at + " =====")
-        sandbox = Sandbox(workdir="/tmp", network=True, writable=WRITABLE, hostname="sandbox",
+        sandbox = ContainerSandbox(workdir="/tmp", network=True, writable=WRITABLE, hostname="sandbox",
                           limits=Limits(storage_mb=512))
         self._spawner.submit(sandbox.start).result()
         job.sandbox = sandbox
