@@ -1,5 +1,5 @@
 """One Config, read from the environment. Every variable is declared once in SETTINGS, with its default and a
-sentence; the README documents each of them (a test keeps the two in step)."""
+sentence; docs/OPERATIONS.md documents each of them (a test keeps the two in step)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ focus, and no WCAG 2.0/2.1 A or AA violation axe-core finds (colour contrast inc
 One server (gunicorn + gevent) on the bundled examples, with a Space whose server is down and two finished runs; one
 browser for the whole module. The console and the width are checked at every width and JS setting; Tab and axe, the
 slow checks, at 1280 px with JS on, once per page and theme. A screenshot of every page × width × theme × JS lands under
-test-artifacts/screenshots/ (README: "The browser audit").
+test-artifacts/screenshots/ (docs/TESTING.md: "The browser audit").
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import toml  # Harbor's own dependency; writes the resolved copy (checked by reading it back)
 
-# What a task may ask for, each with what it gets; documented in the README ("Task variables").
+# What a task may ask for, each with what it gets; documented in docs/SANDBOX.md ("Task variables").
 TASK_VARIABLES = {
     "RLX_RUN_ID": "the run's id",
     "RLX_AGENT": "the agent's name (oracle, nop, terminus-2)",
