@@ -13,10 +13,10 @@ MAX_BODY_BYTES = 1024 * 1024  # the largest request body read; more is a 413 bef
 def create_app(config: Config | None = None) -> Flask:
     """Build the app: nothing happens at import time, so tests build as many apps as they like."""
     config = config or Config.from_env()
-    from rlx.web.hosts import TrustedHosts
-    from rlx.web.json_provider import MarkupSafeJSON
-    from rlx.web.proxies import behind_proxies
-    from rlx.web.session_signer import SignedCookieSessions
+    from rlx.http.hosts import TrustedHosts
+    from rlx.http.json_provider import MarkupSafeJSON
+    from rlx.http.proxies import behind_proxies
+    from rlx.http.session_signer import SignedCookieSessions
 
     app = Flask(__name__)
     app.json = MarkupSafeJSON(app)
@@ -34,7 +34,8 @@ def create_app(config: Config | None = None) -> Flask:
     )
 
     from rlx import queue, sources, store
-    from rlx.web import compression, register_web
+    from rlx.http import compression
+    from rlx.web import register_web
 
     compression.init_app(app)
     app.extensions["rlx.store"] = store.Store(config.storage_dir)

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from rlx.adapters import register, unregister
-from rlx.web.ratelimit import KEY_PREFIX as RATE_PREFIX
+from rlx.http.ratelimit import KEY_PREFIX as RATE_PREFIX
 from rlx.mcp.sessions import KEY_PREFIX as SESSION_PREFIX, SESSION_IDLE_S
 from tests.test_contract import RiddleAdapter
 

@@ -4,7 +4,7 @@ nothing, and other engineers' routes take the same hook (`rate_limited`, `over_l
 import pytest
 
 from rlx import create_app
-from rlx.web.ratelimit import KEY_PREFIX, over_limit, rate_limited
+from rlx.http.ratelimit import KEY_PREFIX, over_limit, rate_limited
 
 OURS = {"Origin": "http://localhost"}
 
@@ -81,7 +81,7 @@ def test_the_hook_limits_any_view_and_any_action(make_config, redis_client):
 def test_every_named_limit_parses(app, name):
     from limits import parse
 
-    from rlx.web.ratelimit import limit_for
+    from rlx.http.ratelimit import limit_for
 
     with app.app_context():
         assert parse(limit_for(name)).amount >= 1

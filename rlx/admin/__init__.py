@@ -24,10 +24,11 @@ def create_admin_app(config: Config | None = None) -> Flask:
     from rlx import MAX_BODY_BYTES, auth, queue, sources, store
     from rlx.admin import edits, headers, membership, views
     from rlx.store.settings import SettingsError
-    from rlx.web import catalog_db, errors, origin
+    from rlx.http import errors, origin
+    from rlx.web import catalog_db
     from rlx.web.context import init_context
-    from rlx.web.hosts import TrustedHosts
-    from rlx.web.proxies import behind_proxies
+    from rlx.http.hosts import TrustedHosts
+    from rlx.http.proxies import behind_proxies
 
     config = config or Config.from_env()
     app = Flask("rlx.admin", template_folder=str(TEMPLATES), static_folder=str(STATIC))

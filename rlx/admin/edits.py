@@ -15,8 +15,8 @@ from rlx.auth.visitor import current_visitor
 from rlx.runs.admin_stop import add_stop
 from rlx.runs.record import load as load_run, valid_run_id
 from rlx.store.settings import COLLECTION_KEY, ENV_ID, MAX_PER_HOUR
-from rlx.web.origin import same_origin_only
-from rlx.web.redirects import own_path
+from rlx.http.origin import same_origin_only
+from rlx.http.redirects import own_path
 
 bp = Blueprint("admin_edits", __name__)
 

@@ -16,7 +16,7 @@ import re
 from flask import Flask, request
 from flask_talisman import Talisman
 
-from rlx.web.headers import CSP, PERMISSIONS, send_hsts_behind_https
+from rlx.http.headers import CSP, PERMISSIONS, send_hsts_behind_https
 
 ADMIN_CSP = {**CSP, "frame-src": "'none'"}  # the admin embeds no Space
 RQ_BLUEPRINT = "rq_dashboard"

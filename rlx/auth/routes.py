@@ -15,11 +15,11 @@ from requests import RequestException
 from rlx.auth import session as account_cookie
 from rlx.auth.hub_identity import TokenRejected, account_for
 from rlx.auth.oauth import provider
-from rlx.auth.redirects import own_path
+from rlx.http.redirects import own_path
 from rlx.auth.visitor import current_visitor, signed_out_for_now
-from rlx.web.origin import own_public_url, same_origin_only
-from rlx.web.ratelimit import rate_limited
-from rlx.web.render import render
+from rlx.http.origin import own_public_url, same_origin_only
+from rlx.http.ratelimit import rate_limited
+from rlx.http.render import render
 
 bp = Blueprint("auth", __name__)
 log = logging.getLogger("rlx.auth")
@@ -112,6 +112,6 @@ def signout():
 
 
 def _unavailable(message: str):
-    from rlx.web.errors import error_response
+    from rlx.http.errors import error_response
 
     return error_response(503, message, retry_after=30)

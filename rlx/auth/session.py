@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from cryptography.fernet import Fernet, InvalidToken
 from flask import Response, current_app, request
 
-from rlx.web.origin import own_public_url
+from rlx.http.origin import own_public_url
 
 COOKIE = "rlx_account"
 MAX_AGE_S = 8 * 3600  # as long as a Space's default sign-in (hf_oauth_expiration_minutes: 480)

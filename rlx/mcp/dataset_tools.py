@@ -17,7 +17,7 @@ from rlx.adapters.paths import safe_relpath
 from rlx.mcp.protocol import ToolError, ToolResult
 from rlx.mcp.snippets import app_base_url
 from rlx.mcp.task_text import row_data, row_line, task_as_text
-from rlx.web.tasklist import TaskQuery, search_index
+from rlx.adapters.task_search import TaskQuery, search_index
 
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
@@ -36,7 +36,7 @@ _READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
 
 class DatasetTools:
-    """The tool server for one environment (an EnvState from rlx.web.loaders.load_env)."""
+    """The tool server for one environment (an EnvState: its loaded index, as the pages load it)."""
 
     def __init__(self, state):
         self.state = state

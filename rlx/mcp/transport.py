@@ -23,8 +23,8 @@ from rlx.mcp.jsonrpc import INVALID_REQUEST, SERVER_ERROR, Message, RpcError
 from rlx.mcp.protocol import MODERN_VERSIONS, SUPPORTED_VERSIONS, ToolServer, answer, initialize_result, negotiate
 from rlx.mcp.sessions import Session, end_session, find_session, live_sessions_of, new_session
 from rlx.queue import get_redis
-from rlx.web.origin import same_origin
-from rlx.web.ratelimit import over_limit
+from rlx.http.origin import same_origin
+from rlx.http.ratelimit import over_limit
 
 log = logging.getLogger("rlx.mcp")
 MAX_BODY = 512 * 1024
@@ -59,7 +59,7 @@ def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "
 # --- refusals before anything is read --------------------------------------------------------------------
 
 def _check_origin() -> None:
-    """Host was checked before Flask saw the request (rlx/web/hosts.py: the spec's defence against DNS rebinding).
+    """Host was checked before Flask saw the request (rlx/http/hosts.py: the spec's defence against DNS rebinding).
     Origin, when a browser sends one, must be this app's; MCP clients that are not browsers send none."""
     if not same_origin(allow_absent=True):
         raise RpcError(SERVER_ERROR, "Cross-origin requests may not use this MCP endpoint.", 403)

@@ -90,7 +90,7 @@ def check_agent(agent: str) -> None:
 def count_start() -> None:
     """Count one start against the visitor's hourly limit; RolloutRefused (429) when it is used up."""
     from rlx.auth.visitor import visitor_key
-    from rlx.web.ratelimit import client_address, over_limit
+    from rlx.http.ratelimit import client_address, over_limit
 
     per_hour = current().per_visitor_per_hour
     if per_hour == 0:

@@ -4,9 +4,9 @@ from flask import Flask
 
 
 def register_web(app: Flask) -> None:
-    from rlx.web import (admission, api_docs, api_search, catalog_db, community, envs, errors, explore, headers,
-                         health, mcp_routes, origin, playground, render, runs, space_routes, space_tasks, spaces,
-                         tasks)
+    from rlx.http import errors, headers, origin, render
+    from rlx.web import (admission, api_docs, api_search, catalog_db, community, envs, explore, health, mcp_routes,
+                         playground, runs, space_routes, space_tasks, spaces, tasks)
     from rlx.web import batches, metrics, page_meta, previews, robots, sitemap
     from rlx.web.context import init_context
 

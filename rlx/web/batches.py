@@ -20,12 +20,12 @@ from rlx.runs.launch import settle
 from rlx.runs.limits import LimitReached
 from rlx.runs.models import ModelChoice, ModelError
 from rlx.auth.visitor import visitor_token
-from rlx.web.errors import error_response
+from rlx.http.errors import error_response
 from rlx.web.loaders import load_env
-from rlx.web.origin import same_origin_only
-from rlx.web.render import render
+from rlx.http.origin import same_origin_only
+from rlx.http.render import render
 from rlx.web.runs import model_from_form
-from rlx.web.tasklist import TaskQuery, search_index
+from rlx.adapters.task_search import TaskQuery, search_index
 from rlx.web.visitor import owns, stop_as_owner, visitor_id
 
 bp = Blueprint("batches", __name__)

@@ -23,7 +23,7 @@ from rlx.runs.access import may_see
 from rlx.runs.compare import MAX_RUNS, CompareError, check_same_task, compare_view, parse_ids, steps_of
 from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
-from rlx.web.render import render
+from rlx.http.render import render
 from rlx.web.visitor import visitor_id
 
 bp = Blueprint("community", __name__)

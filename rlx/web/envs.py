@@ -9,10 +9,10 @@ from rlx.adapters import public
 from rlx.jobs.index import ensure_index_job
 from rlx.web.batches import why_no_batch
 from rlx.web.loaders import load_env
-from rlx.web.origin import same_origin_only
-from rlx.web.ratelimit import rate_limited
-from rlx.web.render import render
-from rlx.web.tasklist import TaskQuery, page_of, search_index
+from rlx.http.origin import same_origin_only
+from rlx.http.ratelimit import rate_limited
+from rlx.http.render import render
+from rlx.adapters.task_search import TaskQuery, page_of, search_index
 
 bp = Blueprint("envs", __name__)
 

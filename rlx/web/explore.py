@@ -11,10 +11,10 @@ from flask import Blueprint, redirect, request, url_for
 from rlx.auth.mine import my_repos
 from rlx.auth.visitor import current_visitor
 from rlx.web.catalog_db import settings
-from rlx.web.origin import same_origin_only
-from rlx.web.ratelimit import rate_limited
-from rlx.web.redirects import own_path
-from rlx.web.render import VARY, htmx, render
+from rlx.http.origin import same_origin_only
+from rlx.http.ratelimit import rate_limited
+from rlx.http.redirects import own_path
+from rlx.http.render import VARY, htmx, render
 from rlx.web.search import SORTS, TRENDING_MAX, SearchQuery, run_search
 
 bp = Blueprint("explore", __name__)

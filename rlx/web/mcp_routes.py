@@ -12,7 +12,7 @@ from rlx.mcp.jsonrpc import SERVER_ERROR
 from rlx.mcp.snippets import app_base_url, client_snippets
 from rlx.sources.errors import SourceError, Unavailable
 from rlx.web.loaders import load_env
-from rlx.web.origin import checks_origin_itself
+from rlx.http.origin import checks_origin_itself
 
 bp = Blueprint("mcp", __name__)
 SPACE_SESSIONS_PER_ADDRESS = 10  # each bridged session may hold a Space's server busy

@@ -24,8 +24,8 @@ from rlx.live.episode import Episode
 from rlx.live.play_view import BadAction, action_fields, action_from_form, bounded_int, observation_parts
 from rlx.live.play_view import reward_points, reward_text, tool_result_parts
 from rlx.queue import get_redis
-from rlx.web.origin import same_origin
-from rlx.web.render import render
+from rlx.http.origin import same_origin
+from rlx.http.render import render
 from rlx.web.spaces import _local_hosts, _record
 from rlx.web.visitor import cap_holder, visitor_id
 

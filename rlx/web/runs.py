@@ -25,12 +25,12 @@ from rlx.runs import sandboxes
 from rlx.auth.visitor import visitor_token
 from rlx.runs.record import RunRecord
 from rlx.runs.view import run_view
-from rlx.web.errors import error_response
+from rlx.http.errors import error_response
 from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
-from rlx.web.origin import same_origin_only
-from rlx.web.ratelimit import rate_limited
-from rlx.web.render import render
+from rlx.http.origin import same_origin_only
+from rlx.http.ratelimit import rate_limited
+from rlx.http.render import render
 from rlx.web.visitor import owns, stop_as_owner, visitor_id
 
 bp = Blueprint("runs", __name__)

@@ -13,9 +13,9 @@ from rlx.live import LiveError, SpaceClient
 from rlx.live.play_view import BadAction
 from rlx.live.route_forms import call_route, route_forms
 from rlx.queue import get_redis
-from rlx.web.errors import error_response
-from rlx.web.origin import same_origin_only
-from rlx.web.render import render
+from rlx.http.errors import error_response
+from rlx.http.origin import same_origin_only
+from rlx.http.render import render
 from rlx.web.spaces import _record, checked_server
 from rlx.web.visitor import visitor_id
 

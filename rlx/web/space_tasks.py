@@ -9,8 +9,8 @@ from flask import Blueprint, abort, request
 
 from rlx.live import LiveError, SpaceClient
 from rlx.live import task_api
-from rlx.web.errors import error_response
-from rlx.web.render import render
+from rlx.http.errors import error_response
+from rlx.http.render import render
 from rlx.web.spaces import _record, checked_server
 
 bp = Blueprint("space_tasks", __name__)

@@ -22,13 +22,13 @@ from rlx.live import SpaceRefused, check_space, public_app_url, space_base_url, 
 from rlx.live.checks import age_s, cached_check, is_fresh
 from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, space_runtime, wake
 from rlx.queue import get_redis
-from rlx.web.errors import error_response
+from rlx.http.errors import error_response
 from rlx.web.format import relative_date
 from rlx.web.loaders import _NAME
-from rlx.web.origin import same_origin_only
-from rlx.web.ratelimit import rate_limited
+from rlx.http.origin import same_origin_only
+from rlx.http.ratelimit import rate_limited
 from rlx.web.hidden import refuse_if_hidden
-from rlx.web.render import VARY, render, wants_fragment
+from rlx.http.render import VARY, render, wants_fragment
 
 bp = Blueprint("spaces", __name__)
 ADAPTER = SpaceAdapter()

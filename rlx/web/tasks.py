@@ -15,7 +15,7 @@ from rlx.runs.access import options_for_dataset
 from rlx.runs.sandboxes import for_visitor
 from rlx.sources.errors import Unavailable
 from rlx.web.loaders import load_env
-from rlx.web.render import render, render_partial_or_page
+from rlx.http.render import render, render_partial_or_page
 
 bp = Blueprint("tasks", __name__)
 

@@ -12,7 +12,7 @@ import secrets
 from flask import abort, redirect, session, url_for
 
 from rlx.auth.visitor import visitor_key
-from rlx.web.ratelimit import client_address
+from rlx.http.ratelimit import client_address
 
 
 def visitor_id(create: bool = False) -> str | None:

@@ -5,7 +5,7 @@ RLX_PUBLIC_URL's (RLX_ADMIN_URL's on the admin app, when set; behind a TLS proxy
 plain http, so Host cannot tell), or this
 request's own when it names a loopback or IP address (only a page served from this very address can). Without
 RLX_PUBLIC_URL the request's own origin is accepted: its Host has already been checked against the trusted names
-(rlx/web/hosts.py). A request with neither header is refused; endpoints for non-browser clients (MCP) opt out of
+(rlx/http/hosts.py). A request with neither header is refused; endpoints for non-browser clients (MCP) opt out of
 that one rule with `checks_origin_itself` and call `same_origin(allow_absent=True)`. Sec-Fetch-Site can only
 refuse (cross-site, same-site), never stand in for Origin.
 """
@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask, abort, current_app, request
 
-from rlx.web.hosts import is_local_or_ip
+from rlx.http.hosts import is_local_or_ip
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 REFUSAL = "Cross-site requests may not change anything here: use this site's own pages."

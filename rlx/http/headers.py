@@ -11,7 +11,7 @@ from flask import Flask, request
 from flask_talisman import Talisman
 from flask_talisman.talisman import ONE_YEAR_IN_SECS
 
-from rlx.web.origin import own_public_url
+from rlx.http.origin import own_public_url
 
 HSTS = f"max-age={ONE_YEAR_IN_SECS}"
 

@@ -46,7 +46,7 @@ def limit_for(name: str) -> str:
 
 def client_address() -> str:
     """Who is counted: the connecting address, or the client's own behind RLX_PROXY_HOPS trusted proxies
-    (rlx/web/proxies.py rewrites remote_addr then; a forged X-Forwarded-For never reaches here otherwise)."""
+    (rlx/http/proxies.py rewrites remote_addr then; a forged X-Forwarded-For never reaches here otherwise)."""
     return request.remote_addr or "unknown"
 
 
@@ -78,7 +78,7 @@ def rate_limited(name: str, who=None):
 
 
 def too_many(wait: int):
-    from rlx.web.errors import error_response
+    from rlx.http.errors import error_response
 
     return error_response(429, f"Too many requests from your address; try again in {wait} s.", retry_after=wait)
 
