@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 
 from flask import current_app
 
@@ -16,6 +17,7 @@ from rlx.sources.base import RepoRecord
 from rlx.store import Store
 
 SHELVES = "visitors"
+_KEY = re.compile(r"^[0-9a-f]{32}$")
 
 
 def needs_shelf(record: RepoRecord, token: str | None) -> bool:
@@ -23,8 +25,18 @@ def needs_shelf(record: RepoRecord, token: str | None) -> bool:
     return token is not None and (record.private or record.gated)
 
 
-def shelf_for(token: str) -> Store:
-    base = current_app.extensions["rlx.store"]
+def shelf_key(token: str) -> str:
+    """The shelf's folder name for this token. Only the web can compute it: workers never hold the session secret,
+    so a run on a private dataset is handed its shelf's key with the token (rlx/runs/read_token.py)."""
     secret = current_app.config["RLX"].session_secret.encode()
-    key = hmac.new(secret, b"rlx shelf\0" + token.encode(), hashlib.sha256).hexdigest()[:32]
-    return Store(base.root / SHELVES / key)
+    return hmac.new(secret, b"rlx shelf\0" + token.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def shelf_for(token: str) -> Store:
+    return shelf_at(shelf_key(token))
+
+
+def shelf_at(key: str) -> Store:
+    if not _KEY.match(key or ""):
+        raise ValueError("not a shelf key")
+    return Store(current_app.extensions["rlx.store"].root / SHELVES / key)

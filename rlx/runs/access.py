@@ -2,14 +2,23 @@
 
 A run inherits its dataset's privacy: a run on a private or gated dataset is private, whatever the form posted,
 so only whoever started it sees it, and nothing of it reaches community counts (they count public runs only).
+The rule holds on read too: a run recorded public on a dataset that is private now (made private since, or run
+before this rule) is its owner's alone, and a run on a private dataset is shown to its owner only while the Hub
+still lets their token open the dataset (the web asks, rlx/web/dataset_access.py).
 A run on a hidden environment is shown to nobody on the public app: hidden means absent.
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rlx.runs.record import RunRecord
 
 PUBLIC, PRIVATE = "public", "private"
+# What the Hub says now of a run's dataset, for the visitor asking: public; private or gated and their token opens
+# it; neither; or no answer (an outage: the run's own record decides).
+OPEN, READABLE, CLOSED, UNKNOWN = "open", "readable", "closed", "unknown"
+ACCESS_FRESH_S = 15.0  # how long a token's access to a dataset, once checked, is taken as known
 
 
 def dataset_is_private(record) -> bool:
@@ -27,13 +36,21 @@ def offered_visibilities(record, choices: list[str]) -> list[str]:
     return [PRIVATE] if dataset_is_private(record) else list(choices)
 
 
-def may_see(run: RunRecord, viewer: str | None, hidden: frozenset[str] | set[str]) -> bool:
-    """Whether `viewer` (an owner id, or None) may see `run`."""
+def may_see(run: RunRecord, viewer: str | None, hidden: frozenset[str] | set[str],
+             dataset_access: Callable[[str], str] = lambda _env_id: UNKNOWN) -> bool:
+    """Whether `viewer` (an owner id, or None) may see `run`; `dataset_access(env_id)` is asked only when the
+    record alone would let them (one of OPEN, READABLE, CLOSED, UNKNOWN)."""
     if run.env_id in hidden:
         return False
-    if run.visibility == PUBLIC:
+    owner = run.visitor is not None and run.visitor == viewer
+    if run.visibility != PUBLIC and not owner:
+        return False
+    access = dataset_access(run.env_id)
+    if access == OPEN:
         return True
-    return run.visitor is not None and run.visitor == viewer
+    if access == UNKNOWN:
+        return owner or not run.private_dataset
+    return owner and access == READABLE
 
 
 def options_for_dataset(record, options: list) -> list:

@@ -45,9 +45,10 @@ def job_timeout_for(store, env_id: str, ref: str) -> int:
     return int(min(total + MARGIN_SEC, MAX_JOB_SEC))
 
 
-def start_run(run: RunRecord) -> RunRecord:
+def start_run(run: RunRecord, pack_store=None) -> RunRecord:
+    """`pack_store` is where the dataset's pack is (a visitor's shelf for a private dataset; the store otherwise)."""
     store = current_app.extensions["rlx.store"]
-    run.job_timeout = run.job_timeout or job_timeout_for(store, run.env_id, run.ref)
+    run.job_timeout = run.job_timeout or job_timeout_for(pack_store or store, run.env_id, run.ref)
     run.job_id = f"run-{run.id}"
     redis = get_redis()
     limits.take_slot(redis, limits.slot_owner(run), run.id, run.job_timeout)  # raises LimitReached: nothing written

@@ -62,6 +62,9 @@ class RunRecord:
     job_id: str | None = None
     job_timeout: int | None = None
     batch: str | None = None  # the batch evaluation that started it (rlx/runs/batch.py)
+    # The dataset was private or gated when the run started: its task is read with the visitor's token, from their
+    # shelf (rlx/runs/read_token.py), and the run is theirs alone while that token opens the dataset.
+    private_dataset: bool = False
 
     @property
     def reward(self) -> float | None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from flask import current_app
 
 from rlx.queue import get_redis
-from rlx.runs import admin_stop, events, index, limits, record, sandboxes
+from rlx.runs import admin_stop, events, index, limits, read_token, record, sandboxes
 from rlx.runs.launch import next_batch_runs
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
 from rlx.runs.egress import egress_for, route_litellm_through
@@ -64,7 +64,7 @@ def run_rollout(run_id: str) -> dict:
         scratch = Path(tempfile.mkdtemp(prefix=f"rlx-run-{run_id}-", dir=app.config["RLX"].cache_dir))
         if admin_asked():  # asked while it was queued
             raise _Stopped(admin_stop.OUTCOME)
-        task = copy_task(source, store, run.env_id, run.ref, run.revision, scratch / "task")
+        task = _copy_task(run, source, store, redis, scratch / "task")
         seal_task_config(task, task_variables(run))  # Harbor gets no template to fill from our environment
         agent = _agent_config(run, redis)
         environment = _environment_config(run, redis)
@@ -86,6 +86,7 @@ def _end(run: RunRecord, store, redis, scratch: Path | None) -> None:
     run.finished_at = record.now_iso()
     steps = [
         lambda: _take_token_back(run, redis),
+        lambda: read_token.forget(redis, run.id),  # a run stopped before its task was copied
         lambda: scratch and shutil.rmtree(scratch, ignore_errors=True),
         lambda: _save_last(store, redis, run),
         lambda: limits.release_slot(redis, limits.slot_owner(run) or "-", run.id),
@@ -116,6 +117,28 @@ def _save_last(store, redis, run: RunRecord) -> None:
 
 class _Stopped(Exception):
     pass
+
+
+def _copy_task(run: RunRecord, source, store, redis, target: Path) -> Path:
+    """The task's files. A private or gated dataset's are read with the visitor's token, taken from Redis now,
+    and only while the Hub still lets that token open the dataset: access is checked again at the start."""
+    if not run.private_dataset:
+        return copy_task(source, store, run.env_id, run.ref, run.revision, target)
+    from rlx.auth.shelf import shelf_at
+    from rlx.sources.errors import AccessDenied, RepoNotFound
+
+    handed = read_token.take(redis, run.id)
+    if not handed:
+        raise read_token.LostAccess(f"This run's permission to read {run.env_id} expired while it waited for a "
+                                    "worker; start it again.")
+    lost = read_token.LostAccess(f"You no longer have access to {run.env_id} on the Hub, so the run was not "
+                                 "started.")
+    try:
+        token, shelf = handed
+        source.repo_info("dataset", run.env_id, token=token)
+        return copy_task(source, shelf_at(shelf), run.env_id, run.ref, run.revision, target, token=token)
+    except (RepoNotFound, AccessDenied):
+        raise lost from None
 
 
 def _agent_config(run: RunRecord, redis):

@@ -21,6 +21,7 @@ from rlx.queue import get_redis
 from rlx.runs import community, index, record
 from rlx.runs.access import may_see
 from rlx.runs.compare import MAX_RUNS, CompareError, check_same_task, compare_view, parse_ids, steps_of
+from rlx.web.dataset_access import dataset_access
 from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
 from rlx.http.render import render
@@ -90,7 +91,7 @@ def compare():
     runs = []
     for run_id in ids:
         run = record.load(store, run_id)
-        if run is None or not may_see(run, me, hidden_ids()):
+        if run is None or not may_see(run, me, hidden_ids(), dataset_access):
             return _compare_help(404, f"There is no run {run_id} (or it is private to whoever started it).")
         runs.append(run)
     aliases = _aliases(runs[0])

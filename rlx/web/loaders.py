@@ -39,7 +39,7 @@ class EnvState:
         return self.index is not None and self.index.complete
 
 
-def _records() -> RecordCache:
+def record_cache() -> RecordCache:
     cache = current_app.extensions.get("rlx.records")
     if cache is None:  # per app: each app has its own source
         cache = current_app.extensions.setdefault("rlx.records", RecordCache(current_app.extensions["rlx.source"]))
@@ -67,7 +67,7 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     source, store = current_app.extensions["rlx.source"], current_app.extensions["rlx.store"]
     stored = _servable(load_index(store, repo_id))
     # 404/403/503 via the error handler, unless an outage leaves the stored index to answer
-    record, outage = _records().lookup(repo_id, visitor_token(), can_fall_back=stored is not None)
+    record, outage = record_cache().lookup(repo_id, visitor_token(), can_fall_back=stored is not None)
     if outage is not None:
         return _from_disk(record, stored, outage, source, store)
     if needs_shelf(record, visitor_token()):

@@ -14,7 +14,8 @@ import time
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, stream_with_context, url_for
 
 from rlx.queue import get_redis
-from rlx.runs import events, record, rollout_rules
+from rlx.auth.shelf import needs_shelf, shelf_key
+from rlx.runs import events, read_token, record, rollout_rules
 from rlx.runs.access import may_see, visibility_for
 from rlx.runs.form import FormError, read_run_form
 from rlx.runs.launch import MAX_JOB_SEC, request_stop, settle, start_run
@@ -26,6 +27,7 @@ from rlx.auth.visitor import visitor_token
 from rlx.runs.record import RunRecord
 from rlx.runs.view import run_view
 from rlx.http.errors import error_response
+from rlx.web.dataset_access import dataset_access
 from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
 from rlx.http.origin import same_origin_only
@@ -67,15 +69,19 @@ def start(org: str, name: str, ref: str):
     run = RunRecord(id=record.new_run_id(), env_id=state.env.id, ref=ref, agent=choice.values["agent"],
                     sandbox=choice.option.key, model=model.model if model else None, revision=state.env.revision,
                     visitor=visitor_id(create=True),
-                    visibility=visibility_for(state.env.record, choice.values["visibility"]))
+                    visibility=visibility_for(state.env.record, choice.values["visibility"]),
+                    private_dataset=needs_shelf(state.env.record, token))
     if model:
         store_secret(get_redis(), run.id, model.endpoint, model.key)
     if run.sandbox == sandboxes.HF:  # the job takes it from Redis once; the record never holds it
         sandboxes.hand_token(get_redis(), run.id, token, MAX_JOB_SEC)
+    if run.private_dataset:  # the job reads the task from this visitor's shelf, with their token, once
+        read_token.hand(get_redis(), run.id, token, shelf_key(token), MAX_JOB_SEC)
     try:
-        start_run(run)
+        start_run(run, pack_store=state.env.store)
     except LimitReached as exc:
         get_redis().delete(sandboxes.token_key(run.id))
+        read_token.forget(get_redis(), run.id)
         drop_secret(get_redis(), run.id)
         return error_response(429, str(exc), retry_after=exc.retry_after)
     return redirect(url_for("runs.run_page", run_id=run.id), 303)
@@ -90,7 +96,7 @@ def model_from_form(agent: str, values, api_key: str | None, token: str | None) 
 def _visible_run(run_id: str) -> RunRecord:
     store = current_app.extensions["rlx.store"]
     run = record.load(store, run_id)
-    if run is None or not may_see(run, visitor_id(), hidden_ids()):
+    if run is None or not may_see(run, visitor_id(), hidden_ids(), dataset_access):
         abort(404, "There is no run with that id (or it is private to whoever started it).")
     return run
 
