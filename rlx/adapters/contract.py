@@ -177,6 +177,15 @@ class Adapter(ABC):
         None when `part` is not one of `search_parts`."""
         return None
 
+    def rollout_files(self, index: Index) -> list[dict]:
+        """Files of rollouts, eval results or agent sessions found in the repository (never tasks): [{path, format,
+        label, why, traces: [{n, title, reward, model, task}], problem}]. Default: none."""
+        return []
+
+    def rollout_trace(self, env: "Env", index: Index, n: int, i: int) -> TaskView | None:
+        """Trace `i` of rollout file `n` as sections (the grader's side withheld), or None when there is none."""
+        return None
+
     def list_folder(self, env: "Env", index: Index, ref: str, path: str) -> list[dict] | None:
         """One folder of a task: [{path, type, size, withheld}], or None when there is no such folder."""
         return None

@@ -7,7 +7,7 @@ def register_web(app: Flask) -> None:
     from rlx.http import errors, headers, origin, render
     from rlx.web import (admission, api_docs, api_search, catalog_db, community, envs, explore, health, mcp_routes,
                          playground, runs, space_routes, space_tasks, spaces, tasks)
-    from rlx.web import batches, metrics, page_meta, previews, robots, sitemap
+    from rlx.web import batches, metrics, page_meta, previews, robots, rollout_pages, sitemap
     from rlx.web.context import init_context
 
     from rlx import auth
@@ -38,4 +38,5 @@ def register_web(app: Flask) -> None:
     app.register_blueprint(space_tasks.bp)
     app.register_blueprint(space_routes.bp)
     app.register_blueprint(batches.bp)
+    app.register_blueprint(rollout_pages.bp)
     playground.init_app(app)

@@ -35,6 +35,7 @@ def env_page(org: str, name: str):
         context.update(rows=shown, total=len(rows), facets=facets, page=page, pages=pages,
                        overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state),
                        why_no_batch=why_no_batch(state, rows),
+                       rollout_files=state.adapter.rollout_files(state.index) if state.ready else [],
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])
     response = render("pages/env.html", fragment="tasks", **context)
     if not state.ready or state.stale:

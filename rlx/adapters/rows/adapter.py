@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rlx.adapters.contract import Adapter, Index, TaskRow, TaskView
 from rlx.adapters.indexes import load_pack
-from rlx.adapters.rows import build, rowfiles, sections, titles
+from rlx.adapters.rows import build, rollout_files, rowfiles, sections, titles
 from rlx.adapters.rows.datafiles import is_data_file
 from rlx.adapters.rows.processors import RowRef, RowTask, get_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
@@ -26,7 +26,8 @@ class RowsAdapter(Adapter):
     label = "Rows"
     cannot_run_why = ("they are rows of a table, and this site runs only Harbor tasks (a task.toml naming an "
                       "image and a grader script).")
-    index_version = 2  # 2: titles past an opening the rows share, the rest of each prompt kept for task search
+    # 2: titles past an opening the rows share, the rest of each prompt kept for task search; 3: rollout files
+    index_version = 3
 
     def score(self, record) -> float:
         if record.repo_type != "dataset" or "harbor" in record.tags:
@@ -77,6 +78,12 @@ class RowsAdapter(Adapter):
         else:
             task = _titled(index, render_row(processor, raw, row_ref, index.summary.get("hints")), row_ref)
         return sections.task_view(ref, task)
+
+    def rollout_files(self, index: Index) -> list[dict]:
+        return index.summary.get("rollouts") or []
+
+    def rollout_trace(self, env, index: Index, n: int, i: int):
+        return rollout_files.trace_view(env, index, n, i)
 
     def list_folder(self, env, index: Index, ref: str, path: str):
         return rowfiles.list_folder(env, index, locate(index, ref), path)

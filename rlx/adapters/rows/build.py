@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import save_index, save_pack
 from rlx.adapters.rows import stats, titles
+from rlx.adapters.rows.rollout_files import index_rollouts
 from rlx.adapters.task_words import search_words
 from rlx.adapters.rows.processors import RowRef, choose_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
@@ -70,7 +71,7 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     _step(progress, "start", "packing", "Indexing the rows")
     several_configs = len({s.config for s in splits}) > 1
     split_facet = len({s.split for s in splits}) > 1
-    rows, cleaned, split_openings = [], [], {}
+    rows, cleaned, split_openings, task_texts = [], [], {}, []
     for split in splits:
         rendered = []
         for i, raw in enumerate(heads[_key(split)]):
@@ -85,13 +86,16 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
         for raw, ref, task, text in rendered:
             if task is not None:
                 titles.retitle(task, text, known)
+                task_texts.append((str(ref), text))
             rows.append(_task_row(raw, task, text, ref, split_facet))
     column_stats = _column_stats(env, table, splits, processor, cleaned)
+    rollouts = index_rollouts(env, table.rollouts, task_texts, splits)
     summary = {
         "kind": processor.kind, "processor": processor.key, "processor_label": processor.label,
         "claim": round(score, 3), "origin": table.origin, "rows_total": sum(s.rows for s in splits),
         "several_configs": several_configs, "splits": [s.as_json() for s in splits], "problems": problems[:50],
         "columns": column_stats, "openings": split_openings, "hints": hints,
+        "rollouts": rollouts,
         "seconds": round(time.monotonic() - started, 2),
     }
     index = Index(env_id=env.id, adapter=adapter_key, revision=env.revision, version=version,

@@ -12,6 +12,7 @@ import bisect
 from dataclasses import asdict, dataclass, field
 
 from rlx.adapters.env import Env
+from rlx.adapters.rollouts.formats import FORMATS, detect, named_trace_format
 from rlx.adapters.rows import readers
 from rlx.adapters.rows.datafiles import data_format, find_splits, rollout_files
 from rlx.adapters.rows.local import local_file
@@ -19,6 +20,7 @@ from rlx.adapters.rows.readers import BadRow, DataFileError
 from rlx.sources.errors import SourceError
 
 MAX_TREE_ENTRIES = 20_000
+MAX_ROLLOUT_FILES = 50  # rollout files of one dataset listed on its page
 
 
 @dataclass
@@ -54,6 +56,7 @@ class FileTable:
 
     def __init__(self, env: Env, splits: list[SplitRows]):
         self.env, self._splits = env, splits
+        self.rollouts: list[dict] = []  # files of rollouts found beside the tasks: [{path, format, why}]
 
     @classmethod
     def survey(cls, env: Env, on_file=None) -> "FileTable":
@@ -64,11 +67,17 @@ class FileTable:
             entries.append(entry)
             if len(entries) >= MAX_TREE_ENTRIES:
                 break
+        named = rollout_files(entries)
+        rollouts = [{"path": p, "format": _named_format(env, p), "why": why} for p, why in named.items()]
         splits = []
         for found in find_splits(entries, env.record.card):
             split = SplitRows(found.config, found.name, 0)
             for path in found.files:
                 data = DataFile(path, data_format(path) or "")
+                fmt = _rollout_format(env, data)
+                if fmt:  # rollouts, eval results or a session: runs of the tasks, never tasks
+                    rollouts.append({"path": path, "format": fmt, "why": f"{FORMATS[fmt]}, not tasks"})
+                    continue
                 try:
                     counted = readers.survey(local_file(env, path), data.format)
                     data.rows, data.marks = counted.rows, counted.marks
@@ -79,11 +88,14 @@ class FileTable:
                 split.rows += data.rows
                 if on_file:
                     on_file(path)
-            splits.append(split)
-        skipped = rollout_files(entries)
-        if splits and skipped:  # said on the dataset's page, under Problems, with why
-            splits[0].problems.extend(f"{path} is not listed: {why}." for path, why in list(skipped.items())[:20])
-        return cls(env, splits)
+            if split.files:
+                splits.append(split)
+        unread = [r for r in rollouts if not r["format"]]
+        if splits and unread:  # said on the dataset's page, under Problems, with why
+            splits[0].problems.extend(f"{r['path']} is not listed: {r['why']}." for r in unread[:20])
+        table = cls(env, splits)
+        table.rollouts = rollouts[:MAX_ROLLOUT_FILES]
+        return table
 
     def splits(self) -> list[SplitRows]:
         return self._splits
@@ -114,6 +126,29 @@ class FileTable:
             raise BadRow(str(exc).replace(f"Row {i - starts[k]}", f"Row {i}", 1)) from None
 
 
+def _first_record(env: Env, path: str, fmt: str):
+    """The first record of a JSON Lines or JSON file, or None (parquet and CSV hold no rollout formats we read)."""
+    if fmt not in ("jsonl", "json"):
+        return None
+    try:
+        head = readers.read_head(local_file(env, path), fmt, 1)
+    except (DataFileError, SourceError, OSError):
+        return None
+    return head[0] if head else None
+
+
+def _rollout_format(env: Env, data: DataFile) -> str | None:
+    return detect(data.path, _first_record(env, data.path, data.format))
+
+
+def _named_format(env: Env, path: str) -> str | None:
+    """A file named as rollouts: its format by its content, when it is one this explorer draws as traces."""
+    if path.endswith(".traj"):
+        return detect(path, None)
+    first = _first_record(env, path, data_format(path) or "")
+    return detect(path, first) or named_trace_format(first)
+
+
 class ViewerTable:
     """Rows read through the Hub's dataset viewer, one page (at most 100 rows) at a time."""
 
@@ -121,6 +156,7 @@ class ViewerTable:
 
     def __init__(self, env: Env, viewer, splits: list[SplitRows]):
         self.env, self.viewer, self._splits = env, viewer, splits
+        self.rollouts: list[dict] = []  # the viewer's splits are read as tasks: its files are not looked into
 
     @classmethod
     def survey(cls, env: Env, viewer) -> "ViewerTable":

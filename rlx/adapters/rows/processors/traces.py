@@ -74,7 +74,7 @@ class TraceProcessor(Processor):
             facts={k: c.as_text(v) for k, v in pairs[:3]},
             sections=c.sections(
                 c.section("task", "What the agent gets", given),
-                c.section("trace", f"The trace ({len(trace)} turns)", [summary, _turn_steps(trace, first_user)]),
+                c.section("trace", f"The trace ({len(trace)} turns)", [summary, turn_steps(trace, first_user)]),
                 c.section("result", "The result", [b.kv(labelled(pairs)) if pairs else
                                                    b.note("The row records no reward or outcome.", "info")]),
                 c.section("other", "Other fields", [c.leftovers(row, shown, title=None)]),
@@ -150,7 +150,7 @@ def _pair_outputs(trace: list[dict]) -> None:
                     waiting.remove(target)
 
 
-def _turn_steps(trace: list[dict], first_user: dict | None):
+def turn_steps(trace: list[dict], first_user: dict | None):
     parts = []
     for n, turn in enumerate(trace[:MAX_TURNS], 1):
         if turn["role"] == "system" or turn is first_user or turn.get("paired"):
