@@ -39,7 +39,6 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "events": shown_events,
         "verifier_output": verifier_output,
         "verifier_masked": masked,
-        "agent_output": None if run.agent == "oracle" or run.active else _tail(trial / "agent" / "oracle.txt"),
         "answer_hidden": run.agent == "oracle",
         "sandbox_notes": sandbox_notes(trial) if not run.active else [],
         "can_stop": owner and run.active,

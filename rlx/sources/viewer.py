@@ -35,9 +35,6 @@ class ViewerClient:
     def info(self, dataset: str, config: str, token: str | None = None) -> dict:
         return self._get("info", {"dataset": dataset, "config": config}, token).get("dataset_info") or {}
 
-    def first_rows(self, dataset: str, config: str, split: str, token: str | None = None) -> dict:
-        return self._get("first-rows", {"dataset": dataset, "config": config, "split": split}, token)
-
     def rows(self, dataset: str, config: str, split: str, offset: int, length: int = PAGE_MAX,
              token: str | None = None) -> dict:
         return self._get("rows", _page({"dataset": dataset, "config": config, "split": split}, offset, length), token)

@@ -80,11 +80,3 @@ def render_code(text: str, language: str = "text", path: str | None = None, anch
         body = "".join(_line(i, str(escape(line)), anchors) for i, line in enumerate(text.splitlines(), 1))
         return Markup(f'<pre class="code">{body}</pre>')
     return Markup(highlight(text, _lexer(language, path, text), _LineFormatter(anchors, nowrap=False)))
-
-
-def pygments_css() -> str:
-    """The highlighting colours: light, dark by choice, and dark by the system when no choice was made."""
-    light = HtmlFormatter(style="default").get_style_defs(".code")
-    dark = HtmlFormatter(style="github-dark").get_style_defs(":root[data-theme=dark] .code")
-    system = HtmlFormatter(style="github-dark").get_style_defs(":root:not([data-theme=light]) .code")
-    return f"{light}\n{dark}\n@media (prefers-color-scheme: dark) {{\n{system}\n}}\n"

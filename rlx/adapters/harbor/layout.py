@@ -40,8 +40,3 @@ TASK_FILES = (HARBOR.config, TERMINAL_BENCH_1.config)  # a folder holding either
 def layout_of(paths) -> Layout:
     """A folder with a task.toml is a Harbor task (even if it also keeps an old task.yaml)."""
     return TERMINAL_BENCH_1 if HARBOR.config not in paths and TERMINAL_BENCH_1.config in paths else HARBOR
-
-
-def is_grader(path: str, layout: Layout) -> bool:
-    """A script the verifier runs or reads: masked for answers before anyone sees it."""
-    return path in layout.graders or path.startswith("tests/") or "/tests/" in path
