@@ -212,7 +212,7 @@ def _check_nameserver(value: str | None) -> tuple[str, int] | None:
     return host, number
 
 
-_SUBDOMAIN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+_SUBDOMAIN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\Z")
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 

@@ -14,7 +14,8 @@ from rlx.admin.store import record, update_settings
 from rlx.auth.visitor import current_visitor
 from rlx.runs.admin_stop import add_stop
 from rlx.runs.record import load as load_run, valid_run_id
-from rlx.store.settings import COLLECTION_KEY, ENV_ID, MAX_PER_HOUR
+from rlx.sources.names import ENV_ID
+from rlx.store.settings import COLLECTION_KEY, MAX_PER_HOUR
 from rlx.http.origin import same_origin_only
 from rlx.http.redirects import own_path
 
@@ -23,7 +24,7 @@ bp = Blueprint("admin_edits", __name__)
 ENV_LISTS = {"pin": ("pinned", True), "unpin": ("pinned", False), "hide": ("hidden", True),
              "unhide": ("hidden", False), "feature": ("featured", True), "unfeature": ("featured", False)}
 MAX_LIST = 500
-_BANNER_ID = re.compile(r"^[A-Za-z0-9._-]{1,40}$")
+_BANNER_ID = re.compile(r"^[A-Za-z0-9._-]{1,40}\Z")
 
 
 def _settings_path():

@@ -18,16 +18,15 @@ from dataclasses import dataclass
 from rlx.runs import index, record
 from rlx.runs.record import ACTIVE, DONE, RunRecord, WITHDRAWN
 from rlx.store import Store
-from rlx.store.settings import ENV_ID
+from rlx.sources.names import ENV_ID, NAME_PART
 
 ANONYMOUS = "anonymous"
 STATUSES = (*ACTIVE, *DONE)
 VISIBILITIES = ("public", "private", WITHDRAWN)
 PAGE_SIZES = (25, 50, 100, 200)
 DEFAULT_SIZE = 50
-_HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$")  # an agent, a model or a task ref
-_CURSOR = re.compile(r"^(\d{4}-\d{2}-\d{2}T[0-9:.]{8,12}Z)~([a-z0-9]{12})$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}\Z")  # an agent, a model or a task ref
+_CURSOR = re.compile(r"^(\d{4}-\d{2}-\d{2}T[0-9:.]{8,12}Z)~([a-z0-9]{12})\Z")
 COLUMNS = "id, env_id, ref, agent, model, visitor, visibility, status, scored, reward, created_at, finished_at"
 
 
@@ -58,7 +57,7 @@ def read_query(args) -> RolloutQuery:
     values = {n: (args.get(n) or "").strip() for n in
               ("who", "env", "task", "agent", "model", "status", "visibility", "before")}
     who = values["who"].removeprefix("@")
-    if who and who != ANONYMOUS and not _HANDLE.match(who):
+    if who and who != ANONYMOUS and not NAME_PART.match(who):
         raise RolloutQueryError("`who` is a Hub handle (letters, digits, . _ -) or \"anonymous\".")
     if values["env"] and not ENV_ID.match(values["env"]):
         raise RolloutQueryError("`env` is an environment id such as org/name.")

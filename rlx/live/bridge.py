@@ -25,7 +25,7 @@ MAX_ROUTE_TOOLS = 40
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _TOOL_NAME = re.compile(r"[^A-Za-z0-9_]+")
 _PATH_PARAM = re.compile(r"\{([A-Za-z0-9_]+)\}")
-_PARAM_VALUE = re.compile(r"^[A-Za-z0-9._~@:+-]{1,200}$")  # one path segment, nothing that climbs or leaves
+_PARAM_VALUE = re.compile(r"^[A-Za-z0-9._~@:+-]{1,200}\Z")  # one path segment, nothing that climbs or leaves
 _OBJECT = {"type": "object"}
 
 

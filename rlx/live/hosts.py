@@ -11,7 +11,7 @@ from rlx.live.errors import SpaceRefused
 from rlx.sources.base import RepoRecord
 
 SPACE_DOMAIN = "hf.space"
-_SUBDOMAIN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+_SUBDOMAIN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\Z")
 
 
 def space_subdomain(record: RepoRecord) -> str | None:

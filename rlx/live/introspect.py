@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 
 from rlx.live.client import SpaceClient
 from rlx.live.errors import LiveError, SpaceRefused
+from rlx.sources.names import is_repo_id
 
 METHODS = ("get", "post", "put", "patch", "delete")
 MAX_ROUTES = 200
@@ -24,9 +25,8 @@ MAX_TOOLS = 100
 PROTOCOL_PATHS = {"/reset", "/step", "/state", "/metadata", "/health", "/schema", "/mcp", "/ws",
                   "/list_environments", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"}
 TASK_API_SUFFIXES = ("splits", "tasks", "num_tasks", "task", "task_range")
-_TASK_API_PATH = re.compile(r"^/\{[A-Za-z_]+\}/(" + "|".join(TASK_API_SUFFIXES) + r")$")
-_ENV_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
-_HUB_DATASET = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+_TASK_API_PATH = re.compile(r"^/\{[A-Za-z_]+\}/(" + "|".join(TASK_API_SUFFIXES) + r")\Z")
+_ENV_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,80}\Z")
 
 
 def now_iso() -> str:
@@ -213,7 +213,7 @@ def hub_dataset_id(spec: str) -> str | None:
         if text.startswith(prefix):
             text = text[len(prefix):]
     text = text.split("@", 1)[0].rstrip("/")
-    return text if _HUB_DATASET.match(text) else None
+    return text if is_repo_id(text) else None
 
 
 def _find_ui(client: SpaceClient, base_path: str | None, problems: dict) -> str | None:

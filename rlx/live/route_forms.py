@@ -18,7 +18,7 @@ from rlx.live.play_view import BadAction, action_fields, action_from_form
 
 MAX_FORMS = 40
 _PATH_PARAM = re.compile(r"\{([A-Za-z0-9_]+)\}")
-_SEGMENT = re.compile(r"^[A-Za-z0-9._~@:+-]{1,200}$")
+_SEGMENT = re.compile(r"^[A-Za-z0-9._~@:+-]{1,200}\Z")
 _REF = "#/components/schemas/"
 
 

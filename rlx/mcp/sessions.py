@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 SESSION_IDLE_S = 30 * 60
 KEY_PREFIX = "rlx:mcp:session:"
 ADDRESS_PREFIX = "rlx:mcp:address:"  # the sessions an address holds, where the endpoint caps them
-_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")  # what `new_session` mints: visible ASCII, as the spec requires
+_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}\Z")  # what `new_session` mints: visible ASCII, as the spec requires
 
 
 @dataclass

@@ -21,7 +21,7 @@ ACTIVE = (QUEUED, RUNNING)
 DONE = (FINISHED, FAILED, STOPPED)
 # A public run an admin took off community (rlx/admin/rollouts.py): like a private one, only its owner sees it.
 WITHDRAWN = "withdrawn"
-_ID = re.compile(r"^[a-z0-9]{12}$")
+_ID = re.compile(r"^[a-z0-9]{12}\Z")
 
 
 def now_iso() -> str:

@@ -32,10 +32,10 @@ from rlx.sources.base import FileEntry, RepoRecord, RepoType
 from rlx.sources.cardtext import card_summary
 from rlx.sources.errors import EntryNotFound, RepoNotFound, RevisionNotFound, SourceError, TooLarge
 from rlx.sources.yamlsafe import load_bounded
+from rlx.sources.names import REPO_ID
 
 META_FILE = ".hub.json"
 _SKIP = {META_FILE, ".git", ".gitattributes", "__pycache__", ".DS_Store"}
-_REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(\n|\Z)", re.S)
 _TYPE_DIRS = {"dataset": "datasets", "space": "spaces"}
 # How long a repository's fingerprint is reused as its revision. Pages keep a record for 30 s anyway; this bounds the
@@ -166,11 +166,11 @@ class FolderSource:
             if org.is_dir() and not org.name.startswith("."):
                 for repo in sorted(org.iterdir()):
                     repo_id = f"{org.name}/{repo.name}"
-                    if repo.is_dir() and _REPO_ID.match(repo_id):
+                    if repo.is_dir() and REPO_ID.match(repo_id):
                         yield repo_id
 
     def _repo_dir(self, repo_type: RepoType, repo_id: str) -> Path:
-        if not _REPO_ID.match(repo_id or ""):
+        if not REPO_ID.match(repo_id or ""):
             raise RepoNotFound(f"{repo_id!r} is not a repository id (expected org/name).")
         folder = self.root / _TYPE_DIRS[repo_type] / repo_id
         if not folder.is_dir():

@@ -36,6 +36,7 @@ from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_st
 from rlx.sources.base import FileEntry, RepoRecord, RepoType
 from rlx.sources.errors import (AccessDenied, EntryNotFound, RepoNotFound, RevisionNotFound, SourceError, TooLarge,
                                 Unavailable)
+from rlx.sources.names import REPO_ID
 
 # Answers that mean "the Hub is down, slow or rate-limiting us", never "this file is wrong": every 5xx (Cloudflare's
 # 520-530 included), 429 and 408. They are retried, then raised as Unavailable, so a build fails instead of
@@ -43,7 +44,6 @@ from rlx.sources.errors import (AccessDenied, EntryNotFound, RepoNotFound, Revis
 RETRY_4XX = frozenset({408, 429})
 # Failures worth another attempt: the request never got going, or the connection broke (a kept-alive one went stale).
 RETRY_ERRORS = (httpx2.NetworkError, httpx2.RemoteProtocolError, httpx2.ConnectTimeout, httpx2.PoolTimeout)
-REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 PATHS_PER_CALL = 500  # huggingface_hub does not chunk paths-info; the Hub documents no maximum
 MAX_PAGES = 10_000  # a bound on any paginated listing (10 million entries at the Hub's 1,000 per page)
 DATASET_FIELDS = ("author", "sha", "tags", "likes", "downloads", "trendingScore", "createdAt", "lastModified",

@@ -22,9 +22,10 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
-ENV_ID = re.compile(r"^(space:)?[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-COLLECTION_KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
-RUN_ID = re.compile(r"^[a-z0-9]{12}$")
+from rlx.sources.names import ENV_ID
+
+COLLECTION_KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}\Z")
+RUN_ID = re.compile(r"^[a-z0-9]{12}\Z")
 MAX_PER_HOUR = 1000
 MAX_IDS = 5000  # per list: far above what an admin curates by hand, far below what could slow a request
 MAX_COLLECTIONS = 200

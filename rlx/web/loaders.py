@@ -19,8 +19,8 @@ from rlx.sources.base import RepoRecord
 from rlx.sources.errors import SourceError, Unavailable
 from rlx.web.hidden import refuse_if_hidden
 from rlx.web.records import RecordCache
+from rlx.sources.names import is_org_and_name
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 
 
 @dataclass
@@ -60,7 +60,7 @@ def _from_disk(record: RepoRecord | None, index: Index, outage: Exception, sourc
 
 
 def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
-    if not (_NAME.match(org) and _NAME.match(name)):
+    if not is_org_and_name(org, name):
         abort(404, f"{org}/{name} is not a dataset id.")
     repo_id = f"{org}/{name}"
     refuse_if_hidden("dataset", repo_id)

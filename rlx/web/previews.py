@@ -26,7 +26,7 @@ from flask import Blueprint, abort, current_app, request, send_file
 from rlx.store import write_atomic
 from rlx.store.writable import is_store_full
 from rlx.web.catalog_db import reader
-from rlx.web.loaders import _NAME
+from rlx.sources.names import is_org_and_name
 from rlx.web.page_meta import PREVIEW_STYLE, kind_label, preview_version, public_env
 
 bp = Blueprint("previews", __name__)
@@ -40,7 +40,7 @@ PRUNE_TO = 0.9  # of the bound, so that the next few pictures drawn do not each 
 
 @bp.get("/preview/<any(d, s):letter>/<org>/<name>.png")
 def env_preview(letter: str, org: str, name: str):
-    if not (_NAME.match(org) and _NAME.match(name)):
+    if not is_org_and_name(org, name):
         abort(404, "There is no preview for that name.")
     env_id = ("space:" if letter == "s" else "") + f"{org}/{name}"
     card = public_env(env_id)

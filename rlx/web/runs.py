@@ -36,7 +36,7 @@ from rlx.http.render import render
 from rlx.web.visitor import owns, stop_as_owner, visitor_id
 
 bp = Blueprint("runs", __name__)
-_EVENT_ID = re.compile(r"^\d{1,20}-\d{1,10}$")
+_EVENT_ID = re.compile(r"^\d{1,20}-\d{1,10}\Z")
 STREAM_SECONDS = 300  # one SSE connection at most this long; the browser reconnects where it left off
 BLOCK_MS = 5000
 

@@ -24,7 +24,7 @@ from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, s
 from rlx.queue import get_redis
 from rlx.http.errors import error_response
 from rlx.web.format import relative_date
-from rlx.web.loaders import _NAME
+from rlx.sources.names import is_org_and_name
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.web.hidden import refuse_if_hidden
@@ -34,13 +34,13 @@ bp = Blueprint("spaces", __name__)
 ADAPTER = SpaceAdapter()
 RECORD_TTL_S = 30.0
 RECHECK_AFTER_S = 600  # a running Space's page asks its server again when the last check is older than this
-_PLAIN_PATH = re.compile(r"^/(?!/)[A-Za-z0-9._~/-]{0,200}$")  # a path on the Space's host, nothing else
+_PLAIN_PATH = re.compile(r"^/(?!/)[A-Za-z0-9._~/-]{0,200}\Z")  # a path on the Space's host, nothing else
 DONE_WORDS = {"woken": "It was asked to wake up; Spaces usually take a minute or two to start.",
               "restarted": "It is restarting."}
 
 
 def _record(org: str, name: str):
-    if not (_NAME.match(org) and _NAME.match(name)):
+    if not is_org_and_name(org, name):
         abort(404, f"{org}/{name} is not a Space id.")
     refuse_if_hidden("space", f"{org}/{name}")
     cache = current_app.extensions.setdefault("rlx.space_records", {})

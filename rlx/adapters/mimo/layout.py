@@ -13,7 +13,7 @@ DOMAIN_FILES = {"code": "code.parquet", "cyber": "cyber.parquet", "webdev": "web
 ENVS_DIR = "general/envs"
 IMAGE_MAPPING = "image-mapping.jsonl"
 ROOT_DOMAINS_NEEDED = 2  # of code/cyber/webdev/music at the root, besides general/train.parquet
-_TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
+_TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
 
 
 def is_release(root_files: set[str], general_entries: set[str]) -> bool:

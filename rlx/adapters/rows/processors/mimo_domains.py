@@ -41,7 +41,7 @@ TERMINAL_FIELDS = (("category", "Category"), ("subcategory", "Subcategory"), ("t
                    ("agent_timeout_sec", "Agent timeout (s)"))
 _SANITIZER = re.compile(r"^\s*(?P<sanitizer>\w*Sanitizer):\s*(?P<kind>[\w-]+(?:\s[\w-]+)?)\s+in function\s+"
                         r"`(?P<function>[^`]+)`(?:\s+in file\s+`(?P<file>[^`]+)`)?")
-_GENERAL_ID = re.compile(r"^s3k_\d+_(?P<industry>[a-z]+(?:-[a-z]+)*)_(?P<lang>en|zh)_t(?P<tier>[1-5])_rl_\d+$")
+_GENERAL_ID = re.compile(r"^s3k_\d+_(?P<industry>[a-z]+(?:-[a-z]+)*)_(?P<lang>en|zh)_t(?P<tier>[1-5])_rl_\d+\Z")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _FRAMEWORKS = (("react", "React"), ("vue", "Vue"), ("svelte", "Svelte"), ("tailwind", "Tailwind"),
                ("next.js", "Next.js"), ("plain html", "HTML/CSS"))
