@@ -1,4 +1,5 @@
-"""Community pages with 100,000 run records: the /community page and one environment's leaderboard (p50).
+"""Community pages with 100,000 run records: the /community page, one environment's leaderboard, and a task
+page with its rollouts (p50).
 
 Synthetic records (20 environments, 300 tasks each, 12 agent/model pairs; a third private, failed or not scored)
 are written through the index's own write path (index.upsert_many) into a fresh store; nothing else is in it.
@@ -7,7 +8,8 @@ environment's leaderboard, heatmap and tried-task queries (what /community/<org>
 each SAMPLES times after one warm-up; and over HTTP, `rlx serve` (gunicorn, 2 gevent workers) answers
 /community and one environment's community page (leaderboard, heatmap, untried tasks) to one client at a time.
 The environment measured is a bundled dataset (rlx-examples/terminal-basics, indexed first), so its page is the
-real one; it holds a twentieth of the runs, as every synthetic environment does.
+real one; it holds a twentieth of the runs, as every synthetic environment does, spread over its real tasks (about
+800 runs each), so its task page lists a busy task's rollouts and its environment page its latest ones.
 
 `python -m benchmarks.community [--runs N]` runs it alone and prints the figures as JSON.
 """
@@ -27,7 +29,7 @@ from benchmarks.stats import percentile
 from benchmarks.workspace import create
 
 TARGETS = {"community_page_p50_ms": 50.0, "leaderboard_p50_ms": 50.0, "http_community_p50_ms": 50.0,
-           "http_leaderboard_p50_ms": 50.0}
+           "http_leaderboard_p50_ms": 50.0, "http_task_page_p50_ms": 50.0}
 BUNDLED = "rlx-examples/terminal-basics"  # the one synthetic environment that is a real dataset
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SAMPLES = 50
@@ -35,7 +37,7 @@ ENVS, TASKS = 20, 300
 MODELS = [("oracle", None), ("nop", None)] + [("terminus-2", f"model-{i}") for i in range(10)]
 
 
-def synthetic_records(count: int, seed: int = 7):
+def synthetic_records(count: int, seed: int = 7, bundled_refs: list[str] | None = None):
     from rlx.runs.record import RunRecord, new_run_id
 
     rng = random.Random(seed)
@@ -45,7 +47,10 @@ def synthetic_records(count: int, seed: int = 7):
         status = "finished" if rng.random() < 0.9 else "failed"
         reward = round(rng.random(), 2) if scored and status == "finished" else None
         env_id = BUNDLED if n % ENVS == 0 else f"bench-org/env-{n % ENVS}"
-        yield RunRecord(id=new_run_id(), env_id=env_id, ref=f"task-{rng.randrange(TASKS)}",
+        ref = f"task-{rng.randrange(TASKS)}"
+        if env_id == BUNDLED and bundled_refs:
+            ref = bundled_refs[n // ENVS % len(bundled_refs)]
+        yield RunRecord(id=new_run_id(), env_id=env_id, ref=ref,
                         agent=agent, model=model, visitor=f"s:{rng.randrange(5000):032x}",
                         visibility="public" if public else "private", status=status, scored=reward is not None,
                         rewards=None if reward is None else {"reward": reward},
@@ -77,10 +82,10 @@ def measure(runs: int = 100_000) -> dict:
         with app.app_context():
             source = app.extensions["rlx.source"]
             env = Env(source.repo_info("dataset", BUNDLED), source, store)
-            pick(env).build_index(env)
+            refs = [row.ref for row in pick(env).build_index(env).rows]
         started = time.perf_counter()
         batch = []
-        for run in synthetic_records(runs):
+        for run in synthetic_records(runs, bundled_refs=refs):
             batch.append(run)
             if len(batch) == 10_000:
                 index.upsert_many(store, batch)
@@ -111,6 +116,9 @@ def measure(runs: int = 100_000) -> dict:
         with servers.app_server(ws, log_name="community-app") as url:
             figures["http_community_p50_ms"] = _timed(lambda: _get_ok(f"{url}/community"), SAMPLES)
             figures["http_leaderboard_p50_ms"] = _timed(lambda: _get_ok(f"{url}/community/{BUNDLED}"), SAMPLES)
+            figures["task_runs"] = runs // ENVS // len(refs)
+            figures["http_task_page_p50_ms"] = _timed(lambda: _get_ok(f"{url}/t/{BUNDLED}/{refs[0]}"), SAMPLES)
+            figures["http_env_page_p50_ms"] = _timed(lambda: _get_ok(f"{url}/d/{BUNDLED}"), SAMPLES)
         figures["met"] = {k: figures[k] <= v for k, v in TARGETS.items()}
         return figures
     finally:
@@ -138,6 +146,10 @@ def render(r: dict) -> str | None:
                 [f"leaderboard (/community/{BUNDLED} over HTTP: leaderboard, heatmap, untried tasks)",
                  f"{c['leaderboard_p50_ms']:.2f} ms (query); {c['env_page_queries_p50_ms']:.2f} ms (the page's "
                  "three queries)", f"**{c['http_leaderboard_p50_ms']:.2f} ms**"],
+                *([[f"task page with its rollouts (/t/{BUNDLED}/…, about {c['task_runs']:,} runs on it; the page "
+                    "lists the newest 100)", "", f"**{c['http_task_page_p50_ms']:.2f} ms**"],
+                   [f"environment page with its latest rollouts (/d/{BUNDLED})", "",
+                    f"**{c['http_env_page_p50_ms']:.2f} ms**"]] if "http_task_page_p50_ms" in c else []),
             ], "lll"))
 
 
@@ -148,7 +160,10 @@ def targets(r: dict) -> list[list[str]]:
     return [[f"community page, {c['runs']:,} runs (p50, HTTP)", "≤ 50 ms", f"{c['http_community_p50_ms']:.2f} ms",
              met(c["met"]["http_community_p50_ms"])],
             [f"leaderboard page, {c['runs']:,} runs (p50, HTTP)", "≤ 50 ms",
-             f"{c['http_leaderboard_p50_ms']:.2f} ms", met(c["met"]["http_leaderboard_p50_ms"])]]
+             f"{c['http_leaderboard_p50_ms']:.2f} ms", met(c["met"]["http_leaderboard_p50_ms"])]] + (
+            [[f"task page with its rollouts, {c['runs']:,} runs (p50, HTTP)", "≤ 50 ms",
+              f"{c['http_task_page_p50_ms']:.2f} ms", met(c["met"]["http_task_page_p50_ms"])]]
+            if "http_task_page_p50_ms" in c else [])
 
 
 def main() -> None:

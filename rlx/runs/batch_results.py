@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rlx.runs.batch import BatchRecord
+from rlx.runs.outcome import KINDS, LABELS, PENDING, of_run
 from rlx.runs.record import WITHDRAWN, RunRecord
 
 WAITING = "waiting"
 NOT_STARTED = "not started"  # a stopped batch's tasks it never got to
-COLUMNS = ("task", "run_id", "status", "scored", "reward", "seconds", "outcome")
+COLUMNS = ("task", "run_id", "status", "scored", "reward", "seconds", "outcome", "result")
 BINS = 10
 
 
@@ -31,6 +32,7 @@ class ResultRow:
     reward: float | None
     seconds: float | None
     outcome: str | None
+    result: str | None = None  # solved, failed, infrastructure, unobserved, stopped (rlx/runs/outcome.py)
 
     def as_dict(self) -> dict:
         return {c: getattr(self, c) for c in COLUMNS}
@@ -47,7 +49,9 @@ def result_rows(batch: BatchRecord, runs: list[RunRecord | None], hide_withdrawn
         elif run is None:
             rows.append(ResultRow(ref, None, WAITING, False, None, None, None))
         else:
-            rows.append(ResultRow(ref, run.id, run.status, run.scored, run.reward, _seconds(run), run.outcome))
+            ended = of_run(run)
+            rows.append(ResultRow(ref, run.id, run.status, run.scored, run.reward, _seconds(run), run.outcome,
+                                  None if ended.kind == PENDING else ended.kind))
     return rows
 
 
@@ -71,6 +75,11 @@ def counts(rows: list[ResultRow]) -> dict[str, int]:
     out["done"] = out["finished"] + out["failed"] + out["stopped"]
     out["total"] = len(rows)
     return out
+
+
+def results(rows: list[ResultRow]) -> list[tuple[str, str, int]]:
+    """(kind, label, how many) for each ended outcome, in the vocabulary's order."""
+    return [(kind, LABELS[kind], sum(1 for r in rows if r.result == kind)) for kind in KINDS]
 
 
 def histogram(rows: list[ResultRow], width: int = 400, height: int = 120) -> dict:
@@ -111,7 +120,7 @@ def to_parquet(rows: list[ResultRow]) -> bytes:
 
     schema = pa.schema([("task", pa.string()), ("run_id", pa.string()), ("status", pa.string()),
                         ("scored", pa.bool_()), ("reward", pa.float64()), ("seconds", pa.float64()),
-                        ("outcome", pa.string())])
+                        ("outcome", pa.string()), ("result", pa.string())])
     table = pa.Table.from_pylist([row.as_dict() for row in rows], schema=schema)
     sink = io.BytesIO()
     pq.write_table(table, sink)

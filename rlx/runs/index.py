@@ -8,6 +8,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+from rlx.runs.outcome import of_run
 from rlx.runs.record import RunRecord
 from rlx.store import Store
 
@@ -27,9 +28,15 @@ CREATE TABLE IF NOT EXISTS runs (
     created_at TEXT NOT NULL,
     finished_at TEXT
 );
+"""
+# Columns added after the first release: an older index gains them (ALTER TABLE) before the indexes below.
+ADDED_COLUMNS = {"kind": "TEXT", "reason": "TEXT", "seconds": "REAL", "cost": "REAL", "batch": "TEXT"}
+INDEXES = """
 CREATE INDEX IF NOT EXISTS runs_by_task ON runs (env_id, ref, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_visitor ON runs (visitor, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
+CREATE INDEX IF NOT EXISTS runs_by_env ON runs (env_id, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_batch ON runs (batch) WHERE batch IS NOT NULL;
 -- The community's rows only (public, finished, scored), covering what its pages read, so a leaderboard or a
 -- heatmap reads this small index and never the table.
 CREATE INDEX IF NOT EXISTS runs_community ON runs (env_id, agent, model, ref, reward)
@@ -72,7 +79,7 @@ COMMUNITY_VERSIONS = [
     f"BEGIN {_BUMP.format(r='old')} END",
 ]
 COLUMNS = ("id", "env_id", "ref", "agent", "model", "sandbox", "visitor", "visibility", "status", "scored",
-           "reward", "created_at", "finished_at")
+           "reward", "created_at", "finished_at", *ADDED_COLUMNS)
 
 
 def index_path(store: Store) -> Path:
@@ -87,6 +94,8 @@ def _connect(store: Store) -> sqlite3.Connection:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA busy_timeout=10000")
     db.executescript(SCHEMA)
+    _add_columns(db)
+    db.executescript(INDEXES)
     for table, statements in (("community_tasks", COMMUNITY_TASKS), ("community_versions", COMMUNITY_VERSIONS)):
         if not _has_table(db, table):
             db.execute("BEGIN IMMEDIATE")  # one process creates and fills it; the others find it made
@@ -95,6 +104,19 @@ def _connect(store: Store) -> sqlite3.Connection:
                     db.execute(statement)
             db.execute("COMMIT")
     return db
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    have = {r["name"] for r in db.execute("PRAGMA table_info(runs)")}
+    missing = [c for c in ADDED_COLUMNS if c not in have]
+    if not missing:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    have = {r["name"] for r in db.execute("PRAGMA table_info(runs)")}  # another process may have added them
+    for column in missing:
+        if column not in have:
+            db.execute(f"ALTER TABLE runs ADD COLUMN {column} {ADDED_COLUMNS[column]}")
+    db.execute("COMMIT")
 
 
 def _has_table(db: sqlite3.Connection, name: str) -> bool:
@@ -123,7 +145,10 @@ def remove(store: Store, run_id: str) -> None:
 
 
 def _row(record: RunRecord) -> list:
-    row = {**{c: getattr(record, c, None) for c in COLUMNS}, "scored": int(record.scored), "reward": record.reward}
+    ended = of_run(record)
+    row = {**{c: getattr(record, c, None) for c in COLUMNS}, "scored": int(record.scored), "reward": record.reward,
+           "kind": ended.kind, "reason": ended.reason[:300], "seconds": (record.timings or {}).get("total"),
+           "cost": (record.usage or {}).get("cost_usd")}
     return [row[c] for c in COLUMNS]
 
 

@@ -11,6 +11,7 @@ import re
 
 from rlx.adapters.withhold import MASK
 from rlx.runs import record
+from rlx.runs.outcome import of_run
 from rlx.runs.record import RunRecord
 from rlx.runs.sandboxes import HF, LOCAL
 
@@ -32,6 +33,7 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "reward_text": reward_text(run),
         "rewards": run.rewards or {},
         "outcome": run.outcome,
+        "result": of_run(run),
         "timings": [(TIMING_LABELS.get(k, k), f"{v:.2f} s") for k, v in run.timings.items()],
         "whole_run": f"{run.timings['total']:.2f} s" if "total" in run.timings else None,
         "usage": run.usage,

@@ -15,7 +15,7 @@ from rlx.runs import batch as batches
 from rlx.runs import record, rollout_rules
 from rlx.runs.access import visibility_for
 from rlx.runs.batch import BatchRecord
-from rlx.runs.batch_results import counts, histogram, result_rows, to_csv, to_jsonl, to_parquet, withdrawn_count
+from rlx.runs.batch_results import counts, histogram, result_rows, results, to_csv, to_jsonl, to_parquet, withdrawn_count
 from rlx.runs.launch import settle
 from rlx.runs.limits import LimitReached
 from rlx.runs.models import ModelChoice, ModelError
@@ -146,7 +146,7 @@ def _context(batch_id: str) -> dict:
         runs = batches.runs_of(store, batch)
     owner = owns(batch)
     rows = result_rows(batch, runs, hide_withdrawn=not owner)
-    return {"batch": batch, "rows": rows, "counts": counts(rows), "hist": histogram(rows),
+    return {"batch": batch, "rows": rows, "counts": counts(rows), "hist": histogram(rows), "results": results(rows),
             "withdrawn": 0 if owner else withdrawn_count(runs),
             "active": batch.status == batches.RUNNING or any(run is not None and run.active for run in runs),
             "can_stop": owner and batch.status == batches.RUNNING}

@@ -9,6 +9,7 @@ from flask import Flask
 from markupsafe import Markup
 
 from rlx.catalog.kinds import KINDS
+from rlx.runs.outcome import LABELS as OUTCOME_LABELS
 from rlx.runs.rollout_rules import offered_agents
 from rlx.web.format import compact_number, file_size, operator_hint, relative_date
 from rlx.web.naming import ref_beside_title
@@ -24,6 +25,7 @@ def init_context(app: Flask) -> None:
     app.jinja_env.filters["code"] = render_code
     app.jinja_env.filters["verbatim"] = render_verbatim
     app.jinja_env.filters["ref_beside"] = ref_beside_title
+    app.jinja_env.filters["outcome_label"] = lambda kind: OUTCOME_LABELS.get(kind, kind)
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, request, url_for
+from flask import Blueprint, abort, current_app, redirect, request, url_for
 from flask_htmx import make_response as htmx_response
 
 from rlx.adapters import public
 from rlx.jobs.index import ensure_index_job
+from rlx.runs import rollouts
 from rlx.web.batches import why_no_batch
 from rlx.web.loaders import load_env
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
-from rlx.http.render import render
+from rlx.http.render import render, wants_fragment
 from rlx.adapters.task_search import TaskQuery, page_of, search_index
+from rlx.web.hidden import hidden_ids
+from rlx.web.visitor import visitor_id
 
 bp = Blueprint("envs", __name__)
 
@@ -37,12 +40,18 @@ def env_page(org: str, name: str):
                        why_no_batch=why_no_batch(state, rows),
                        rollout_files=state.adapter.rollout_files(state.index) if state.ready else [],
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])
+    if not wants_fragment("tasks"):  # the task list's own fragment draws no rollouts
+        context["env_rollouts"] = rollouts.for_env(current_app.extensions["rlx.store"], state.env.id, visitor_id(),
+                                                   hidden_ids(), limit=ENV_ROLLOUTS)
     response = render("pages/env.html", fragment="tasks", **context)
     if not state.ready or state.stale:
         response.headers["Cache-Control"] = "no-store"
+    elif rollouts.lists_own_runs(context.get("env_rollouts") or []):
+        response.headers["Cache-Control"] = "private, no-store"  # this visitor's runs: never a shared cache's
     return response
 
 
+ENV_ROLLOUTS = 30
 _overviews: dict[tuple, list] = {}
 
 

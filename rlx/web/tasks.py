@@ -10,12 +10,14 @@ from flask import Blueprint, abort, redirect, request, url_for
 from rlx.adapters import public
 from rlx.adapters.paths import safe_relpath
 from rlx.auth.visitor import visitor_token
-from rlx.runs import rollout_rules
+from rlx.runs import rollout_rules, rollouts
 from rlx.runs.access import options_for_dataset
 from rlx.runs.sandboxes import for_visitor
 from rlx.sources.errors import Unavailable
+from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
 from rlx.http.render import render, render_partial_or_page
+from rlx.web.visitor import visitor_id
 
 bp = Blueprint("tasks", __name__)
 
@@ -77,9 +79,10 @@ def task_page(org: str, name: str, ref: str):
         file_view = state.adapter.read_file(state.env, state.index, ref, selected)
         if file_view is None:
             abort(404, f"This task has no file {selected!r}.")
+    aliases = list(state.adapter.aliases(state.env, state.index, ref)) if state.ready else []
     context = dict(
         state=state, org=org, name=name, ref=ref, row=row, view=view, prev_row=prev_row, next_row=next_row,
-        aliases=state.adapter.aliases(state.env, state.index, ref) if state.ready else [],
+        aliases=aliases, rollouts=_rollouts(state.env.id, ref, aliases),
         position=position, count=count, file_view=file_view,
         run_options=options_for_dataset(state.env.record, rollout_rules.offer(for_visitor(
             state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
@@ -93,7 +96,17 @@ def task_page(org: str, name: str, ref: str):
         response = render("pages/task.html", fragment="viewer", **context)
     if state.stale:
         response.headers["Cache-Control"] = "no-store"
+    elif rollouts.lists_own_runs(context["rollouts"]):
+        response.headers["Cache-Control"] = "private, no-store"  # this visitor's runs: never a shared cache's
     return response
+
+
+def _rollouts(env_id: str, ref: str, aliases) -> list[dict]:
+    """This task's runs and its twins' (aliases share their rollouts), as this visitor may see them."""
+    from flask import current_app
+
+    return rollouts.for_tasks(current_app.extensions["rlx.store"], [(env_id, ref), *aliases], visitor_id(),
+                              hidden_ids())
 
 
 @bp.get("/d/<org>/<name>/random")
@@ -143,6 +156,7 @@ def task_json(org: str, name: str, ref: str):
     body = public(view)
     if state.stale:
         body["stale"] = state.stale
-    body["aliases"] = [{"env": env_id, "ref": alias} for env_id, alias in
-                       state.adapter.aliases(state.env, state.index, ref)]
+    aliases = list(state.adapter.aliases(state.env, state.index, ref))
+    body["aliases"] = [{"env": env_id, "ref": alias} for env_id, alias in aliases]
+    body["rollouts"] = _rollouts(state.env.id, ref, aliases)
     return body

@@ -1,0 +1,135 @@
+"""Lists of rollouts a visitor may see, read from the runs index: a task's (with its aliases'), an environment's,
+and the visitor's own ("My runs") with filters.
+
+Every row passes `rlx.runs.access.may_see` before it is shown, whatever the SQL already narrowed, so a private
+run reaches nobody but its owner and a hidden environment's runs reach nobody. `visitor` never leaves here.
+"""
+
+from __future__ import annotations
+
+from contextlib import closing
+from dataclasses import dataclass
+
+from rlx.runs.access import may_see
+from rlx.runs.community import model_label
+from rlx.runs.index import connect
+from rlx.runs.outcome import KINDS, LABELS, PENDING, of_row
+from rlx.runs.record import RunRecord
+from rlx.store import Store
+
+MAX_ROWS = 100  # rows one list shows
+MAX_TASKS = 11  # a task and at most ten aliases
+SHOWN = ("id", "env_id", "ref", "agent", "model", "status", "scored", "reward", "created_at", "finished_at",
+         "kind", "reason", "seconds", "cost", "batch")
+_READ = ", ".join((*SHOWN, "visitor", "visibility"))
+
+
+def _visible(rows, viewer: str | None, hidden) -> list[dict]:
+    out = []
+    for row in rows:
+        row = dict(row)
+        if not may_see(RunRecord.from_json(row), viewer, hidden):
+            continue
+        ended = of_row(row) if row.get("kind") is None else None  # rows written before the kind column
+        kind = ended.kind if ended else row["kind"]
+        out.append({**{k: row[k] for k in SHOWN}, "kind": kind, "reason": ended.reason if ended else row["reason"],
+                    "kind_label": LABELS.get(kind, kind), "label": model_label(row["agent"], row["model"]),
+                    "mine": viewer is not None and row["visitor"] == viewer})
+    return out
+
+
+def lists_own_runs(rows: list[dict]) -> bool:
+    """Whether a list holds the visitor's own runs (its page is then theirs alone to keep)."""
+    return any(row["mine"] for row in rows)
+
+
+def for_tasks(store: Store, tasks: list[tuple[str, str]], viewer: str | None, hidden,
+              limit: int = MAX_ROWS) -> list[dict]:
+    """The runs of a task and its aliases (the same task under other names), newest first."""
+    tasks = list(dict.fromkeys(tasks))[:MAX_TASKS]
+    found = []
+    with closing(connect(store)) as db:
+        for env_id, ref in tasks:  # one indexed range per task: (env_id, ref, created_at)
+            found += db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_task WHERE env_id=? AND ref=? "
+                                "AND (visibility='public' OR visitor=?) ORDER BY created_at DESC LIMIT ?",
+                                (env_id, ref, viewer or "", limit)).fetchall()
+    found.sort(key=lambda r: r["created_at"], reverse=True)
+    return _visible(found, viewer, hidden)[:limit]
+
+
+def for_env(store: Store, env_id: str, viewer: str | None, hidden, limit: int = MAX_ROWS) -> list[dict]:
+    with closing(connect(store)) as db:
+        rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_env WHERE env_id=? "
+                          "AND (visibility='public' OR visitor=?) ORDER BY created_at DESC LIMIT ?",
+                          (env_id, viewer or "", limit)).fetchall()
+    return _visible(rows, viewer, hidden)
+
+
+@dataclass(frozen=True)
+class MineFilter:
+    """The "My runs" page's filters, each checked against what exists before it touches SQL."""
+    kind: str = ""
+    env: str = ""
+    agent: str = ""
+
+    @classmethod
+    def from_args(cls, args) -> "MineFilter":
+        kind = args.get("outcome", "")
+        if kind and kind not in (*KINDS, PENDING):
+            raise ValueError(f"outcome must be one of {', '.join((*KINDS, PENDING))}.")
+        env = args.get("env", "")[:200]
+        agent = args.get("agent", "")[:60]
+        return cls(kind, env, agent)
+
+    def as_args(self) -> dict:
+        return {k: v for k, v in (("outcome", self.kind), ("env", self.env), ("agent", self.agent)) if v}
+
+
+def for_visitor(store: Store, viewer: str, hidden, chosen: MineFilter = MineFilter(),
+                limit: int = MAX_ROWS) -> list[dict]:
+    """The visitor's own runs, newest first, narrowed by the filters."""
+    where, args = ["visitor=?"], [viewer]
+    if chosen.env:
+        where.append("env_id=?")
+        args.append(chosen.env)
+    if chosen.agent:
+        where.append("agent=?")
+        args.append(chosen.agent)
+    if chosen.kind == PENDING:
+        where.append("status IN ('queued', 'running')")
+    elif chosen.kind:
+        where.append("kind=?")
+        args.append(chosen.kind)
+    with closing(connect(store)) as db:
+        rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_visitor WHERE {' AND '.join(where)} "
+                          "ORDER BY created_at DESC LIMIT ?", (*args, limit)).fetchall()
+    return _visible(rows, viewer, hidden)
+
+
+def visitor_choices(store: Store, viewer: str) -> dict:
+    """What the visitor's filters may pick: the environments and agents of their own runs."""
+    with closing(connect(store)) as db:
+        envs = [r[0] for r in db.execute("SELECT DISTINCT env_id FROM runs WHERE visitor=? LIMIT 200", (viewer,))]
+        agents = [r[0] for r in db.execute("SELECT DISTINCT agent FROM runs WHERE visitor=? LIMIT 50", (viewer,))]
+    return {"envs": sorted(envs), "agents": sorted(agents), "kinds": [(k, LABELS[k]) for k in (*KINDS, PENDING)]}
+
+
+MAX_SET = 2000  # rollouts one side of a compare reads
+
+
+def for_batch(store: Store, batch_id: str, viewer: str | None, hidden) -> list[dict] | None:
+    """A batch's runs as rows (None when there is no such batch, or none of its runs may be shown)."""
+    with closing(connect(store)) as db:
+        rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_batch WHERE batch=? LIMIT ?",
+                          (batch_id, MAX_SET)).fetchall()
+    shown = _visible(rows, viewer, hidden)
+    return shown or None
+
+
+def for_agent(store: Store, env_id: str, agent: str, model: str | None, viewer: str | None, hidden) -> list[dict]:
+    """Every run of one agent (and model) on one environment this visitor may see, newest first."""
+    with closing(connect(store)) as db:
+        rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_env WHERE env_id=? AND agent=? "
+                          "AND model IS ? AND (visibility='public' OR visitor=?) ORDER BY created_at DESC LIMIT ?",
+                          (env_id, agent, model or None, viewer or "", MAX_SET)).fetchall()
+    return _visible(rows, viewer, hidden)
