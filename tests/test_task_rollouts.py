@@ -22,7 +22,8 @@ ROW, TWIN_TASK = f"/t/{RELEASE}/music/train/1", f"/t/{TWIN}/music-gk-0812"
 
 def rollout_rows(html: str) -> dict[str, str]:
     """run id -> its row's text as a reader sees it, from the page's rollouts table."""
-    table = html.split('<table class="rollouts">', 1)[1].split("</table>", 1)[0] if '<table class="rollouts">' in html else ""
+    start = '<table class="rollouts">'
+    table = html.split(start, 1)[1].split("</table>", 1)[0] if start in html else ""
     rows = re.findall(r'<tr class="outcome-[a-z]+">(.*?)</tr>', table, re.S)
     return {re.search(r"/r/([a-z0-9]{12})", r).group(1): " ".join(re.sub(r"<[^>]+>", " ", r).split()) for r in rows}
 
@@ -83,7 +84,8 @@ def test_my_runs_says_unobserved_with_the_reason_and_stops_a_running_run(probes_
     rows = rollout_rows(page)
     assert "unobserved" in rows[unrewarded] and "without writing a reward" in rows[unrewarded]
     assert f'action="/r/{sleeper}/stop"' in page and f'action="/r/{unrewarded}/stop"' not in page
-    assert probes_app.test_client().post(f"/r/{sleeper}/stop", data={"back": "mine"}, headers=OURS).status_code == 404  # private: not even there for others
+    stranger = probes_app.test_client().post(f"/r/{sleeper}/stop", data={"back": "mine"}, headers=OURS)
+    assert stranger.status_code == 404  # private: not even there for others
     stopped = client.post(f"/r/{sleeper}/stop", data={"back": "mine"}, headers=OURS)
     assert stopped.status_code == 303 and stopped.headers["Location"] == "/runs/mine"
     assert wait_for(probes_app, sleeper).status == "stopped"

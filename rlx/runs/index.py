@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 """
 # Columns added after the first release: an older index gains them (ALTER TABLE) before the indexes below.
-ADDED_COLUMNS = {"kind": "TEXT", "reason": "TEXT", "seconds": "REAL", "cost": "REAL", "batch": "TEXT"}
+ADDED_COLUMNS = {"kind": "TEXT", "reason": "TEXT", "seconds": "REAL", "cost": "REAL", "batch": "TEXT",
+                 "private_dataset": "INTEGER NOT NULL DEFAULT 0"}
 INDEXES = """
 CREATE INDEX IF NOT EXISTS runs_by_task ON runs (env_id, ref, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_visitor ON runs (visitor, created_at);
@@ -148,7 +149,7 @@ def _row(record: RunRecord) -> list:
     ended = of_run(record)
     row = {**{c: getattr(record, c, None) for c in COLUMNS}, "scored": int(record.scored), "reward": record.reward,
            "kind": ended.kind, "reason": ended.reason[:300], "seconds": (record.timings or {}).get("total"),
-           "cost": (record.usage or {}).get("cost_usd")}
+           "cost": (record.usage or {}).get("cost_usd"), "private_dataset": int(bool(record.private_dataset))}
     return [row[c] for c in COLUMNS]
 
 

@@ -170,8 +170,8 @@ def export_rows(view: dict) -> list[dict]:
     for t in [*view["tasks"], *({**u, "category": "not paired"} for u in view["unpaired"])]:
         a, b = t["a"] or {}, t["b"] or {}
         rows.append({"task": t["task"], "category": t["category"],
-                     "a_solved": a.get("solved", 0), "a_failed": a.get("failed", 0), "a_left_out": a.get("left_out", 0),
-                     "b_solved": b.get("solved", 0), "b_failed": b.get("failed", 0), "b_left_out": b.get("left_out", 0)})
+                     **{f"{name}_{k}": side.get(k, 0) for name, side in (("a", a), ("b", b))
+                        for k in ("solved", "failed", "left_out")}})
     return rows
 
 

@@ -2,7 +2,9 @@
 and the visitor's own ("My runs") with filters.
 
 Every row passes `rlx.runs.access.may_see` before it is shown, whatever the SQL already narrowed, so a private
-run reaches nobody but its owner and a hidden environment's runs reach nobody. `visitor` never leaves here.
+run reaches nobody but its owner and a hidden environment's runs reach nobody; the web hands in its
+`dataset_access` (what the Hub says now of each run's dataset), asked once per environment listed.
+`visitor` never leaves here.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from contextlib import closing
 from dataclasses import dataclass
 
-from rlx.runs.access import may_see
+from rlx.runs.access import UNKNOWN, may_see
 from rlx.runs.community import model_label
 from rlx.runs.index import connect
 from rlx.runs.outcome import KINDS, LABELS, PENDING, of_row
@@ -21,14 +23,26 @@ MAX_ROWS = 100  # rows one list shows
 MAX_TASKS = 11  # a task and at most ten aliases
 SHOWN = ("id", "env_id", "ref", "agent", "model", "status", "scored", "reward", "created_at", "finished_at",
          "kind", "reason", "seconds", "cost", "batch")
-_READ = ", ".join((*SHOWN, "visitor", "visibility"))
+_READ = ", ".join((*SHOWN, "visitor", "visibility", "private_dataset"))
 
 
-def _visible(rows, viewer: str | None, hidden) -> list[dict]:
+def _no_answer(_env_id: str) -> str:
+    return UNKNOWN
+
+
+def _visible(rows, viewer: str | None, hidden, dataset_access=_no_answer) -> list[dict]:
+    answers: dict[str, str] = {}  # one question per environment, however many of its runs are listed
+
+    def access(env_id: str) -> str:
+        if env_id not in answers:
+            answers[env_id] = dataset_access(env_id)
+        return answers[env_id]
+
     out = []
     for row in rows:
         row = dict(row)
-        if not may_see(RunRecord.from_json(row), viewer, hidden):
+        row["private_dataset"] = bool(row["private_dataset"])
+        if not may_see(RunRecord.from_json(row), viewer, hidden, access):
             continue
         ended = of_row(row) if row.get("kind") is None else None  # rows written before the kind column
         kind = ended.kind if ended else row["kind"]
@@ -44,7 +58,7 @@ def lists_own_runs(rows: list[dict]) -> bool:
 
 
 def for_tasks(store: Store, tasks: list[tuple[str, str]], viewer: str | None, hidden,
-              limit: int = MAX_ROWS) -> list[dict]:
+              limit: int = MAX_ROWS, dataset_access=_no_answer) -> list[dict]:
     """The runs of a task and its aliases (the same task under other names), newest first."""
     tasks = list(dict.fromkeys(tasks))[:MAX_TASKS]
     found = []
@@ -54,15 +68,16 @@ def for_tasks(store: Store, tasks: list[tuple[str, str]], viewer: str | None, hi
                                 "AND (visibility='public' OR visitor=?) ORDER BY created_at DESC LIMIT ?",
                                 (env_id, ref, viewer or "", limit)).fetchall()
     found.sort(key=lambda r: r["created_at"], reverse=True)
-    return _visible(found, viewer, hidden)[:limit]
+    return _visible(found, viewer, hidden, dataset_access)[:limit]
 
 
-def for_env(store: Store, env_id: str, viewer: str | None, hidden, limit: int = MAX_ROWS) -> list[dict]:
+def for_env(store: Store, env_id: str, viewer: str | None, hidden, limit: int = MAX_ROWS,
+            dataset_access=_no_answer) -> list[dict]:
     with closing(connect(store)) as db:
         rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_env WHERE env_id=? "
                           "AND (visibility='public' OR visitor=?) ORDER BY created_at DESC LIMIT ?",
                           (env_id, viewer or "", limit)).fetchall()
-    return _visible(rows, viewer, hidden)
+    return _visible(rows, viewer, hidden, dataset_access)
 
 
 @dataclass(frozen=True)
@@ -86,7 +101,7 @@ class MineFilter:
 
 
 def for_visitor(store: Store, viewer: str, hidden, chosen: MineFilter = MineFilter(),
-                limit: int = MAX_ROWS) -> list[dict]:
+                limit: int = MAX_ROWS, dataset_access=_no_answer) -> list[dict]:
     """The visitor's own runs, newest first, narrowed by the filters."""
     where, args = ["visitor=?"], [viewer]
     if chosen.env:
@@ -103,7 +118,7 @@ def for_visitor(store: Store, viewer: str, hidden, chosen: MineFilter = MineFilt
     with closing(connect(store)) as db:
         rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_visitor WHERE {' AND '.join(where)} "
                           "ORDER BY created_at DESC LIMIT ?", (*args, limit)).fetchall()
-    return _visible(rows, viewer, hidden)
+    return _visible(rows, viewer, hidden, dataset_access)
 
 
 def visitor_choices(store: Store, viewer: str) -> dict:
@@ -117,19 +132,21 @@ def visitor_choices(store: Store, viewer: str) -> dict:
 MAX_SET = 2000  # rollouts one side of a compare reads
 
 
-def for_batch(store: Store, batch_id: str, viewer: str | None, hidden) -> list[dict] | None:
+def for_batch(store: Store, batch_id: str, viewer: str | None, hidden,
+              dataset_access=_no_answer) -> list[dict] | None:
     """A batch's runs as rows (None when there is no such batch, or none of its runs may be shown)."""
     with closing(connect(store)) as db:
         rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_batch WHERE batch=? LIMIT ?",
                           (batch_id, MAX_SET)).fetchall()
-    shown = _visible(rows, viewer, hidden)
+    shown = _visible(rows, viewer, hidden, dataset_access)
     return shown or None
 
 
-def for_agent(store: Store, env_id: str, agent: str, model: str | None, viewer: str | None, hidden) -> list[dict]:
+def for_agent(store: Store, env_id: str, agent: str, model: str | None, viewer: str | None, hidden,
+              dataset_access=_no_answer) -> list[dict]:
     """Every run of one agent (and model) on one environment this visitor may see, newest first."""
     with closing(connect(store)) as db:
         rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_env WHERE env_id=? AND agent=? "
                           "AND model IS ? AND (visibility='public' OR visitor=?) ORDER BY created_at DESC LIMIT ?",
                           (env_id, agent, model or None, viewer or "", MAX_SET)).fetchall()
-    return _visible(rows, viewer, hidden)
+    return _visible(rows, viewer, hidden, dataset_access)

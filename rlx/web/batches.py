@@ -15,7 +15,8 @@ from rlx.runs import batch as batches
 from rlx.runs import record, rollout_rules
 from rlx.runs.access import visibility_for
 from rlx.runs.batch import BatchRecord
-from rlx.runs.batch_results import counts, histogram, result_rows, results, to_csv, to_jsonl, to_parquet, withdrawn_count
+from rlx.runs.batch_results import (counts, histogram, result_rows, results, to_csv, to_jsonl, to_parquet,
+                                    withdrawn_count)
 from rlx.runs.launch import settle
 from rlx.runs.limits import LimitReached
 from rlx.runs.models import ModelChoice, ModelError

@@ -16,6 +16,7 @@ from rlx.runs import paired, rollouts
 from rlx.runs.community import model_label
 from rlx.runs.paired_plot import grid
 from rlx.runs.record import valid_run_id
+from rlx.web.dataset_access import dataset_access
 from rlx.web.hidden import hidden_ids
 from rlx.http.render import render
 from rlx.web.visitor import visitor_id
@@ -32,7 +33,7 @@ def _side(spec: str, env_id: str, name: str) -> tuple[str, list[dict]]:
     if kind == "batch":
         if not valid_run_id(rest):
             abort(400, f"{name}: a batch id is twelve lowercase letters and digits.")
-        rows = rollouts.for_batch(store, rest, me, hidden)
+        rows = rollouts.for_batch(store, rest, me, hidden, dataset_access)
         if rows is None:
             abort(404, f"{name}: there is no batch {rest} (or it is private to whoever started it).")
         return f"batch {rest} ({model_label(rows[0]['agent'], rows[0]['model'])})", rows
@@ -42,7 +43,8 @@ def _side(spec: str, env_id: str, name: str) -> tuple[str, list[dict]]:
             abort(400, f"{name}: give agent:<agent> or agent:<agent>:<model>.")
         if not _ENV.match(env_id):
             abort(400, "Comparing agents needs the environment: env=<org>/<name>.")
-        return model_label(agent, model or None), rollouts.for_agent(store, env_id, agent, model or None, me, hidden)
+        rows = rollouts.for_agent(store, env_id, agent, model or None, me, hidden, dataset_access)
+        return model_label(agent, model or None), rows
     abort(400, f"{name} must be batch:<id> or agent:<agent>[:<model>].")
 
 

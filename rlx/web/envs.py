@@ -14,6 +14,7 @@ from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.render import render, wants_fragment
 from rlx.adapters.task_search import TaskQuery, page_of, search_index
+from rlx.web.dataset_access import dataset_access
 from rlx.web.hidden import hidden_ids
 from rlx.web.visitor import visitor_id
 
@@ -42,7 +43,7 @@ def env_page(org: str, name: str):
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])
     if not wants_fragment("tasks"):  # the task list's own fragment draws no rollouts
         context["env_rollouts"] = rollouts.for_env(current_app.extensions["rlx.store"], state.env.id, visitor_id(),
-                                                   hidden_ids(), limit=ENV_ROLLOUTS)
+                                                   hidden_ids(), ENV_ROLLOUTS, dataset_access)
     response = render("pages/env.html", fragment="tasks", **context)
     if not state.ready or state.stale:
         response.headers["Cache-Control"] = "no-store"

@@ -14,6 +14,7 @@ from rlx.runs import rollout_rules, rollouts
 from rlx.runs.access import options_for_dataset
 from rlx.runs.sandboxes import for_visitor
 from rlx.sources.errors import Unavailable
+from rlx.web.dataset_access import dataset_access
 from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
 from rlx.http.render import render, render_partial_or_page
@@ -106,7 +107,7 @@ def _rollouts(env_id: str, ref: str, aliases) -> list[dict]:
     from flask import current_app
 
     return rollouts.for_tasks(current_app.extensions["rlx.store"], [(env_id, ref), *aliases], visitor_id(),
-                              hidden_ids())
+                              hidden_ids(), dataset_access=dataset_access)
 
 
 @bp.get("/d/<org>/<name>/random")
