@@ -2,13 +2,18 @@
 broke, nothing is written anywhere, and the rest of the dataset still reads. One fixture per rule, built here:
 a zip bomb, a gzip bomb, a tar with `../`, an absolute path, a drive letter, a symlink, a hard link, a device,
 too many members, a member that lies about its size, a duplicate path, garbage base64, zero bytes, a cell that
-is a number, bytes that are no archive."""
+is a number, bytes that are no archive, a symbolic-link chain past PATH_MAX (which this Python's tarfile filter
+lets out), a member declaring 8 GiB of zeros."""
 
 import base64
 import io
+import os
 import random
+import subprocess
 import tarfile
+import tempfile
 import zipfile
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -17,6 +22,7 @@ import pytest
 from rlx import create_app
 from rlx.adapters import archives
 from tests.conftest import index_now
+from tests.test_sandbox_passage import chain_archive
 
 ORG = "attacks"
 TASK_TOML = b'version = "1.0"\n[metadata]\ndifficulty = "easy"\n[environment]\ndocker_image = "python:3.12-slim"\n'
@@ -66,6 +72,15 @@ def lying_zip() -> bytes:
     return bytes(raw)
 
 
+def huge_zero_member() -> bytes:
+    """A 10 KB tar (GNU tar's own, --sparse) holding one member of 8 GiB of zeros, as a task's `truncate` makes."""
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, "big.bin"), "wb") as handle:
+            handle.truncate(8 << 30)
+        subprocess.run(["tar", "--sparse", "-cf", "big.tar", "big.bin"], cwd=folder, check=True)
+        return Path(folder, "big.tar").read_bytes()
+
+
 ATTACKS = {  # name -> (cell, rule, words the page shows)
     "zip-bomb": (zip_bytes([("task.toml", TASK_TOML), ("filler.bin", b"\0" * (60 * 2**20))]), "bomb",
                  "compression bomb"),
@@ -92,6 +107,9 @@ ATTACKS = {  # name -> (cell, rule, words the page shows)
     "not-an-archive": (b"just some bytes that are no archive" * 10, "format", "not a tar, tar.gz or zip"),
     "number": (12345, "type", "holds int"),
     "truncated-gzip": (tar_bytes(good_task("cut"))[:60], "format", "damaged"),
+    # The CVE-2025-4517 class: links through a path past PATH_MAX that this Python's `data` filter lets out.
+    "symlink-chain": (chain_archive(Path("/tmp/rlx-outside-the-task")), "link", "is a link"),
+    "huge-zero-member": (huge_zero_member(), "size", "unpacks to more than"),
 }
 
 
@@ -225,3 +243,13 @@ def test_a_damaged_archive_is_refused_with_a_rule_never_with_another_error():
             except Exception as exc:  # noqa: BLE001 - the point: nothing but a refusal may escape
                 others.append(f"{type(exc).__name__}: {exc}")
     assert others == []
+
+
+def test_a_zip_with_too_many_entries_is_refused_before_zipfile_reads_its_directory(monkeypatch):
+    def not_to_be_opened(*args, **kwargs):
+        raise AssertionError("zipfile read the central directory of an archive already known to be too big")
+
+    monkeypatch.setattr(archives.zipfile, "ZipFile", not_to_be_opened)
+    with pytest.raises(archives.ArchiveRefused) as refused:
+        archives.unpack(ATTACKS["too-many"][0])
+    assert refused.value.rule == "members"

@@ -5,6 +5,10 @@ absolute paths, drive letters), links, devices, or be no archive at all. Every r
 headers before any member is read, sizes again on what is actually read (headers can lie), and nothing is ever
 written to disk: the result is a dict of task-relative paths to bytes. A refusal is an `ArchiveRefused` naming
 the rule it broke in one sentence, so a task page can say exactly why its task is not shown.
+
+tarfile and zipfile only parse headers and read members' bytes from memory here; nothing calls their extract
+functions, whose path checks (tarfile's `data` filter) have had bypasses (CVE-2025-4517, fixed in 3.12.11; this
+machine has 3.12.1): links of any kind are refused outright rather than resolved.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ MAX_MEMBERS = 2_000
 MAX_TOTAL_BYTES = 64 * 1024 * 1024  # all members unpacked
 MAX_RATIO = 200  # unpacked bytes per packed byte: real task folders stay far below; bombs are far above
 RATIO_FLOOR = 1024 * 1024  # tiny archives of padding compress well and are harmless: ratio applies past 1 MB
+
+
+_CENTRAL_ENTRY = b"PK\x01\x02"
 
 
 class ArchiveRefused(ValueError):
@@ -161,6 +168,10 @@ def _untar(data: bytes, packed: int) -> tuple[dict[str, bytes], set[str]]:
 
 
 def _unzip(data: bytes) -> tuple[dict[str, bytes], set[str]]:
+    # zipfile reads the whole central directory before we can count it: a 32 MB cell of minimal entries would be
+    # ~700,000 objects. Every entry it reads starts with this signature, so their count bounds the members first.
+    if data.count(_CENTRAL_ENTRY) > MAX_MEMBERS:
+        raise ArchiveRefused("members", f"The archive has more than {MAX_MEMBERS:,} members.")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()

@@ -1,7 +1,8 @@
 """One bubblewrap sandbox: a long-lived process whose namespaces every command enters.
 
-The sandbox is started once per trial (`Sandbox.start`) and holds a user, pid, mount, ipc, uts (and, for
-no-network tasks, net) namespace open with a sleeping init. Each command enters those namespaces with `nsenter`,
+The sandbox is started once per trial (`Sandbox.start`) and holds a user, pid, mount, ipc, uts and net namespace
+open with a sleeping init; a public-network task's namespace gets outbound internet of its own
+(rlx/runs/sandbox_net.py), a no-network task's keeps only its loopback. Each command enters those namespaces with `nsenter`,
 so files and background processes (terminus-2's tmux server) persist between commands. On the host the sandbox's
 root is a uid of its own with no capabilities (leased from rlx/runs/sandbox_uids.py when the worker is root);
 inside it is uid 0 of its own namespace, but without any capability there either: the init is started with
@@ -11,7 +12,8 @@ system-call filter of rlx/runs/sandbox_seccomp.py (`--seccomp` for the init, a p
 
 Limits are resource limits set before exec, inherited by everything the sandbox starts: processes (a fork bomb
 stops at the cap, which counts the sandbox's uid and so this sandbox alone), address space, CPU seconds, file
-size, open files. Stopping kills the init, and the kernel
+size, open files; and, where the host gives a cgroup, memory, processes and CPU for the whole sandbox
+(rlx/runs/sandbox_cgroup.py). `walls()` says which held, for the run page. Stopping kills the init, and the kernel
 takes the whole pid namespace with it; `--die-with-parent` does the same when the worker dies.
 """
 
@@ -26,9 +28,10 @@ import shlex
 import shutil
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 
-from rlx.runs import sandbox_cgroup, sandbox_seccomp
+from rlx.runs import sandbox_cgroup, sandbox_net, sandbox_seccomp
 from rlx.runs.sandbox_uids import NoFreeUid, UidLease, lease_uid
 
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -53,6 +56,7 @@ class Limits:
     storage_mb: int = 1024  # everything the sandbox may write, in memory: its root tmpfs and /dev/shm together
     group_memory_mb: int | None = None  # the whole sandbox's memory, tmpfs included (its cgroup); None: no group
     group_processes: int = 512  # the whole sandbox's processes (its cgroup)
+    group_cpus: float | None = None  # the whole sandbox's CPU quota, in CPUs (its cgroup); None: no quota
 
     def apply(self) -> None:
         """Called in the child between fork and exec (preexec_fn): the limits every sandboxed process inherits."""
@@ -87,6 +91,7 @@ class Sandbox:
     _child_pid: int | None = None
     _uid: UidLease | None = None
     group: sandbox_cgroup.Group = field(default_factory=sandbox_cgroup.Group)
+    net: sandbox_net.Network = field(default_factory=sandbox_net.Network)
 
     # --- lifecycle -----------------------------------------------------------------------------------------
 
@@ -101,17 +106,20 @@ class Sandbox:
             except NoFreeUid as exc:
                 raise SandboxError(str(exc)) from None
         if self.limits.group_memory_mb:
-            self.group = sandbox_cgroup.create(self.limits.group_memory_mb, self.limits.group_processes)
+            self.group = sandbox_cgroup.create(self.limits.group_memory_mb, self.limits.group_processes,
+                                               self.limits.group_cpus)
         status_read, status_write = os.pipe()
         ready_read, ready_write = os.pipe()
         seccomp_fd = sandbox_seccomp.bpf_file()
-        args = [*_drop_privileges(self._uid), bwrap, *self._bwrap_args(status_write),
+        resolv_fd = _data_file(sandbox_net.RESOLV_CONF)
+        args = [*_drop_privileges(self._uid), bwrap, *self._bwrap_args(status_write, resolv_fd),
                 "--cap-drop", "ALL", "--seccomp", str(seccomp_fd),
                 "bash", "-c", f"echo ready >&{ready_write}; exec {ready_write}>&-; exec sleep infinity"]
         try:
             self._process = subprocess.Popen(
                 args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                pass_fds=(status_write, ready_write, seccomp_fd), start_new_session=True, env=_empty_env(),
+                pass_fds=(status_write, ready_write, seccomp_fd, resolv_fd), start_new_session=True,
+                env=_empty_env(),
                 preexec_fn=self._join,
             )
         except BaseException:
@@ -122,10 +130,13 @@ class Sandbox:
             os.close(status_write)
             os.close(ready_write)
             os.close(seccomp_fd)
+            os.close(resolv_fd)
         try:
             self._child_pid = _read_child_pid(status_read, timeout)
             if not _wait_readable(ready_read, timeout) or os.read(ready_read, 16) != b"ready\n":
                 raise SandboxError(f"the sandbox did not start: {self._stderr_tail()}")
+            if self.network:
+                self._attach_network()
         except BaseException:
             self.stop()
             raise
@@ -133,8 +144,18 @@ class Sandbox:
             os.close(status_read)
             os.close(ready_read)
 
+    def _attach_network(self) -> None:
+        """Outbound internet of its own (rlx/runs/sandbox_net.py); without it, no network, said in `net.wall`."""
+        try:
+            self.net = sandbox_net.attach(self._child_pid, _drop_privileges(self._uid), self.group.join,
+                                          _empty_env())
+        except sandbox_net.NetworkUnavailable as exc:
+            self.net = sandbox_net.Network(f"{sandbox_net.NO_NETWORK} (the host could not give it one of its own: "
+                                           f"{exc})")
+
     def stop(self) -> None:
         """Kill the sandbox and everything in it; safe to call twice."""
+        self.net.stop()
         process, self._process = self._process, None
         if process is None:
             self._release_uid()
@@ -157,6 +178,20 @@ class Sandbox:
         lease, self._uid = self._uid, None
         if lease is not None:
             lease.release()
+
+    def walls(self) -> str:
+        """One sentence for the run page: which limits hold, and how (what the host gave, or what fell back)."""
+        limits, group = self.limits, self.group
+        if group.kind:
+            held = [f"memory {_size(limits.group_memory_mb)} with its disk", f"{limits.group_processes} processes",
+                    f"{group.cpus:g} CPU" if group.cpus else f"CPU {limits.cpu_seconds} s a process (no quota)"]
+            how = f"({group.kind})"
+        else:
+            held = [f"memory {_size(limits.memory_mb)} a process", f"{limits.processes} processes",
+                    f"CPU {limits.cpu_seconds} s a process"]
+            how = "(per process only: the host gives no cgroup)"
+        network = self.net.wall if self.network else sandbox_net.NO_NETWORK
+        return f"Limits {how}: {', '.join(held)}, disk {_size(limits.storage_mb)} in memory, {network}."
 
     @property
     def running(self) -> bool:
@@ -246,13 +281,12 @@ class Sandbox:
 
     # --- arguments -------------------------------------------------------------------------------------------
 
-    def _bwrap_args(self, status_fd: int) -> list[str]:
+    def _bwrap_args(self, status_fd: int, resolv_fd: int) -> list[str]:
+        # A network namespace of its own always: a public-network task's outbound stack is attached to it once it
+        # runs (rlx/runs/sandbox_net.py); the host's network is never shared.
         args = ["--unshare-user", "--uid", "0", "--gid", "0", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--hostname", self.hostname, "--die-with-parent", "--new-session", "--json-status-fd", str(status_fd)]
-        if not self.network:
-            args.append("--unshare-net")
-        else:
-            args += ["--share-net"]
+                "--unshare-net", "--hostname", self.hostname, "--die-with-parent", "--new-session",
+                "--json-status-fd", str(status_fd)]
         # The sandbox's root is one tmpfs of storage_mb (less /dev/shm's share): every writable folder is a plain
         # folder in it, so a task writes at most storage_mb in all, and the worker reads them back from the host
         # side through `root` (rlx/runs/sandbox_files.py). It must be the first mount: the rest go on top of it.
@@ -266,7 +300,7 @@ class Sandbox:
             elif os.path.isdir(path):
                 args += ["--ro-bind", path, path]
         # /dev is bubblewrap's own tmpfs, unbounded: read-only once its nodes are made, /dev/shm a small tmpfs on it.
-        args += ["--ro-bind", "/etc", "/etc", "--dev", "/dev", "--perms", "1777", "--size", str(shm * MB), "--tmpfs", "/dev/shm",
+        args += ["--ro-bind", "/etc", "/etc", "--ro-bind-data", str(resolv_fd), "/etc/resolv.conf", "--dev", "/dev", "--perms", "1777", "--size", str(shm * MB), "--tmpfs", "/dev/shm",
                  "--remount-ro", "/dev", "--proc", "/proc"]
         for path in dict.fromkeys((*self.writable, self.workdir)):
             args += ["--perms", "1777" if path == "/tmp" else "0755", "--dir", path]
@@ -288,11 +322,27 @@ def _storage_split(storage_mb: int) -> tuple[int, int]:
     return max(1, storage_mb - shm), shm
 
 
+def _size(mb: int | None) -> str:
+    mb = mb or 0
+    return f"{mb / 1024:.3g} GB" if mb >= 1024 else f"{mb} MB"
+
+
 def _drop_privileges(lease: UidLease | None) -> list[str]:
     """As root, become the sandbox's own uid with no capabilities before bwrap creates its user namespace."""
     if lease is None:
         return []
     return ["setpriv", f"--reuid={lease.uid}", f"--regid={lease.uid}", "--clear-groups", "--inh-caps=-all", "--"]
+
+
+def _data_file(data: bytes) -> int:
+    """An unlinked temp file holding `data`, at offset 0 (for bwrap's --ro-bind-data). The caller closes it."""
+    handle = tempfile.TemporaryFile()
+    handle.write(data)
+    handle.flush()
+    fd = os.dup(handle.fileno())
+    handle.close()
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _empty_env() -> dict[str, str]:

@@ -5,7 +5,8 @@ Files go in through the sandbox (our own tar, piped to a `tar -x` inside it: wha
 write inside the sandbox) and come out by being read from the host side, one name at a time without following
 links (rlx/runs/sandbox_files.py): no program inside the sandbox runs for the worker, and nothing it wrote is
 unpacked, so neither a symlink an agent plants nor a `tar` it replaced makes the worker write outside the store. The task's declared network mode is enforced: a
-no-network task gets a sandbox with no interface but loopback.
+no-network task gets a sandbox with no interface but loopback, a public one outbound internet of its own
+(rlx/runs/sandbox_net.py), never the host's network.
 """
 
 from __future__ import annotations
@@ -23,9 +24,18 @@ from harbor.utils.path_filter import filter_paths_by_patterns
 from rlx.runs.bwrap import Limits, Sandbox
 from rlx.runs.replay import Replay, plan_for, replay_of
 from rlx.runs.sandbox_files import copy_dir_out, copy_file_out
+from rlx.runs.walls import write_walls
 
 IMPORT_PATH = "rlx.runs.local_env:LocalEnvironment"
 DEFAULT_TIMEOUT = 600
+MAX_CPUS = 8  # a task asking for more gets this many (the quota is a cap, never a reservation)
+
+
+def _cpus(asked) -> float:
+    try:
+        return min(max(float(asked or 1), 0.1), MAX_CPUS)
+    except (TypeError, ValueError):
+        return 1.0
 
 
 class LocalEnvironment(BaseEnvironment):
@@ -59,7 +69,9 @@ class LocalEnvironment(BaseEnvironment):
         self._sandbox = Sandbox(workdir=workdir, network=not self._network_disabled, limits=self._limits(),
                                 writable=("/tmp", "/root", "/logs", "/tests", "/solution", "/installed-agent"))
         await asyncio.to_thread(self._sandbox.start)
-        self.logger.info(f"Sandbox limits: {self._sandbox.group.summary()}.")
+        walls = self._sandbox.walls()
+        self.logger.info(walls)
+        write_walls(self.trial_paths.trial_dir, walls)  # the runner puts it in the record, for the page
         await self.ensure_dirs(self._mount_targets(writable_only=True))
         await self._replay_dockerfile()
         await self._upload_environment_dir_after_start()
@@ -79,7 +91,8 @@ class LocalEnvironment(BaseEnvironment):
         storage_mb, processes = min(max(int(storage), 64), 8192), self._kwargs_int("max_processes", 256)
         return Limits(memory_mb=min(max(int(memory) * 2, 1024), 16384), storage_mb=storage_mb,
                       processes=processes, cpu_seconds=self._kwargs_int("cpu_seconds", 3600),
-                      group_memory_mb=int(memory) + storage_mb, group_processes=processes)
+                      group_memory_mb=int(memory) + storage_mb, group_processes=processes,
+                      group_cpus=_cpus(self._effective_cpus or cfg.cpus))
 
     def _kwargs_int(self, name: str, default: int) -> int:
         try:

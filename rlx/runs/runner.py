@@ -28,6 +28,7 @@ from rlx.runs.failures import INFRASTRUCTURE, clean, failure_from_text, failure_
 from rlx.runs.feed import TrialFeed
 from rlx.runs.task_vars import seal_task_config, task_variables
 from rlx.runs.taskfiles import copy_task
+from rlx.runs.walls import read_walls
 from rlx.runs.worker_env import drop_rollout_secrets
 
 log = logging.getLogger("rlx.runs")
@@ -77,8 +78,16 @@ def run_rollout(run_id: str) -> dict:
         run.status = FAILED
         run.error_type, run.outcome = failure_of(exc)
     finally:
+        _note_walls_quietly(run, store)
         _end(run, store, redis, scratch)
     return {"status": run.status, "reward": run.reward}
+
+
+def _note_walls_quietly(run: RunRecord, store) -> None:
+    try:  # a run shorter than one poll: its last record carries the sentence
+        note_walls(run, store, None, save=False)
+    except Exception:
+        log.warning("run %s: its limits could not be read", run.id, exc_info=True)
 
 
 def _end(run: RunRecord, store, redis, scratch: Path | None) -> None:
@@ -209,14 +218,15 @@ async def _drive(run: RunRecord, task: Path, agent, environment, store, redis, a
     running = asyncio.create_task(trial.run())
     feed.start()
     try:
-        return await _until_done_or_stopped(run, running, redis, admin_asked)
+        return await _until_done_or_stopped(run, running, redis, admin_asked, store)
     finally:
         await feed.stop()
 
 
-async def _until_done_or_stopped(run: RunRecord, running, redis, admin_asked):
+async def _until_done_or_stopped(run: RunRecord, running, redis, admin_asked, store):
     while not running.done():
         await asyncio.wait({running}, timeout=STOP_POLL_SEC)
+        note_walls(run, store, redis)
         if running.done():
             break
         by_owner = redis.exists(stop_key(run.id))
@@ -228,6 +238,17 @@ async def _until_done_or_stopped(run: RunRecord, running, redis, admin_asked):
                 pass
             raise _Stopped("Stopped by its owner." if by_owner else admin_stop.OUTCOME)
     return running.result()
+
+
+def note_walls(run: RunRecord, store, redis, save: bool = True) -> None:
+    """Which limits the sandbox holds (rlx/runs/walls.py), into the record once the sandbox has said so."""
+    if run.provenance.get("limits"):
+        return
+    sentence = read_walls(record.trial_dir(store, run.id))
+    if sentence:
+        run.provenance["limits"] = sentence
+        if save:
+            _save(store, redis, run)
 
 
 def _apply_result(run: RunRecord, result) -> None:

@@ -1,10 +1,12 @@
-"""A control group per sandbox, so memory and processes are capped for the sandbox as a whole, not per process.
+"""A control group per sandbox, so memory, processes and CPU are capped for the sandbox as a whole, not per process.
 
 RLIMIT_AS caps one process: a task forking eight 256 MB processes took 2 GB. A group under the worker's own
 (cgroup v2 where its controllers are delegated to us, else the v1 hierarchies) caps them together. Every process
 of the sandbox joins it before it execs: the init (bwrap) and each command, which `nsenter` starts as the worker's
 child, not the init's. The sandbox's tmpfs pages are charged to the group of the process that wrote them, so the
-memory cap is the task's memory plus its storage.
+memory cap is the task's memory plus its storage. The CPU quota (the task's `cpus`, as CFS quota per 100 ms
+period: cpu.max in v2, cpu.cfs_quota_us in v1) is optional: where the cpu controller is not ours, memory and
+processes still hold, and `cpus` is None.
 
 `kind` says what the host gave ("cgroup v2", "cgroup v1", or None: then only the per-process limits hold).
 Written here rather than taken from a library: the cgroup packages on PyPI (cgroupspy, cgroup-utils) are v1-only
@@ -28,6 +30,7 @@ _PERIOD_US = 100_000
 class Group:
     kind: str | None = None
     folders: list[Path] = field(default_factory=list)
+    cpus: float | None = None  # the CPU quota the group holds (None: none, the host's cpu controller is not ours)
 
     def join(self) -> None:
         """Move the calling process into the group (a preexec_fn, between fork and exec)."""
@@ -57,9 +60,17 @@ class Group:
                     continue
         return None
 
-    def summary(self) -> str:
-        return (f"memory and processes: {self.kind} (whole sandbox)" if self.kind
-                else "memory and processes: per process only (the host gives no cgroup)")
+    def cpu_throttled(self) -> int | None:
+        """How many quota periods the group was held back in (its cpu.stat), None without a CPU quota."""
+        for folder in self.folders:
+            try:
+                lines = (folder / "cpu.stat").read_text().split("\n")
+            except OSError:
+                continue
+            stats = dict(line.split() for line in lines if len(line.split()) == 2)
+            if "nr_throttled" in stats:
+                return int(stats["nr_throttled"])
+        return None
 
 
 def create(memory_mb: int, processes: int, cpus: float | None = None, root: Path = ROOT) -> Group:
@@ -101,11 +112,11 @@ def _create_v2(root: Path, name: str, memory: int, processes: int, cpus: float |
             _write_if_there(folder / "memory.swap.max", "0")
             (folder / "pids.max").write_text(str(processes))
             if cpus and "cpu" in delegated:
-                (folder / "cpu.max").write_text(f"{int(cpus * _PERIOD_US)} {_PERIOD_US}")
+                (folder / "cpu.max").write_text(f"{max(1000, int(cpus * _PERIOD_US))} {_PERIOD_US}")
         except OSError:
             _rmdir_quietly(folder)
             continue
-        return Group("cgroup v2", [folder])
+        return Group("cgroup v2", [folder], cpus if cpus and "cpu" in delegated else None)
     return None
 
 
@@ -123,16 +134,32 @@ def _create_v1(root: Path, name: str, memory: int, processes: int, cpus: float |
         (memory_folder / "memory.limit_in_bytes").write_text(str(memory))
         _write_if_there(memory_folder / "memory.memsw.limit_in_bytes", str(memory))  # no swap past the cap
         (pids_folder / "pids.max").write_text(str(processes))
-        if cpus and "cpu" in own and (root / "cpu" / "cgroup.procs").exists():
-            cpu_folder = root / "cpu" / own["cpu"].lstrip("/") / name
-            cpu_folder.mkdir()
-            made.append(cpu_folder)
-            (cpu_folder / "cpu.cfs_quota_us").write_text(str(int(cpus * _PERIOD_US)))
     except OSError:
         for folder in made:
             _rmdir_quietly(folder)
         return None
-    return Group("cgroup v1", made)
+    quota = _cpu_quota_v1(root, own, name, cpus, made) if cpus else None
+    return Group("cgroup v1", made, quota)
+
+
+def _cpu_quota_v1(root: Path, own: dict[str, str], name: str, cpus: float, made: list[Path]) -> float | None:
+    """The CPU quota in the v1 cpu hierarchy, when there is one we may write; the memory and process caps hold
+    without it."""
+    if "cpu" not in own or not (root / "cpu" / "cgroup.procs").exists():
+        return None
+    folder = root / "cpu" / own["cpu"].lstrip("/") / name
+    try:
+        folder.mkdir()
+    except OSError:
+        return None
+    try:
+        (folder / "cpu.cfs_period_us").write_text(str(_PERIOD_US))
+        (folder / "cpu.cfs_quota_us").write_text(str(max(1000, int(cpus * _PERIOD_US))))
+    except OSError:
+        _rmdir_quietly(folder)
+        return None
+    made.append(folder)
+    return cpus
 
 
 def _write_if_there(path: Path, value: str) -> None:

@@ -38,6 +38,7 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "whole_run": f"{run.timings['total']:.2f} s" if "total" in run.timings else None,
         "usage": run.usage,
         "provenance": provenance_rows(run),
+        "limits": (run.provenance or {}).get("limits"),
         "events": shown_events,
         "verifier_output": verifier_output,
         "verifier_masked": masked,
