@@ -90,12 +90,12 @@ HARBOR_EXAMPLES = ("rlx-examples/terminal-basics", "rlx-examples/python-bugfix",
 
 def index_now(app, repo_id: str):
     """Build a dataset's index in this process (what the worker's job does), and return it."""
-    from rlx.adapters import Env, pick
+    from rlx.adapters import Env, choose
 
     with app.app_context():
         source, store = app.extensions["rlx.source"], app.extensions["rlx.store"]
         env = Env(source.repo_info("dataset", repo_id), source, store)
-        return pick(env).build_index(env)
+        return choose(env).build_index(env)  # the choice the index job makes
 
 
 @pytest.fixture

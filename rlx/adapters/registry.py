@@ -57,15 +57,46 @@ _builtin_done: list[bool] = []
 _builtin_lock = threading.Lock()
 
 
+def _ranked(record) -> list[tuple[float, Adapter]]:
+    """Every adapter with its score for a repository's record (tags, card, file names), best first."""
+    return sorted(((a.score(record), a) for a in all_adapters()), key=lambda sa: -sa[0])
+
+
 def pick(env: "Env") -> Adapter | None:
     """The surest adapter that confirms: best score first; below SURE, it must confirm with a closer look."""
-    scored = sorted(((a.score(env.record), a) for a in all_adapters()), key=lambda sa: -sa[0])
-    for score, adapter in scored:
+    for score, adapter in _ranked(env.record):
         if score <= 0:
             break
         if (score >= SURE and not adapter.always_confirm) or adapter.confirm(env):
             return adapter
     return None
+
+
+def may_read(record) -> bool:
+    """Whether any adapter might read this repository (worth listing and a closer look)."""
+    return any(score > 0 for score, _ in _ranked(record))
+
+
+def sure_from_record(record) -> Adapter | None:
+    """The adapter sure of a repository from its record alone, without a call: what the snapshot builder may
+    assume before it has built anything. One that always confirms (a format known by its layout) never is."""
+    ranked = _ranked(record)
+    if ranked and ranked[0][0] >= SURE and not ranked[0][1].always_confirm:
+        return ranked[0][1]
+    return None
+
+
+def space_adapter() -> Adapter:
+    """The adapter of Spaces (OpenEnv servers and any other Space): one for every Space, so never scored."""
+    global _SPACE
+    if _SPACE is None:
+        from rlx.adapters.openenv import SpaceAdapter
+
+        _SPACE = SpaceAdapter()
+    return _SPACE
+
+
+_SPACE: Adapter | None = None
 
 
 def choose(env: "Env") -> Adapter | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, abort, current_app, redirect, request, url_for
+from flask import Blueprint, abort, redirect, request, url_for
 
 from rlx.admin.rollouts import TakedownError, set_withdrawn
 from rlx.admin.store import record, update_settings
@@ -18,6 +18,8 @@ from rlx.sources.names import ENV_ID
 from rlx.store.settings import COLLECTION_KEY, MAX_PER_HOUR
 from rlx.http.origin import same_origin_only
 from rlx.http.redirects import own_path
+from rlx.store import app_store
+from rlx.sources import app_source
 
 bp = Blueprint("admin_edits", __name__)
 
@@ -28,7 +30,7 @@ _BANNER_ID = re.compile(r"^[A-Za-z0-9._-]{1,40}\Z")
 
 
 def _settings_path():
-    return current_app.extensions["rlx.store"].settings_path
+    return app_store().settings_path
 
 
 def _changed(action: str, to: str, **detail):
@@ -69,7 +71,7 @@ def _reindex(env_id: str):
 
     if env_id.startswith("space:"):
         abort(400, "Spaces are not indexed; only datasets can be reindexed.")
-    record_ = current_app.extensions["rlx.source"].repo_info("dataset", env_id)  # 404/503 through the handlers
+    record_ = app_source().repo_info("dataset", env_id)  # 404/503 through the handlers
     ensure_index_job(env_id, record_.sha, retry=True)
     return _changed("reindex", "admin.environments_page", env=env_id, revision=record_.sha)
 
@@ -147,7 +149,7 @@ def rollouts():
     if action not in ("withdraw", "restore"):
         abort(400, "The action is withdraw (take the rollout off community), restore (put it back) or stop.")
     try:
-        run = set_withdrawn(current_app.extensions["rlx.store"], run_id, withdrawn=action == "withdraw")
+        run = set_withdrawn(app_store(), run_id, withdrawn=action == "withdraw")
     except TakedownError as exc:
         abort(exc.status, str(exc))
     record(_settings_path(), current_visitor().name, f"rollout.{action}", run=run.id, env=run.env_id, task=run.ref)
@@ -158,7 +160,7 @@ def rollouts():
 def _stop(run_id: str):
     """Ask the worker running this rollout to stop it, through the settings file like every admin action: the job
     watches the file while it runs (rlx/runs/admin_stop.py) and ends the run "stopped"."""
-    run = load_run(current_app.extensions["rlx.store"], run_id)
+    run = load_run(app_store(), run_id)
     if run is None:
         abort(404, "There is no run with that id.")
     if not run.active:

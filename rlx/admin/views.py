@@ -12,6 +12,7 @@ from rlx.admin import rollouts
 from rlx.admin.store import recent
 from rlx.queue import QUEUES, get_queue
 from rlx.store.layout import repo_id_of_key
+from rlx.store import app_store
 
 bp = Blueprint("admin", __name__)
 MAX_INDEXES_SHOWN = 500
@@ -22,7 +23,7 @@ def _settings():
 
 
 def _settings_path() -> Path:
-    return current_app.extensions["rlx.store"].settings_path
+    return app_store().settings_path
 
 
 def _page(template: str, **context):
@@ -61,7 +62,7 @@ def settings_page():
 
 @bp.get("/indexes")
 def indexes_page():
-    store = current_app.extensions["rlx.store"]
+    store = app_store()
     rows = []
     for path in sorted(store.indexes_dir.glob("*.json.gz"))[:MAX_INDEXES_SHOWN]:
         partial = path.name.endswith(".partial.json.gz")
@@ -77,7 +78,7 @@ def rollouts_page():
         query = rollouts.read_query(request.args)
     except rollouts.RolloutQueryError as exc:
         abort(400, str(exc))
-    rows, older = rollouts.list_rollouts(current_app.extensions["rlx.store"], query)
+    rows, older = rollouts.list_rollouts(app_store(), query)
     return _page("rollouts.html", rows=rows, older=older, query=query, statuses=rollouts.STATUSES,
                  visibilities=rollouts.VISIBILITIES, sizes=rollouts.PAGE_SIZES)
 

@@ -14,6 +14,7 @@ from flask import current_app, url_for
 
 from rlx.auth.session import Account
 from rlx.sources.errors import SourceError
+from rlx.sources import app_source
 
 FRESH_S = 30.0
 MAX_EACH = 100  # datasets, and Spaces, per visitor
@@ -25,7 +26,7 @@ _cache: dict[str, tuple[float, list[dict]]] = {}
 
 def my_repos(account: Account) -> tuple[list[dict], str | None]:
     """(cards, None), or ([], why) when the source cannot list them (a folder source has no accounts)."""
-    source = current_app.extensions["rlx.source"]
+    source = app_source()
     lister = getattr(source, "list_by_author", None)
     if lister is None:
         return [], "This explorer reads a local folder, which has no accounts."

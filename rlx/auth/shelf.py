@@ -14,7 +14,7 @@ import re
 from flask import current_app
 
 from rlx.sources.base import RepoRecord
-from rlx.store import Store
+from rlx.store import Store, app_store
 
 SHELVES = "visitors"
 _KEY = re.compile(r"^[0-9a-f]{32}$")
@@ -39,4 +39,4 @@ def shelf_for(token: str) -> Store:
 def shelf_at(key: str) -> Store:
     if not _KEY.match(key or ""):
         raise ValueError("not a shelf key")
-    return Store(current_app.extensions["rlx.store"].root / SHELVES / key)
+    return Store(app_store().root / SHELVES / key)

@@ -23,6 +23,7 @@ from rlx.runs import events, index, limits, models, record, sandboxes
 from rlx.runs.failures import failure_from_text
 from rlx.runs.record import FAILED, QUEUED, STOPPED, RunRecord
 from rlx.store.writable import is_store_full
+from rlx.store import app_store
 
 log = logging.getLogger("rlx.runs")
 AGENTS = ("oracle", "nop", "terminus-2")
@@ -47,7 +48,7 @@ def job_timeout_for(store, env_id: str, ref: str) -> int:
 
 def start_run(run: RunRecord, pack_store=None) -> RunRecord:
     """`pack_store` is where the dataset's pack is (a visitor's shelf for a private dataset; the store otherwise)."""
-    store = current_app.extensions["rlx.store"]
+    store = app_store()
     run.job_timeout = run.job_timeout or job_timeout_for(pack_store or store, run.env_id, run.ref)
     run.job_id = f"run-{run.id}"
     redis = get_redis()
@@ -100,7 +101,7 @@ def request_stop(run: RunRecord) -> RunRecord:
 def job_failed(job, connection, exc_type, exc_value, traceback) -> None:
     """RQ's failure callback: the job raised past our own handling, or RQ stopped it."""
     run_id = (job.args or [None])[0]
-    store = current_app.extensions["rlx.store"]
+    store = app_store()
     run = record.load(store, run_id) if run_id else None
     if run is not None and run.active:
         _finish(run, FAILED, _why(exc_type, job), getattr(exc_type, "__name__", None))
@@ -125,7 +126,7 @@ def settle(run: RunRecord) -> RunRecord:
 
 
 def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -> RunRecord:
-    store, redis = current_app.extensions["rlx.store"], get_redis()
+    store, redis = app_store(), get_redis()
     current = record.load(store, run.id) or run
     if not current.active:
         return current

@@ -19,8 +19,8 @@ from typing import Callable
 
 from rq.timeouts import BaseTimeoutException
 
-from rlx.adapters import Adapter, Env, Index, all_adapters, choose, get
-from rlx.adapters.registry import SURE
+from rlx.adapters import Adapter, Env, Index, choose, get
+from rlx.adapters.registry import may_read, sure_from_record
 from rlx.catalog import fetch_listing, write_listing_file
 from rlx.snapshot.build import build_snapshot, env_id_of
 from rlx.snapshot.publish import copy_published, publish
@@ -165,7 +165,7 @@ def plan_rebuilds(records: list[RepoRecord], store: Store, settings: AdminSettin
         index = _stored_index(store, record.id)
         adapter = adapter_for(record, index)
         if adapter is None:
-            if index is None and _maybe_readable(record):  # e.g. a rows dataset tagged only rl-environment
+            if index is None and may_read(record):  # e.g. a rows dataset tagged only rl-environment
                 _plan_unless_failed(plan, state, record, None, "never-indexed", now)
             continue
         if record.sha is None and index is not None and not _surely_unchanged(record, index):
@@ -188,18 +188,12 @@ def _plan_unless_failed(plan: Plan, state: IndexerState, record: RepoRecord, ada
         plan.todo.append(Rebuild(record, adapter, reason))
 
 
-def _maybe_readable(record: RepoRecord) -> bool:
-    return any(adapter.score(record) > 0 for adapter in all_adapters())
-
-
 def adapter_for(record: RepoRecord, index: Index | None) -> Adapter | None:
-    """The adapter that built the stored index, else one sure of the record from its tags alone (no call). An
-    adapter that always confirms (a format known by its layout) is never sure from tags: the build picks then."""
+    """The adapter that built the stored index, else the one sure of the record without a call (the registry's
+    rule: the build picks with a closer look otherwise)."""
     if index is not None and (adapter := get(index.adapter)) is not None:
         return adapter
-    scored = sorted(((a.score(record), a) for a in all_adapters()), key=lambda sa: -sa[0])
-    top = scored[0] if scored else (0.0, None)
-    return top[1] if top[0] >= SURE and not top[1].always_confirm else None
+    return sure_from_record(record)
 
 
 def staleness(record: RepoRecord, index: Index | None, adapter: Adapter) -> str | None:

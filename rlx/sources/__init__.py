@@ -16,8 +16,16 @@ __all__ = [
     "SourceError",
     "TooLarge",
     "Unavailable",
+    "app_source",
     "open_source",
 ]
+
+
+def app_source() -> Source:
+    """The source (the Hub, or a folder) of the app handling this request or job."""
+    from flask import current_app
+
+    return current_app.extensions["rlx.source"]
 
 
 def open_source(config) -> Source:

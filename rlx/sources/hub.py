@@ -15,7 +15,6 @@ Plain blocking calls: under gevent the monkey-patched sockets and sleeps make th
 from __future__ import annotations
 
 import email.utils
-import re
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence

@@ -17,6 +17,7 @@ from rlx.snapshot.queries import QueryError, search_tasks, trending_rank
 from rlx.web.catalog_db import catalog, reader
 from rlx.web.hidden import hidden_ids
 from rlx.web.search import TRENDING_MAX, SearchQuery, run_search
+from rlx.sources import app_source
 
 bp = Blueprint("api_search", __name__)
 
@@ -78,7 +79,7 @@ def _mine():
     if visitor is None:
         return jsonify({"ok": False, "status": 401, "error": "Sign in to list your own datasets and Spaces."}), 401
     cards, note = my_repos(visitor)
-    if note and request.args.get("mine") == "1" and getattr(current_app.extensions["rlx.source"],
+    if note and request.args.get("mine") == "1" and getattr(app_source(),
                                                              "list_by_author", None):
         return jsonify({"ok": False, "status": 503, "error": note}), 503, {"Retry-After": "30"}
     response = jsonify({"account": visitor.name, "mine": cards, "note": note})

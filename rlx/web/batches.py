@@ -28,6 +28,7 @@ from rlx.http.render import render
 from rlx.web.runs import model_from_form
 from rlx.adapters.task_search import TaskQuery, search_index
 from rlx.web.visitor import owns, stop_as_owner, visitor_id
+from rlx.store import app_store
 
 bp = Blueprint("batches", __name__)
 AGENTS = ("oracle", "nop", "terminus-2")
@@ -116,7 +117,7 @@ def start(org: str, name: str):
                         filters={"q": query.q, "f": query.args().get("f", [])})
     max_active = int(current_app.config.get("RLX_MAX_BATCHES_PER_VISITOR", batches.MAX_ACTIVE_PER_VISITOR))
     try:
-        batches.create(current_app.extensions["rlx.store"], get_redis(), batch, max_active,
+        batches.create(app_store(), get_redis(), batch, max_active,
                        model.secret() if model else None)
     except LimitReached as exc:
         return error_response(429, str(exc), retry_after=exc.retry_after)
@@ -127,19 +128,19 @@ def start(org: str, name: str):
 @same_origin_only
 def stop(batch_id: str):
     batch = _visible_batch(batch_id)
-    return stop_as_owner(batch, "batch", lambda b: batches.stop(current_app.extensions["rlx.store"], get_redis(), b.id),
+    return stop_as_owner(batch, "batch", lambda b: batches.stop(app_store(), get_redis(), b.id),
                          "batches.batch_page", batch_id=batch.id)
 
 
 def _visible_batch(batch_id: str) -> BatchRecord:
-    batch = batches.load(current_app.extensions["rlx.store"], batch_id)
+    batch = batches.load(app_store(), batch_id)
     if batch is None or (batch.visibility != "public" and not owns(batch)):
         abort(404, "There is no batch with that id (or it is private to whoever started it).")
     return batch
 
 
 def _context(batch_id: str) -> dict:
-    store, redis = current_app.extensions["rlx.store"], get_redis()
+    store, redis = app_store(), get_redis()
     batch = _visible_batch(batch_id)
     runs = [settle(run) if run is not None else None for run in batches.runs_of(store, batch)]
     if batch.status == batches.RUNNING:  # a batch stalled by the server's cap resumes when someone looks

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from flask import Blueprint, current_app, render_template, request
+from flask import Blueprint, render_template, request
 from markupsafe import Markup
 
 from rlx.queue import get_redis
@@ -26,6 +26,7 @@ from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
 from rlx.http.render import render
 from rlx.web.visitor import visitor_id
+from rlx.store import app_store
 
 bp = Blueprint("community", __name__)
 MAX_UNTRIED = 200
@@ -38,7 +39,7 @@ _heatmaps_lock = threading.Lock()
 
 @bp.get("/community")
 def community_home():
-    store = current_app.extensions["rlx.store"]
+    store = app_store()
     hidden = hidden_ids()  # absent, as if they had no runs
     return render("pages/community.html", envs=[e for e in community.environments(store) if e["env_id"] not in hidden],
                   recent=[r for r in community.recent(store) if r["env_id"] not in hidden])
@@ -47,7 +48,7 @@ def community_home():
 @bp.get("/community/<org>/<name>")
 def community_env(org: str, name: str):
     state = load_env(org, name, start_indexing=False)
-    store, env_id = current_app.extensions["rlx.store"], state.env.id
+    store, env_id = app_store(), state.env.id
     untried = None
     if state.ready:
         tried = community.tried_refs(store, env_id)
@@ -87,7 +88,7 @@ def compare():
         ids = parse_ids(given)
     except CompareError as exc:
         return _compare_help(400, str(exc))
-    store, me = current_app.extensions["rlx.store"], visitor_id()
+    store, me = app_store(), visitor_id()
     runs = []
     for run_id in ids:
         run = record.load(store, run_id)

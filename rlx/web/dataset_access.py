@@ -20,6 +20,7 @@ from rlx.auth.visitor import visitor_token
 from rlx.runs.access import CLOSED, OPEN, READABLE, UNKNOWN, ACCESS_FRESH_S
 from rlx.sources.errors import AccessDenied, RepoNotFound, SourceError, Unavailable
 from rlx.web.loaders import record_cache
+from rlx.sources import app_source
 
 MAX_KEPT = 4096
 _lock = threading.Lock()
@@ -54,7 +55,7 @@ def _opens(env_id: str, token: str) -> bool:
         kept = _grants.get(key)
     if kept and now - kept[0] < ACCESS_FRESH_S:
         return kept[1]
-    source = current_app.extensions["rlx.source"]
+    source = app_source()
     try:
         record = source.repo_info("dataset", env_id, token=token)
         if record.gated:  # the grant shows on files only

@@ -18,6 +18,8 @@ from rlx.queue import get_redis
 from rlx.queue.liveness import Liveness, worker_dead
 from rlx.redact import without_paths as _without_paths
 from rlx.store.writable import check_writable
+from rlx.store import app_store
+from rlx.sources import app_source
 
 bp = Blueprint("health", __name__)
 
@@ -72,13 +74,13 @@ def _check_workers():
 
 def _check_store():
     def probe():
-        check_writable(current_app.extensions["rlx.store"].root)  # raises StoreUnwritable with a sentence
+        check_writable(app_store().root)  # raises StoreUnwritable with a sentence
 
     return _timed(probe)
 
 
 def _check_source():
-    source = current_app.extensions["rlx.source"]
+    source = app_source()
 
     def probe():
         source.check()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 
 from flask import abort, current_app
@@ -20,6 +19,8 @@ from rlx.sources.errors import SourceError, Unavailable
 from rlx.web.hidden import refuse_if_hidden
 from rlx.web.records import RecordCache
 from rlx.sources.names import is_org_and_name
+from rlx.store import app_store
+from rlx.sources import app_source
 
 
 
@@ -42,7 +43,7 @@ class EnvState:
 def record_cache() -> RecordCache:
     cache = current_app.extensions.get("rlx.records")
     if cache is None:  # per app: each app has its own source
-        cache = current_app.extensions.setdefault("rlx.records", RecordCache(current_app.extensions["rlx.source"]))
+        cache = current_app.extensions.setdefault("rlx.records", RecordCache(app_source()))
     return cache
 
 
@@ -64,7 +65,7 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
         abort(404, f"{org}/{name} is not a dataset id.")
     repo_id = f"{org}/{name}"
     refuse_if_hidden("dataset", repo_id)
-    source, store = current_app.extensions["rlx.source"], current_app.extensions["rlx.store"]
+    source, store = app_source(), app_store()
     stored = _servable(load_index(store, repo_id))
     # 404/403/503 via the error handler, unless an outage leaves the stored index to answer
     record, outage = record_cache().lookup(repo_id, visitor_token(), can_fall_back=stored is not None)
@@ -81,7 +82,7 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     state = EnvState(env, adapter, index if current else None)
     if state.ready or not start_indexing:
         return state
-    if store is not current_app.extensions["rlx.store"]:
+    if store is not app_store():
         return _index_on_shelf(state)
     job = ensure_index_job(repo_id, record.sha)
     if job.get_status() == JobStatus.FINISHED:  # finished, yet no current index (the store was wiped): again

@@ -23,7 +23,7 @@ from typing import Callable
 
 from flask import Blueprint, abort, current_app, request, send_file
 
-from rlx.store import write_atomic
+from rlx.store import app_store, write_atomic
 from rlx.store.writable import is_store_full
 from rlx.web.catalog_db import reader
 from rlx.sources.names import is_org_and_name
@@ -47,7 +47,7 @@ def env_preview(letter: str, org: str, name: str):
     if card is None:
         abort(404, "There is no preview for that environment.")
     version = preview_version(card)
-    path = current_app.extensions["rlx.store"].preview_path(env_id, version)
+    path = app_store().preview_path(env_id, version)
     png = _kept(path, lambda: _drawing().draw_preview(card, kind_label(card)))
     return _answer(png, version, FOREVER if request.args.get("v") == version else SHORT)
 
@@ -59,7 +59,7 @@ def site_preview():
     counts = (reader().status().get("counts") or {})
     envs, tasks = int(counts.get("envs") or 0), int(counts.get("tasks") or 0)
     version = hashlib.sha256(f"site\0{PREVIEW_STYLE}\0{envs}\0{tasks}".encode()).hexdigest()[:VERSION_CHARS]
-    path = current_app.extensions["rlx.store"].previews_dir / f"site.{version}.png"
+    path = app_store().previews_dir / f"site.{version}.png"
     figures = [(f"{envs:,}", "environments"), (f"{tasks:,}", "tasks")]
     heading = "Reinforcement-learning environments on the Hugging Face Hub"
     subtitle = "Harbor tasks, OpenEnv Spaces and datasets of prompts, answers withheld"

@@ -34,6 +34,7 @@ from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.render import render
 from rlx.web.visitor import owns, stop_as_owner, visitor_id
+from rlx.store import app_store
 
 bp = Blueprint("runs", __name__)
 _EVENT_ID = re.compile(r"^\d{1,20}-\d{1,10}\Z")
@@ -94,7 +95,7 @@ def model_from_form(agent: str, values, api_key: str | None, token: str | None) 
 
 
 def _visible_run(run_id: str) -> RunRecord:
-    store = current_app.extensions["rlx.store"]
+    store = app_store()
     run = record.load(store, run_id)
     if run is None or not may_see(run, visitor_id(), hidden_ids(), dataset_access):
         abort(404, "There is no run with that id (or it is private to whoever started it).")
@@ -104,7 +105,7 @@ def _visible_run(run_id: str) -> RunRecord:
 @bp.get("/r/<run_id>")
 def run_page(run_id: str):
     run = settle(_visible_run(run_id))
-    store, redis = current_app.extensions["rlx.store"], get_redis()
+    store, redis = app_store(), get_redis()
     live = events.read(redis, run.id, count=events.MAX_EVENTS)
     shown = [e for _id, e in live] if live else events.archived(store, run.id)
     last_id = live[-1][0] if live else "0"
@@ -120,7 +121,7 @@ def run_events(run_id: str):
     if after != "0" and not _EVENT_ID.match(after):
         abort(400, "`after` must be an event id such as 1712345678901-0.")
     owner = owns(run)
-    store, redis = current_app.extensions["rlx.store"], get_redis()
+    store, redis = app_store(), get_redis()
 
     def stream():
         cursor, deadline = after, time.monotonic() + STREAM_SECONDS

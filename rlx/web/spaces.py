@@ -14,7 +14,7 @@ from flask import Blueprint, abort, current_app, redirect, request, url_for
 from flask_htmx import make_response as htmx_response
 
 from rlx.adapters import Env, public
-from rlx.adapters.openenv import SpaceAdapter
+from rlx.adapters.registry import space_adapter
 from rlx.adapters.openenv.live_sections import live_sections
 from rlx.adapters.withhold.files import withheld_file_reason
 from rlx.auth.visitor import visitor_token
@@ -29,9 +29,11 @@ from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.web.hidden import refuse_if_hidden
 from rlx.http.render import VARY, render, wants_fragment
+from rlx.store import app_store
+from rlx.sources import app_source
 
 bp = Blueprint("spaces", __name__)
-ADAPTER = SpaceAdapter()
+ADAPTER = space_adapter()
 RECORD_TTL_S = 30.0
 RECHECK_AFTER_S = 600  # a running Space's page asks its server again when the last check is older than this
 _PLAIN_PATH = re.compile(r"^/(?!/)[A-Za-z0-9._~/-]{0,200}\Z")  # a path on the Space's host, nothing else
@@ -48,7 +50,7 @@ def _record(org: str, name: str):
     hit = cache.get(key)
     if hit and time.monotonic() - hit[0] < RECORD_TTL_S:
         return hit[1]
-    record = current_app.extensions["rlx.source"].repo_info("space", f"{org}/{name}", token=visitor_token())
+    record = app_source().repo_info("space", f"{org}/{name}", token=visitor_token())
     cache[key] = (time.monotonic(), record)
     while len(cache) > 4096:
         cache.pop(next(iter(cache)))
@@ -57,7 +59,7 @@ def _record(org: str, name: str):
 
 def _env_and_index(record):
     """The Space's files index, built in this process (one listing call), kept per revision."""
-    env = Env(record, current_app.extensions["rlx.source"], current_app.extensions["rlx.store"], visitor_token())
+    env = Env(record, app_source(), app_store(), visitor_token())
     cache = current_app.extensions.setdefault("rlx.space_indexes", {})
     key = (record.id, record.sha)
     if key not in cache:
@@ -95,7 +97,7 @@ def _live_context(record, report):
 
 def _status_context(record):
     db = get_redis()
-    runtime = space_runtime(db, current_app.extensions["rlx.source"], record, _local_hosts(), visitor_token())
+    runtime = space_runtime(db, app_source(), record, _local_hosts(), visitor_token())
     return {"runtime": runtime, "note": local_note(db, record.id)}
 
 
@@ -194,7 +196,7 @@ def space_wake(org: str, name: str):
 def space_restart(org: str, name: str):
     record = _record(org, name)
     try:
-        restart(get_redis(), current_app.extensions["rlx.source"], record, visitor_token())
+        restart(get_redis(), app_source(), record, visitor_token())
     except RestartRefused as exc:
         abort(error_response(exc.status, str(exc), retry_after=exc.retry_after))
     return _after_action(record, org, name, f"{record.id} is restarting.")
