@@ -144,12 +144,15 @@ def test_a_cross_site_post_is_refused(indexed_app):
 def test_active_rollouts_are_capped_per_visitor_and_overall(indexed_app):
     indexed_app.config.update(RLX_MAX_RUNS_PER_VISITOR=1, RLX_MAX_ACTIVE_RUNS=2)
     first, second = indexed_app.test_client(), indexed_app.test_client()
+    second.environ_base["REMOTE_ADDR"] = "192.0.2.2"  # another person: the cap counts addresses, not cookies
     run_id_of(post_run(first))
     again = post_run(first)
     assert again.status_code == 429 and again.headers["Retry-After"]
     assert "the limit per visitor" in again.get_data(as_text=True)
     run_id_of(post_run(second))
-    third = post_run(indexed_app.test_client())
+    third = indexed_app.test_client()
+    third.environ_base["REMOTE_ADDR"] = "192.0.2.3"
+    third = post_run(third)
     assert third.status_code == 429 and "its limit" in third.get_data(as_text=True)
     assert len(stored_runs(indexed_app)) == 2
 

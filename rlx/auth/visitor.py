@@ -30,6 +30,22 @@ def visitor_key() -> str | None:
     return f"hf:{visitor.name}" if visitor else None
 
 
+def cap_holder() -> str:
+    """Whom a per-person cap counts (active runs, batches, playground sessions, the hourly limit): the signed-in
+    account, else the client's address (behind the proxies the deployment declares in RLX_PROXY_HOPS). Never the
+    session cookie: anyone can fetch a new one."""
+    from rlx.http.ratelimit import client_address
+
+    return visitor_key() or "addr:" + client_address()
+
+
+def cap_holder_id() -> str:
+    """`cap_holder()` as a record may keep it: a hash, so no run or batch file holds a visitor's address."""
+    import hashlib
+
+    return "cap:" + hashlib.sha256(cap_holder().encode()).hexdigest()[:32]
+
+
 def signed_out_for_now() -> None:
     """This request already ended the session (sign-out): later reads in it see nobody."""
     g.rlx_visitor = None

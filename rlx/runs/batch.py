@@ -44,6 +44,7 @@ class BatchRecord:
     model: str | None = None  # terminus-2's model name; where it is served and its key stay in Redis
     revision: str | None = None
     visitor: str | None = None
+    cap_holder: str | None = None  # whose cap of running batches it counts against (as a run's: never a cookie)
     visibility: str = "private"
     filters: dict = field(default_factory=dict)  # the task filters that chose `refs` (q, f), to say so on the page
     run_ids: list[str] = field(default_factory=list)  # runs started, in the order of `refs`
@@ -83,7 +84,7 @@ def create(store: Store, redis, batch: BatchRecord, max_active: int = MAX_ACTIVE
            model_secret: dict | None = None) -> BatchRecord:
     """Write the batch and start its first runs; LimitReached (nothing written) when its visitor has
     `max_active` batches running already. `model_secret` (endpoint and key) is kept in Redis for its runs."""
-    if batch.visitor:
+    if batch.cap_holder or batch.visitor:
         _take_visitor_slot(store, redis, batch, max_active)
     if model_secret is not None:
         models.store_batch_secret(redis, batch.id, model_secret, BATCH_SLOT_SEC)
@@ -96,7 +97,7 @@ def _slots_key(visitor: str) -> str:
 
 
 def _take_visitor_slot(store: Store, redis, batch: BatchRecord, max_active: int) -> None:
-    key = _slots_key(batch.visitor)
+    key = _slots_key(batch.cap_holder or batch.visitor)
     with redis.lock(f"{key}:lock", timeout=LOCK_SEC, blocking_timeout=LOCK_SEC):
         now = time.time()
         redis.zremrangebyscore(key, "-inf", now)
@@ -115,8 +116,8 @@ def _end(store: Store, redis, batch: BatchRecord, status: str) -> None:
     batch.status, batch.finished_at = status, record.now_iso()
     save(store, batch)
     models.drop_batch_secret(redis, batch.id)
-    if batch.visitor:
-        redis.zrem(_slots_key(batch.visitor), batch.id)
+    if batch.cap_holder or batch.visitor:
+        redis.zrem(_slots_key(batch.cap_holder or batch.visitor), batch.id)
 
 
 def stop(store: Store, redis, batch_id: str) -> BatchRecord | None:

@@ -46,7 +46,7 @@ def caps() -> tuple[int, int]:
 
 def slot_owner(run) -> str | None:
     """Whose slot a run holds: a batch's runs are paced by the batch's own cap, so they count overall only."""
-    return None if run.batch else run.visitor
+    return None if run.batch else (run.cap_holder or run.visitor)  # `visitor`: a record from before cap_holder
 
 
 def visitor_key(visitor: str) -> str:

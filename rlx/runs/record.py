@@ -65,6 +65,9 @@ class RunRecord:
     # The dataset was private or gated when the run started: its task is read with the visitor's token, from their
     # shelf (rlx/runs/read_token.py), and the run is theirs alone while that token opens the dataset.
     private_dataset: bool = False
+    # Whose per-person cap of active runs it counts against (rlx/auth/visitor.py cap_holder_id: the account, else
+    # the address, hashed). A cookie would not do: anyone can fetch a new one. Never shown.
+    cap_holder: str | None = None
 
     @property
     def reward(self) -> float | None:

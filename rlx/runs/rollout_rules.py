@@ -89,16 +89,15 @@ def check_agent(agent: str) -> None:
 
 def count_start() -> None:
     """Count one start against the visitor's hourly limit; RolloutRefused (429) when it is used up."""
-    from rlx.auth.visitor import visitor_key
-    from rlx.http.ratelimit import client_address, over_limit
+    from rlx.auth.visitor import cap_holder, visitor_key
+    from rlx.http.ratelimit import over_limit
 
     per_hour = current().per_visitor_per_hour
     if per_hour == 0:
         raise RolloutRefused(429, "This server lets no visitor start rollouts at the moment (0 an hour); "
                                   "try again later.", HOUR_S)
     account = visitor_key()
-    who = account or f"address:{client_address()}"
-    wait = over_limit("rollouts_per_visitor", who, limit=f"{per_hour}/hour")
+    wait = over_limit("rollouts_per_visitor", cap_holder(), limit=f"{per_hour}/hour")
     if wait is not None:
         whose = "your account" if account else "your address"
         raise RolloutRefused(429, f"You have started {per_hour} rollouts in the last hour, the limit per visitor "

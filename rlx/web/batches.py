@@ -20,7 +20,7 @@ from rlx.runs.batch_results import (counts, histogram, result_rows, results, to_
 from rlx.runs.launch import settle
 from rlx.runs.limits import LimitReached
 from rlx.runs.models import ModelChoice, ModelError
-from rlx.auth.visitor import visitor_token
+from rlx.auth.visitor import cap_holder_id, visitor_token
 from rlx.http.errors import error_response
 from rlx.web.loaders import load_env
 from rlx.http.origin import same_origin_only
@@ -113,7 +113,7 @@ def start(org: str, name: str):
         return error_response(exc.status, str(exc), retry_after=exc.retry_after)
     batch = BatchRecord(id=record.new_run_id(), env_id=state.env.id, agent=agent, refs=refs, cap=cap,
                         model=model.model if model else None, revision=state.env.revision,
-                        visitor=visitor_id(create=True), visibility=visibility_for(state.env.record, visibility),
+                        visitor=visitor_id(create=True), cap_holder=cap_holder_id(), visibility=visibility_for(state.env.record, visibility),
                         filters={"q": query.q, "f": query.args().get("f", [])})
     max_active = int(current_app.config.get("RLX_MAX_BATCHES_PER_VISITOR", batches.MAX_ACTIVE_PER_VISITOR))
     try:

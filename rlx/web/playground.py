@@ -27,7 +27,8 @@ from rlx.queue import get_redis
 from rlx.http.origin import same_origin
 from rlx.http.render import render
 from rlx.web.spaces import _local_hosts, _record
-from rlx.web.visitor import cap_holder, visitor_id
+from rlx.auth.visitor import cap_holder
+from rlx.web.visitor import visitor_id
 
 log = logging.getLogger("rlx.playground")
 bp = Blueprint("playground", __name__)

@@ -23,7 +23,7 @@ from rlx.runs.limits import LimitReached
 from rlx.runs.egress import egress_for
 from rlx.runs.models import ModelChoice, ModelError, choose_model, drop_secret, store_secret
 from rlx.runs import sandboxes
-from rlx.auth.visitor import visitor_token
+from rlx.auth.visitor import cap_holder_id, visitor_token
 from rlx.runs.record import RunRecord
 from rlx.runs.view import run_view
 from rlx.http.errors import error_response
@@ -71,7 +71,7 @@ def start(org: str, name: str, ref: str):
                     sandbox=choice.option.key, model=model.model if model else None, revision=state.env.revision,
                     visitor=visitor_id(create=True),
                     visibility=visibility_for(state.env.record, choice.values["visibility"]),
-                    private_dataset=needs_shelf(state.env.record, token))
+                    private_dataset=needs_shelf(state.env.record, token), cap_holder=cap_holder_id())
     if model:
         store_secret(get_redis(), run.id, model.endpoint, model.key)
     if run.sandbox == sandboxes.HF:  # the job takes it from Redis once; the record never holds it
@@ -183,5 +183,6 @@ def run_json(run_id: str):
     run = settle(_visible_run(run_id))
     data = run.to_json()
     data.pop("visitor", None)
+    data.pop("cap_holder", None)
     data["reward"] = run.reward
     return Response(json.dumps(data), mimetype="application/json")

@@ -12,7 +12,6 @@ import secrets
 from flask import abort, redirect, session, url_for
 
 from rlx.auth.visitor import visitor_key
-from rlx.http.ratelimit import client_address
 
 
 def visitor_id(create: bool = False) -> str | None:
@@ -41,9 +40,3 @@ def stop_as_owner(thing, noun: str, stop, page: str, **page_args):
         abort(403, f"Only whoever started a {noun} may stop it.")
     stop(thing)
     return redirect(url_for(page, **page_args), 303)
-
-
-def cap_holder() -> str:
-    """Whom a per-visitor cap counts: the signed-in account, else the client's address (behind the proxies the
-    deployment declares in RLX_PROXY_HOPS). Never the session cookie: anyone can fetch a new one."""
-    return visitor_key() or "addr:" + client_address()
