@@ -131,3 +131,31 @@ def test_a_run_recorded_public_on_a_private_dataset_reads_as_private(hub_app):
             assert response.status_code == 404, (path, response.status_code)
             assert PRIVATE_HARBOR not in response.get_data(as_text=True)
     assert signed_in(hub_app, ALICE).get(f"/api/runs/{old.id}").status_code == 200
+
+
+def test_a_batch_on_alices_private_dataset_offers_private_only_and_its_runs_are_solved(hub_app, hub_worker):
+    from rlx.runs import batch as batches
+    from tests.test_batches import batch_id_of
+
+    alice = signed_in(hub_app, ALICE)
+    first_task(alice, ALICES_OWN)
+    page = alice.get(f"/d/{ALICES_OWN}").get_data(as_text=True)
+    form = page[page.index('class="batch-form"'):]
+    form = form[:form.index("</form>")]
+    assert '<option value="private">' in form and '<option value="public"' not in form
+    response = alice.post(f"/d/{ALICES_OWN}/batch", headers=ORIGIN,
+                          data={"agent": "oracle", "visibility": "public", "cap": "1"})  # forged: public
+    batch_id = batch_id_of(response)
+    deadline = time.monotonic() + 120
+    with hub_app.app_context():
+        store = hub_app.extensions["rlx.store"]
+        while (batch := batches.load(store, batch_id)).status == batches.RUNNING:
+            assert time.monotonic() < deadline, "the batch did not finish"
+            time.sleep(0.2)
+    assert batch.visibility == "private"
+    (run_id,) = batch.run_ids
+    assert wait_for(hub_app, run_id).rewards == {"reward": 1.0}
+    for other in (signed_in(hub_app, BOB), hub_app.test_client()):
+        for path in (f"/b/{batch_id}", f"/r/{run_id}"):
+            assert other.get(path).status_code == 404, path
+    assert files_holding(hub_app.config["RLX"].storage_dir, ALICE) == []

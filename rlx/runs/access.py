@@ -38,8 +38,8 @@ def offered_visibilities(record, choices: list[str]) -> list[str]:
 
 def may_see(run: RunRecord, viewer: str | None, hidden: frozenset[str] | set[str],
              dataset_access: Callable[[str], str] = lambda _env_id: UNKNOWN) -> bool:
-    """Whether `viewer` (an owner id, or None) may see `run`; `dataset_access(env_id)` is asked only when the
-    record alone would let them (one of OPEN, READABLE, CLOSED, UNKNOWN)."""
+    """Whether `viewer` (an owner id, or None) may see `run` (a run, or a batch); `dataset_access(env_id)` is
+    asked only when the record alone would let them (one of OPEN, READABLE, CLOSED, UNKNOWN)."""
     if run.env_id in hidden:
         return False
     owner = run.visitor is not None and run.visitor == viewer

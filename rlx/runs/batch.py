@@ -20,8 +20,8 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from rlx.queue.defaults import KEY_PREFIX
-from rlx.runs import models, record, rollout_rules
+from rlx.queue.defaults import KEY_PREFIX, QUEUES
+from rlx.runs import models, read_token, record, rollout_rules
 from rlx.runs.limits import LimitReached
 from rlx.runs.record import RunRecord
 from rlx.store import Store, read_json, write_json
@@ -44,6 +44,7 @@ class BatchRecord:
     model: str | None = None  # terminus-2's model name; where it is served and its key stay in Redis
     revision: str | None = None
     visitor: str | None = None
+    private_dataset: bool = False  # its runs read the task with the visitor's token (rlx/runs/read_token.py)
     cap_holder: str | None = None  # whose cap of running batches it counts against (as a run's: never a cookie)
     visibility: str = "private"
     filters: dict = field(default_factory=dict)  # the task filters that chose `refs` (q, f), to say so on the page
@@ -116,6 +117,7 @@ def _end(store: Store, redis, batch: BatchRecord, status: str) -> None:
     batch.status, batch.finished_at = status, record.now_iso()
     save(store, batch)
     models.drop_batch_secret(redis, batch.id)
+    read_token.forget_batch(redis, batch.id)
     if batch.cap_holder or batch.visitor:
         redis.zrem(_slots_key(batch.cap_holder or batch.visitor), batch.id)
 
@@ -148,13 +150,16 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
         while not paused and len(batch.run_ids) < len(batch.refs) and active < batch.cap:
             run = RunRecord(id=record.new_run_id(), env_id=batch.env_id, ref=batch.refs[len(batch.run_ids)],
                             agent=batch.agent, model=batch.model, revision=batch.revision, visitor=batch.visitor,
-                            visibility=batch.visibility, batch=batch.id)
+                            visibility=batch.visibility, batch=batch.id, private_dataset=batch.private_dataset)
+            if batch.private_dataset:  # an expired token lets the run start and end saying so
+                read_token.lend_batch(redis, batch.id, run.id, QUEUES["rollouts"].job_timeout)
             if batch.model:  # an expired key lets the run start and end saying its model settings expired
                 models.lend_batch_secret(redis, batch.id, run.id)
             try:
                 start_run(run)
             except LimitReached:
                 models.drop_secret(redis, run.id)
+                read_token.forget(redis, run.id)
                 break  # the server is full: the next run ending (anyone's) or the next page view tries again
             batch.run_ids.append(run.id)
             active += 1

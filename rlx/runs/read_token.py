@@ -29,6 +29,29 @@ def hand(redis, run_id: str, token: str, shelf: str, run_seconds: int) -> None:
     redis.set(token_key(run_id), json.dumps({"token": token, "shelf": shelf}), ex=int(run_seconds) + WAIT_SLACK_SEC)
 
 
+def batch_key(batch_id: str) -> str:
+    return f"{KEY_PREFIX}batch:{batch_id}:read-token"
+
+
+def hand_batch(redis, batch_id: str, token: str, shelf: str, ttl: int) -> None:
+    """A batch on a private dataset: its runs start later (the worker starts the next as one ends), so the token
+    waits under the batch, as its model key does (rlx/runs/models.py), and is lent to each run as it is queued."""
+    redis.set(batch_key(batch_id), json.dumps({"token": token, "shelf": shelf}), ex=ttl)
+
+
+def lend_batch(redis, batch_id: str, run_id: str, run_seconds: int) -> bool:
+    """Copy the batch's token to one run about to be queued; False when it has expired."""
+    raw = redis.get(batch_key(batch_id))
+    if raw is None:
+        return False
+    redis.set(token_key(run_id), raw, ex=int(run_seconds) + WAIT_SLACK_SEC)
+    return True
+
+
+def forget_batch(redis, batch_id: str) -> None:
+    redis.delete(batch_key(batch_id))
+
+
 def take(redis, run_id: str) -> tuple[str, str] | None:
     """(token, shelf key), once: the key is gone from Redis as soon as it is read."""
     raw = redis.getdel(token_key(run_id))

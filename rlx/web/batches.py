@@ -13,7 +13,9 @@ from werkzeug.datastructures import MultiDict
 from rlx.queue import get_redis
 from rlx.runs import batch as batches
 from rlx.runs import record, rollout_rules
-from rlx.runs.access import visibility_for
+from rlx.auth.shelf import needs_shelf, shelf_key
+from rlx.runs import read_token
+from rlx.runs.access import may_see, visibility_for
 from rlx.runs.batch import BatchRecord
 from rlx.runs.batch_results import (counts, histogram, result_rows, results, to_csv, to_jsonl, to_parquet,
                                     withdrawn_count)
@@ -22,6 +24,8 @@ from rlx.runs.limits import LimitReached
 from rlx.runs.models import ModelChoice, ModelError
 from rlx.auth.visitor import cap_holder_id, visitor_token
 from rlx.http.errors import error_response
+from rlx.web.dataset_access import dataset_access
+from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
 from rlx.http.origin import same_origin_only
 from rlx.http.render import render
@@ -114,12 +118,17 @@ def start(org: str, name: str):
     batch = BatchRecord(id=record.new_run_id(), env_id=state.env.id, agent=agent, refs=refs, cap=cap,
                         model=model.model if model else None, revision=state.env.revision,
                         visitor=visitor_id(create=True), cap_holder=cap_holder_id(), visibility=visibility_for(state.env.record, visibility),
+                        private_dataset=needs_shelf(state.env.record, visitor_token()),
                         filters={"q": query.q, "f": query.args().get("f", [])})
     max_active = int(current_app.config.get("RLX_MAX_BATCHES_PER_VISITOR", batches.MAX_ACTIVE_PER_VISITOR))
+    if batch.private_dataset:  # its runs read the task from this visitor's shelf, with their token
+        read_token.hand_batch(get_redis(), batch.id, visitor_token(), shelf_key(visitor_token()),
+                              batches.BATCH_SLOT_SEC)
     try:
         batches.create(app_store(), get_redis(), batch, max_active,
                        model.secret() if model else None)
     except LimitReached as exc:
+        read_token.forget_batch(get_redis(), batch.id)
         return error_response(429, str(exc), retry_after=exc.retry_after)
     return redirect(url_for("batches.batch_page", batch_id=batch.id), 303)
 
@@ -134,7 +143,7 @@ def stop(batch_id: str):
 
 def _visible_batch(batch_id: str) -> BatchRecord:
     batch = batches.load(app_store(), batch_id)
-    if batch is None or (batch.visibility != "public" and not owns(batch)):
+    if batch is None or not may_see(batch, visitor_id(), hidden_ids(), dataset_access):
         abort(404, "There is no batch with that id (or it is private to whoever started it).")
     return batch
 

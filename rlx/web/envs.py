@@ -8,6 +8,7 @@ from flask_htmx import make_response as htmx_response
 from rlx.adapters import public
 from rlx.jobs.index import ensure_index_job
 from rlx.runs import rollouts
+from rlx.runs.access import offered_visibilities
 from rlx.web.batches import why_no_batch
 from rlx.web.loaders import load_env
 from rlx.http.origin import same_origin_only
@@ -40,6 +41,7 @@ def env_page(org: str, name: str):
                        overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state),
                        why_no_batch=why_no_batch(state, rows),
                        rollout_files=state.adapter.rollout_files(state.index) if state.ready else [],
+                       batch_visibilities=offered_visibilities(state.env.record, ["private", "public"]),
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])
     if not wants_fragment("tasks"):  # the task list's own fragment draws no rollouts
         context["env_rollouts"] = rollouts.for_env(current_app.extensions["rlx.store"], state.env.id, visitor_id(),
