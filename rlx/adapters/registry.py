@@ -63,7 +63,13 @@ def _ranked(record) -> list[tuple[float, Adapter]]:
 
 
 def pick(env: "Env") -> Adapter | None:
-    """The surest adapter that confirms: best score first; below SURE, it must confirm with a closer look."""
+    """The adapter the dataset's environment.yaml calls for, when it has one naming a framework we read; else the
+    surest adapter that confirms: best score first; below SURE, it must confirm with a closer look."""
+    from rlx.adapters.manifest import adapter_key, read_manifest
+
+    declared = get(adapter_key(read_manifest(env)) or "")
+    if declared is not None:
+        return declared
     for score, adapter in _ranked(env.record):
         if score <= 0:
             break

@@ -28,7 +28,8 @@ KINDS = {
     )
 }
 
-_ROW_FORMATS = (("verifiers", "verifiers"), ("nemo-gym", "nemo-gym"), ("verl", "verl"), ("openenv", "openenv-data"))
+_ROW_FORMATS = (("verifiers", "verifiers"), ("nemo-gym", "nemo-gym"), ("verl", "verl"), ("skyrl", "verl"),
+                ("openenv", "openenv-data"))
 
 
 def kind_of(record: RepoRecord, found: str | bool | None = None) -> str:

@@ -6,6 +6,7 @@ from flask import Blueprint, abort, current_app, redirect, request, url_for
 from flask_htmx import make_response as htmx_response
 
 from rlx.adapters import public
+from rlx.adapters.manifest import manifest_sections
 from rlx.jobs.index import ensure_index_job
 from rlx.runs import rollouts
 from rlx.runs.access import offered_visibilities
@@ -65,7 +66,7 @@ def _overview(state):
     if key not in _overviews:
         if len(_overviews) >= 256:
             _overviews.pop(next(iter(_overviews)))
-        _overviews[key] = state.adapter.overview(state.env, index)
+        _overviews[key] = manifest_sections(index.summary.get("manifest")) + state.adapter.overview(state.env, index)
     return _overviews[key]
 
 

@@ -19,6 +19,7 @@ from rlx.adapters.harbor.discover import discover, nested_tasks
 from rlx.adapters.harbor.reader import files_to_fetch, read_task, ref_for
 from rlx.adapters.harbor.reader import _default_title as default_title
 from rlx.adapters.indexes import save_index, save_pack
+from rlx.adapters.manifest import read_manifest
 from rlx.sources.errors import EntryNotFound, RevisionNotFound, TooLarge
 
 FETCH_PARALLEL = 48
@@ -89,6 +90,7 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     index = index_of(list(pending.values()), complete=True)
     index.summary["seconds"] = round(time.monotonic() - started, 2)
     index.summary["readme"] = readme
+    index.summary["manifest"] = read_manifest(env)
     save_index(env.store, index)
     _finish(progress, "packing", f"{len(entries):,} tasks packed")
     return index

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import save_index, save_pack
+from rlx.adapters.manifest import read_manifest
 from rlx.adapters.rows import stats, titles
 from rlx.adapters.rows.rollout_files import index_rollouts
 from rlx.adapters.task_words import search_words
@@ -95,7 +96,7 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
         "claim": round(score, 3), "origin": table.origin, "rows_total": sum(s.rows for s in splits),
         "several_configs": several_configs, "splits": [s.as_json() for s in splits], "problems": problems[:50],
         "columns": column_stats, "openings": split_openings, "hints": hints,
-        "rollouts": rollouts,
+        "rollouts": rollouts, "manifest": read_manifest(env),
         "seconds": round(time.monotonic() - started, 2),
     }
     index = Index(env_id=env.id, adapter=adapter_key, revision=env.revision, version=version,
