@@ -145,3 +145,22 @@ def test_refs_read_and_write_both_shapes(text, ref):
 @pytest.mark.parametrize("text", ["train", "train/-1", "a/b/c/1", "../train/1", "train/x", ""])
 def test_refs_that_are_not_rows_are_refused(text):
     assert RowRef.parse(text) is None
+
+
+def test_a_mimo_row_shows_only_the_environment_the_agent_gets_of_extra_info():
+    """extra_info builds MiMo's sandbox: its image and limits are the agent's, any other key is the grader's,
+    whatever its name (a scorer's weights, a harness the sandbox gets after the agent stops)."""
+    from rlx.adapters.rows.processors import get_processor
+
+    music = {**MIMO_TERMINAL, "extra_info": {"tag": "reel", "bpm": 130, "meter": "4/4", "nvoice_want": 2,
+                                            "scoring_weights": SECRET}}
+    code = {**MIMO, "extra_info": {**MIMO["extra_info"], "instance_json": json.dumps({
+        **json.loads(MIMO["extra_info"]["instance_json"]), "cwd": "/testbed", "post_run_harness": SECRET})}}
+    for row, config, where in ((music, "music", "extra_info.scoring_weights"),
+                               (code, "code", "extra_info.instance_json.post_run_harness")):
+        task = render_row(get_processor("mimo"), row, RowRef("train", 0, config))
+        text = _dump(task)
+        assert SECRET not in text and where in {w.where for w in task.withheld}
+        assert "MiMo builds the sandbox from it" in next(w.why for w in task.withheld if w.where == where)
+    assert "/testbed" in _dump(render_row(get_processor("mimo"), code, RowRef("train", 0, "code")))
+    assert "130" in _dump(render_row(get_processor("mimo"), music, RowRef("train", 0, "music")))

@@ -13,6 +13,16 @@ from rlx.adapters.rows.processors.base import Processor, RowProblem, RowTask
 # Fixes, proofs of concept and hidden grading material in MiMo instances.
 OWN_ANSWER_KEYS = ("patch", "fix_patch", "solution_patch", "test_patch", "poc", "poc_file", "poc_path",
                    "pass_anchor", "check_code", "FAIL_TO_PASS", "PASS_TO_PASS", "tests_files")
+# What the page draws of `extra_info` and of its instance: the environment the agent gets (image, folder, limits),
+# the domain's own parameters, and how it is graded. Every other key is the grader's side: withheld and named.
+EXTRA_DRAWN = frozenset({"instance_id", "instance_json", "dataset_type", "split", "index",
+                         "tag", "bpm", "meter", "length", "nvoice_want", "lang", "src_id",  # music
+                         "category", "subcategory", "tags", "cpus", "memory_mb", "allow_internet", "agent_timeout_sec"})
+INSTANCE_DRAWN = frozenset({"instance_id", "docker_image", "cwd", "description", "project", "brief", "test_command",
+                            "verifier_timeout_sec"})
+GRADER_SIDE_WHY = ("the grader's side of extra_info: MiMo builds the sandbox from it, and this page shows only the "
+                   "environment the agent gets")
+PROMPT_TWIN_WHY = "the same text as the agent's prompt, shown there"
 DOMAINS = (("format-code-task", "code"), ("arvo_", "cyber"), ("arvo-", "cyber"), ("dasyn_", "webdev"),
            ("s3k_", "general"))
 
@@ -38,9 +48,11 @@ def instance_of(row: dict) -> tuple[str, dict, dict]:
 
 
 class MimoProcessor(Processor):
-    """The agent gets `prompt`. `extra_info` is what MiMo's environment builds the sandbox from (image, test
-    command, limits) and is read field by field by mimo_domains.py; the fixes, proofs of concept and hidden
-    tests inside it are withheld by OWN_ANSWER_KEYS and the shared rule. Any other top-level field is withheld."""
+    """The agent gets `prompt`, and the sandbox MiMo builds from `extra_info`: of that, the page draws the
+    environment the agent works in (image, folder, limits), the domain's parameters and how it is graded
+    (EXTRA_DRAWN, INSTANCE_DRAWN); every other key of extra_info and of its instance is the grader's side, withheld
+    and named, and the fixes, proofs of concept and hidden tests are withheld by OWN_ANSWER_KEYS and the shared
+    rule whatever their place. Any other top-level field is withheld."""
 
     key = "mimo"
     label = "MiMo release"
@@ -67,6 +79,8 @@ class MimoProcessor(Processor):
         _, instance, _ = instance_of(row)
         files = d.tested_files(instance.get("test_patch") if isinstance(instance.get("test_patch"), str) else "")
         clean, withheld = super().withhold(row, hints)
+        if isinstance(clean, dict):
+            withheld = list(withheld) + _keep_agent_side(clean)
         if files and isinstance(clean, dict):
             clean["_tested_files"] = files
         return clean, withheld
@@ -81,18 +95,39 @@ class MimoProcessor(Processor):
         text = c.last_user_text(chat)
         facets, details = d.details(domain, instance, extra, text)
         facets = {"domain": d.DOMAIN_LABELS.get(domain, domain), **facets}
-        rest = {k: v for k, v in extra.items() if k != "instance_json"}
         sections = c.sections(
             c.section("task", "What the agent gets", [b.messages(chat, title="The agent's exact prompt")]),
             c.section("details", d.DOMAIN_LABELS.get(domain, "The task"), details),
             c.section("grading", "How it is graded", d.grading(domain, instance)),
-            c.section("extra", "Extra info", [b.value(rest)] if rest else []),
             c.section("fields", "The row", [c.leftovers(row, {"prompt", "extra_info"})]),
         )
         headline = instance.get("description") if domain == "cyber" else None  # the prompt wraps the crash report
         title = c.title_from(str(headline or _first_sentence(text)), instance_id or f"Row {ref.index}")
         return RowTask(title=title, brief=c.brief_from(text), facets=facets, sections=sections,
                        facts={"domain": d.DOMAIN_LABELS.get(domain, domain), "instance": instance_id})
+
+
+def _keep_agent_side(clean: dict) -> list:
+    """`extra_info` (and its instance) cut down, in place, to what the page draws; the rest named as withheld."""
+    from rlx.adapters.withhold import Withheld
+
+    extra = c.nested(clean.get("extra_info"))
+    if not isinstance(extra, dict):
+        return []
+    withheld, kept = [], {}
+    for key, value in extra.items():
+        if key in EXTRA_DRAWN:
+            kept[key] = value
+        else:
+            withheld.append(Withheld(f"extra_info.{key}", GRADER_SIDE_WHY))
+    instance = c.nested(kept.get("instance_json"))
+    if isinstance(instance, dict):
+        kept["instance_json"] = {k: v for k, v in instance.items() if k in INSTANCE_DRAWN}
+        withheld += [Withheld(f"extra_info.instance_json.{k}",
+                              PROMPT_TWIN_WHY if k == "problem_statement" else GRADER_SIDE_WHY)
+                     for k in instance if k not in INSTANCE_DRAWN]
+    clean["extra_info"] = kept
+    return withheld
 
 
 def _first_sentence(text: str) -> str:

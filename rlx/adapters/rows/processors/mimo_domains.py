@@ -66,9 +66,7 @@ def details(domain: str, instance: dict, extra: dict, prompt: str) -> tuple[dict
         languages = sorted({_LANGUAGES[e] for e in (posixpath.splitext(p)[1] for p in
                                                     instance.get("_tested_files", [])) if e in _LANGUAGES})
         facets["programming_language"] = languages or "unknown"
-        pairs = [("Image", instance.get("docker_image")), ("Working directory", instance.get("cwd")),
-                 ("Test command", instance.get("test_command")),
-                 ("Verifier timeout (s)", instance.get("verifier_timeout_sec"))]
+        pairs = [("Image", instance.get("docker_image")), ("Working directory", instance.get("cwd"))]
         return facets, [b.kv(pairs, title="Where it runs")]
     if domain == "cyber":
         crash = _SANITIZER.match(str(instance.get("description") or "")) or None
@@ -126,8 +124,9 @@ def grading(domain: str, instance: dict) -> list:
                              "runs; exit code 0 scores 1. The patch itself is withheld: it spells out the expected "
                              "behaviour line by line, so showing it would hand the agent the grader. The fix is "
                              "never shown.", "info"))
-        if files:
-            blocks.append(b.kv([("Files the hidden tests touch", files)]))
+        blocks.append(b.kv([("Test command", instance.get("test_command")),
+                            ("Verifier timeout (s)", instance.get("verifier_timeout_sec")),
+                            ("Files the hidden tests touch", files or None)]))
     elif domain == "cyber":
         blocks.append(b.note("The proof of concept (and any fix) is withheld: it is the answer.", "info"))
     elif domain == "webdev":
