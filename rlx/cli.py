@@ -90,7 +90,7 @@ def _queue_snapshot_build(config: Config, redis_url: str) -> None:
 
 # What `rlx demo` runs besides the web: one worker kept free for visitors' index jobs, so a page never waits behind
 # bulk work, and one for the snapshot build (bulk indexing), which also helps with index jobs when it is idle.
-DEMO_WORKERS = {"index worker": "index", "bulk worker": "snapshot,index,rollouts"}
+DEMO_WORKERS = {"index worker": "index", "bulk worker": "snapshot,index,rollouts,bulk"}
 
 
 def _run_group(config: Config, host: str, port: int, workers: int, with_worker: bool, demo: bool = False) -> None:
@@ -102,6 +102,8 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
                "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
                "SESSION_SECRET": config.session_secret}
         env["PROMETHEUS_MULTIPROC_DIR"] = str(_fresh_metrics_dir(config))
+        if demo:  # the demo checks the bundled datasets' health as it indexes them
+            env.setdefault("RLX_HEALTH_CHECKS", "auto")
         group = Supervisor(env)
         worker_names = set(DEMO_WORKERS) if with_worker else set()
 
@@ -188,7 +190,7 @@ def admin(host: str, port: int) -> None:
 
 @main.command()
 @click.option("--burst", is_flag=True, help="Work until the queues are empty, then exit.")
-@click.option("--queues", default="index,snapshot,rollouts", show_default=True,
+@click.option("--queues", default="index,snapshot,rollouts,bulk", show_default=True,
               help="The queues to work on, the first one first.")
 def worker(burst: bool, queues: str) -> None:
     """Run one RQ worker (needs REDIS_URL, or a running `rlx serve`)."""

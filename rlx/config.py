@@ -76,6 +76,12 @@ SETTINGS = [
             "looks is given up after five missed heartbeats."),
     Setting("RLX_HF_SANDBOX_START_TIMEOUT", "180", "Seconds (1 to 900) an HF Sandbox may take to be scheduled "
             "and answer before its run fails (and its job is cancelled)."),
+    Setting("RLX_HEALTH_CHECKS", "on-demand", "`auto`: every newly indexed revision of a runnable dataset gets a "
+            "health check (oracle twice and nop once per task, on the bulk queue); `on-demand`: only when a visitor "
+            "asks on the environment page. `rlx demo` sets `auto`."),
+    Setting("RLX_HEALTH_CAP", "4", "Sandboxes (1 to 8) one health check uses at once."),
+    Setting("RLX_HEALTH_BUDGET", "300", "Tasks (1 to 5000) one health check runs at most; the rest are listed "
+            "as not checked."),
     Setting("RLX_PREVIEWS_MAX_MB", "32", "Megabytes (1 to 100000) of link-preview pictures kept in "
             "STORAGE_DIR/previews; past that, drawing a new one removes the least recently served (drawn again "
             "when next asked for)."),
@@ -110,6 +116,9 @@ class Config:
     worker_lapse_s: int = 60
     hf_sandbox_start_s: float = 180.0
     previews_max_bytes: int = 32 * 1024 * 1024
+    health_auto: bool = False  # RLX_HEALTH_CHECKS=auto (rlx/runs/health.py)
+    health_cap: int = 4
+    health_budget: int = 300
     hf_router_url: str = "https://router.huggingface.co/v1"  # Inference Providers: terminus-2 with the visitor's token
 
     @classmethod
@@ -150,11 +159,27 @@ class Config:
             hf_sandbox_start_s=_check_seconds(env.get("RLX_HF_SANDBOX_START_TIMEOUT") or "180",
                                               "RLX_HF_SANDBOX_START_TIMEOUT", high=900),
             previews_max_bytes=_check_megabytes(env.get("RLX_PREVIEWS_MAX_MB") or "32", "RLX_PREVIEWS_MAX_MB"),
+            health_auto=_check_choice(env.get("RLX_HEALTH_CHECKS") or "on-demand", "RLX_HEALTH_CHECKS",
+                                      ("auto", "on-demand")) == "auto",
+            health_cap=_check_count(env.get("RLX_HEALTH_CAP") or "4", "RLX_HEALTH_CAP", 8),
+            health_budget=_check_count(env.get("RLX_HEALTH_BUDGET") or "300", "RLX_HEALTH_BUDGET", 5000),
         )
 
     @property
     def oauth_enabled(self) -> bool:
         return bool(self.openid_provider_url and self.oauth_client_id)
+
+
+def _check_count(value: str, name: str, high: int) -> int:
+    if not value.isdigit() or not 1 <= int(value) <= high:
+        raise ConfigError(f"{name} must be a whole number from 1 to {high:,}, not {value[:40]!r}.")
+    return int(value)
+
+
+def _check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, not {value[:40]!r}.")
+    return value
 
 
 def _ensure_writable_dir(path: Path, name: str) -> None:

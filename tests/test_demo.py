@@ -44,7 +44,10 @@ class Demo:
         self.storage = storage
         self.log_path = storage.parent / "demo.log"
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "HF_ENDPOINT")}
-        env.update(STORAGE_DIR=str(storage), RLX_SOURCE=str(source), SESSION_SECRET="test-secret")
+        # Health checks on demand only: these tests time the workers, which a check of every bundled dataset would
+        # keep busy for minutes (the demo's own default is auto).
+        env.update(STORAGE_DIR=str(storage), RLX_SOURCE=str(source), SESSION_SECRET="test-secret",
+                   RLX_HEALTH_CHECKS="on-demand")
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen([sys.executable, "-m", "rlx.cli", "demo", "--port", str(self.port),
                                              "--workers", "1"], env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -68,7 +71,7 @@ class Demo:
         return json.loads(body) if body.startswith("{") else {}
 
     def workers(self) -> dict[str, Worker]:
-        """The live workers by their queues ('index', 'snapshot,index,rollouts')."""
+        """The live workers by their queues ('index', 'snapshot,index,rollouts,bulk')."""
         try:
             return {",".join(w.queue_names()): w for w in Worker.all(connection=self.redis)
                     if alive(w.pid) and w.pid in descendants_of(self.process.pid)}
@@ -192,7 +195,7 @@ def test_a_visitors_small_dataset_is_indexed_while_bulk_indexing_runs_and_the_ca
 
 def test_a_bulk_worker_killed_mid_job_leaves_no_horse_and_its_job_runs_again(start_demo, big_folder):
     demo = start_demo(big_folder)
-    bulk = demo.workers()["snapshot,index,rollouts"]
+    bulk = demo.workers()["snapshot,index,rollouts,bulk"]
     horses = wait_until(lambda: remember(descendants_of(bulk.pid)), timeout=60)
     assert horses and len(horses) == 1, demo.log()
     [(horse, started)] = horses.items()
@@ -205,7 +208,7 @@ def test_a_bulk_worker_killed_mid_job_leaves_no_horse_and_its_job_runs_again(sta
     # The snapshot job is run again by the new bulk worker, as its second run of three.
     def second_run_under_way():
         job = Job.fetch("snapshot-build", connection=demo.redis)
-        worker = demo.workers().get("snapshot,index,rollouts")
+        worker = demo.workers().get("snapshot,index,rollouts,bulk")
         return job.get_status() == "started" and job.retries_left == 1 and worker and descendants_of(worker.pid)
 
     assert wait_until(second_run_under_way, timeout=60), demo.log()

@@ -46,7 +46,18 @@ def index_dataset(repo_id: str, revision: str | None = None) -> dict:
             job.save_meta()
         raise
     _refresh_catalog()
+    _check_health(env, adapter, index)
     return {"tasks": len(index.rows), "revision": index.revision, "seconds": index.summary.get("seconds")}
+
+
+def _check_health(env, adapter, index) -> None:
+    """A new revision's health check, when the server checks every revision (RLX_HEALTH_CHECKS=auto)."""
+    from rlx.runs.health import after_index
+
+    try:
+        after_index(env, adapter, index)
+    except Exception:  # the index is written; the check can still be started from the environment page
+        log.warning("could not start the health check of %s", env.id, exc_info=True)
 
 
 def _refresh_catalog() -> None:

@@ -138,9 +138,26 @@ class DatasetTools:
         if facets:
             parts.append("# Filters for list_tasks, search_tasks and random_task\n" + "\n".join(
                 f"- {key} ({label}): " + ", ".join(f"{v} ({n})" for v, n, _ in values) for key, label, values in facets))
+        parts.append(self._health())
         parts.append("Answers (solutions, expected outputs, graders' data) are withheld everywhere; get_task says "
                      "what it withheld from each task.")
         return ToolResult("\n\n".join(parts))
+
+    def _health(self) -> str:
+        """This revision's health check (oracle twice, nop once per task), as its verdicts' counts."""
+        from flask import current_app
+
+        from rlx.runs import health
+
+        store = current_app.extensions["rlx.store"]
+        check = health.find(store, self.env_id, self.state.env.revision)
+        if check is None:
+            return "# Health\nNot checked yet at this revision (the environment page can start a check)."
+        found = health.verdicts(store, check)
+        counts = ", ".join(f"{s['verdict']} {s['n']}" for s in health.shares(found))
+        problems = [f"- {f['ref']}: {f['verdict']} ({f['why']})" for f in found
+                    if f["verdict"] in (health.ORACLE_FAILS, health.NOP_PASSES, health.FLAKY)][:20]
+        return "\n".join([f"# Health (oracle twice and nop once per task, {len(found)} tasks)", counts, *problems])
 
     def _list_tasks(self, arguments: dict, words: str = "") -> ToolResult:
         page, size = _int(arguments, "page", 1, 1, MAX_PAGE), _int(arguments, "page_size", DEFAULT_PAGE_SIZE, 1,

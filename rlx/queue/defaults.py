@@ -17,6 +17,9 @@ QUEUES = {
     "snapshot": QueueDefaults(job_timeout=55 * 60, result_ttl=6 * 60 * 60, failure_ttl=7 * 24 * 60 * 60),
     # One rollout of an agent on a task.
     "rollouts": QueueDefaults(job_timeout=2 * 60 * 60, result_ttl=24 * 60 * 60, failure_ttl=7 * 24 * 60 * 60),
+    # Rollouts nobody is waiting for (an environment's health check): listed last, so a worker takes them only
+    # when no visitor's rollout is queued (RQ takes from its queues in order).
+    "bulk": QueueDefaults(job_timeout=2 * 60 * 60, result_ttl=24 * 60 * 60, failure_ttl=7 * 24 * 60 * 60),
 }
 
 # Our own Redis keys read rlx:<area>:<id>.

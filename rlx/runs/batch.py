@@ -52,6 +52,12 @@ class BatchRecord:
     status: str = RUNNING
     created_at: str = field(default_factory=record.now_iso)
     finished_at: str | None = None
+    agents: list[str] | None = None  # one agent per entry of `refs`, when they differ (a health check's oracle, nop)
+    queue: str = "rollouts"  # "bulk" for runs nobody is waiting for
+    purpose: str | None = None  # "health": an environment's health check (rlx/runs/health.py)
+
+    def agent_at(self, i: int) -> str:
+        return self.agents[i] if self.agents else self.agent
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -120,6 +126,13 @@ def _end(store: Store, redis, batch: BatchRecord, status: str) -> None:
     read_token.forget_batch(redis, batch.id)
     if batch.cap_holder or batch.visitor:
         redis.zrem(_slots_key(batch.cap_holder or batch.visitor), batch.id)
+    if batch.purpose == "health":
+        from rlx.runs import health
+
+        try:
+            health.keep_verdicts(store, batch)
+        except Exception:  # the page computes them from the runs anyway; the kept copy waits for the next end
+            pass
 
 
 def stop(store: Store, redis, batch_id: str) -> BatchRecord | None:
@@ -137,6 +150,19 @@ def stop(store: Store, redis, batch_id: str) -> BatchRecord | None:
     return batch
 
 
+def _active_runs(store: Store, batch: BatchRecord) -> int:
+    """How many of the batch's runs are queued or running, from the runs index (one indexed count, where reading
+    every record on each run's end would cost a health check of 3,000 runs millions of file reads)."""
+    from contextlib import closing
+
+    from rlx.runs.index import connect
+
+    with closing(connect(store)) as db:
+        indexed = db.execute("SELECT COUNT(*), SUM(status IN ('queued', 'running')) FROM runs WHERE batch=?",
+                             (batch.id,)).fetchone()
+    return (indexed[1] or 0) + max(0, len(batch.run_ids) - indexed[0])  # a run not indexed yet counts as active
+
+
 def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
     """Start this batch's next runs while fewer than its cap are active; mark it finished when all have ended."""
     from rlx.runs.launch import start_run
@@ -145,18 +171,19 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
         batch = load(store, batch_id)
         if batch is None or batch.status != RUNNING:
             return batch
-        active = sum(1 for run in runs_of(store, batch) if run is None or run.active)
+        active = _active_runs(store, batch)
         paused = rollout_rules.switched_off() is not None  # switched back on, the next look starts the rest
         while not paused and len(batch.run_ids) < len(batch.refs) and active < batch.cap:
             run = RunRecord(id=record.new_run_id(), env_id=batch.env_id, ref=batch.refs[len(batch.run_ids)],
-                            agent=batch.agent, model=batch.model, revision=batch.revision, visitor=batch.visitor,
+                            agent=batch.agent_at(len(batch.run_ids)), model=batch.model, revision=batch.revision,
+                            visitor=batch.visitor,
                             visibility=batch.visibility, batch=batch.id, private_dataset=batch.private_dataset)
             if batch.private_dataset:  # an expired token lets the run start and end saying so
                 read_token.lend_batch(redis, batch.id, run.id, QUEUES["rollouts"].job_timeout)
             if batch.model:  # an expired key lets the run start and end saying its model settings expired
                 models.lend_batch_secret(redis, batch.id, run.id)
             try:
-                start_run(run)
+                start_run(run, queue=batch.queue)
             except LimitReached:
                 models.drop_secret(redis, run.id)
                 read_token.forget(redis, run.id)

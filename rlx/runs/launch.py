@@ -46,8 +46,9 @@ def job_timeout_for(store, env_id: str, ref: str) -> int:
     return int(min(total + MARGIN_SEC, MAX_JOB_SEC))
 
 
-def start_run(run: RunRecord, pack_store=None) -> RunRecord:
-    """`pack_store` is where the dataset's pack is (a visitor's shelf for a private dataset; the store otherwise)."""
+def start_run(run: RunRecord, pack_store=None, queue: str = "rollouts") -> RunRecord:
+    """`pack_store` is where the dataset's pack is (a visitor's shelf for a private dataset; the store otherwise);
+    `queue` is `rollouts`, or `bulk` for runs nobody is waiting for (an environment's health check)."""
     store = app_store()
     run.job_timeout = run.job_timeout or job_timeout_for(pack_store or store, run.env_id, run.ref)
     run.job_id = f"run-{run.id}"
@@ -59,7 +60,7 @@ def start_run(run: RunRecord, pack_store=None) -> RunRecord:
         index.upsert(store, run)
         events.publish(redis, run.id, "status", status=QUEUED)
         defaults = QUEUES["rollouts"]
-        get_queue("rollouts").enqueue(
+        get_queue(queue).enqueue(
             "rlx.runs.runner.run_rollout", run.id, job_id=run.job_id, job_timeout=run.job_timeout,
             result_ttl=defaults.result_ttl, failure_ttl=defaults.failure_ttl,
             on_failure=Callback("rlx.runs.launch.job_failed"), description=f"rollout {run.id}",

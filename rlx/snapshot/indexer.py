@@ -254,6 +254,16 @@ class BudgetWatch:
         pass
 
 
+def _check_health(env, adapter, index) -> None:
+    """A new revision's health check, when the server checks every revision (RLX_HEALTH_CHECKS=auto)."""
+    from rlx.runs.health import after_index
+
+    try:
+        after_index(env, adapter, index)
+    except Exception:  # outside a worker's app (a script), or Redis gone: the page can still start it
+        log.warning("indexer.health_not_started repo=%s", env.id, exc_info=True)
+
+
 def rebuild(plan: Plan, source: Source, store: Store, state: IndexerState, clock, deadline: float,
             max_builds: int, progress=None, token: str | None = None) -> dict:
     """Build the planned indexes in order until the time or count budget runs out; record each failure."""
@@ -292,6 +302,7 @@ def rebuild(plan: Plan, source: Source, store: Store, state: IndexerState, clock
             StoredIndexes(store).refresh(env_id)
             state.record_success(env_id)
             rebuilt.append(env_id)
+            _check_health(env, adapter, index)
             outages = 0
     _finish(progress, "indexes", f"{len(rebuilt):,} rebuilt, {len(failed):,} failed")
     return {"rebuilt": rebuilt, "failed": failed, "skipped": {"over_budget": over_budget}}

@@ -8,7 +8,7 @@ def register_web(app: Flask) -> None:
     from rlx.web import (admission, api_docs, api_search, catalog_db, community, envs, explore, health, mcp_routes,
                          playground, runs, space_routes, space_tasks, spaces, tasks)
     from rlx.web import batches, metrics, page_meta, previews, robots, rollout_pages, sitemap
-    from rlx.web import compare_sets, myruns
+    from rlx.web import compare_sets, env_health, myruns
     from rlx.web.context import init_context
 
     from rlx import auth
@@ -42,4 +42,5 @@ def register_web(app: Flask) -> None:
     app.register_blueprint(rollout_pages.bp)
     app.register_blueprint(myruns.bp)
     app.register_blueprint(compare_sets.bp)
+    app.register_blueprint(env_health.bp)
     playground.init_app(app)

@@ -11,6 +11,7 @@ from rlx.jobs.index import ensure_index_job
 from rlx.runs import rollouts
 from rlx.runs.access import offered_visibilities
 from rlx.web.batches import why_no_batch
+from rlx.web.env_health import health_view
 from rlx.web.loaders import load_env
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
@@ -45,6 +46,7 @@ def env_page(org: str, name: str):
                        batch_visibilities=offered_visibilities(state.env.record, ["private", "public"]),
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])
     if not wants_fragment("tasks"):  # the task list's own fragment draws no rollouts
+        context["health"] = health_view(state) if state.ready else None
         context["env_rollouts"] = rollouts.for_env(current_app.extensions["rlx.store"], state.env.id, visitor_id(),
                                                    hidden_ids(), ENV_ROLLOUTS, dataset_access)
     response = render("pages/env.html", fragment="tasks", **context)
