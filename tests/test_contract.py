@@ -118,16 +118,26 @@ def test_the_surest_confirming_adapter_wins(tmp_path):
 
 
 def test_every_block_has_a_plain_text_form_with_the_same_content(indexed_app):
-    from rlx.adapters import Env, pick
+    """MCP and the API give a task as plain text: every word of it must be on the task's page, and the page's
+    instruction must be in it, so neither form can drop a block the other shows."""
+    import html as html_lib
+    import re
+
+    from rlx.adapters import Env, choose
     from rlx.adapters.blocks import to_text
     from rlx.adapters.indexes import load_index
 
     with indexed_app.app_context():
         source, store = indexed_app.extensions["rlx.source"], indexed_app.extensions["rlx.store"]
         env = Env(source.repo_info("dataset", "rlx-examples/python-bugfix"), source, store)
-        adapter = pick(env)
-        view = adapter.task(env, load_index(store, env.id), "inventory-service")
+        view = choose(env).task(env, load_index(store, env.id), "inventory-service")
     text = "\n\n".join(to_text(block) for section in view.sections for block in section.blocks)
-    assert "fix-tests" in text and "restock-report" in text  # the steps
-    assert "tests/test.sh" in text or "Reward" in text
-    assert "solution/solve.sh" not in text or "(withheld)" in text
+    text = re.sub(r"(?m)^```\w*$", "", text)  # a code fence's language is the text form's markup, not content
+    page = indexed_app.test_client().get("/t/rlx-examples/python-bugfix/inventory-service").get_data(as_text=True)
+    page_text = html_lib.unescape(re.sub(r"<[^>]+>", " ", page))
+    words = lambda s: set(re.findall(r"[A-Za-z0-9_]{3,}", s))  # noqa: E731
+    missing = words(text) - words(page_text)
+    assert not missing, f"in the text form but not on the page: {sorted(missing)[:20]}"
+    for step in ("fix-tests", "restock-report"):  # a multi-step task: each step's instruction, whole
+        instruction = source.read_file("dataset", env.id, f"inventory-service/steps/{step}/instruction.md").decode()
+        assert words(instruction) <= words(text)

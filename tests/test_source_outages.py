@@ -7,7 +7,6 @@ Real parts: the Hub stand-in over HTTP, a real Redis, a real `rlx worker` proces
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
@@ -80,8 +79,8 @@ def test_an_index_that_failed_on_an_outage_is_tried_again_by_the_next_visit_once
     assert wait_until(lambda: settled_state(client), timeout=90) == "failed"
     hub.clear_faults()
 
-    time.sleep(1.1)  # the Hub's own Retry-After: no visit before it retries
-    assert wait_until(lambda: settled_state(client), timeout=90) == "ready"  # plain visits, no Try again
+    # Plain visits, no Try again: those before the Hub's Retry-After (1 s) leave it failed, a later one retries.
+    assert wait_until(lambda: settled_state(client) == "ready" or None, timeout=90)
     assert len(read_index(hub_app.extensions["rlx.store"], PUBLIC_HARBOR).rows) == len(TASK_NAMES)
 
 
