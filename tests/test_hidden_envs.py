@@ -77,3 +77,30 @@ def test_the_sitemap_leaves_it_out(app, trivia_client):
     for shard in shards:
         path = "/" + shard.split("/", 3)[3]
         assert TRIVIA not in trivia_client.get(path).get_data(as_text=True)
+
+
+def test_the_rank_answer_knows_no_hidden_environment(app, trivia_client):
+    assert trivia_client.get(f"/api/search/rank?key={TRIVIA}").status_code == 200
+    hide(app, TRIVIA)
+    response = trivia_client.get(f"/api/search/rank?key={TRIVIA}")
+    assert response.status_code == 404 and response.json["ok"] is False
+
+
+def test_compare_of_a_hidden_environments_runs_is_a_404(app, trivia_client):
+    from rlx.runs import index, record
+
+    runs = [record.RunRecord(id=record.new_run_id(), env_id=TRIVIA, ref="train/0", agent=agent, visibility="public",
+                             status="finished", scored=True, rewards={"reward": 1.0}) for agent in ("oracle", "nop")]
+    with app.app_context():
+        for run in runs:
+            record.save(app.extensions["rlx.store"], run)
+            index.upsert(app.extensions["rlx.store"], run)
+    paths = [f"/compare?runs={runs[0].id},{runs[1].id}", f"/compare?runs={runs[0].id}",
+             f"/compare/sets?env={TRIVIA}&a=agent:oracle&b=agent:nop", f"/community/{TRIVIA}"]
+    assert [trivia_client.get(p).status_code for p in paths] == [200] * 4
+    hide(app, TRIVIA)
+    for path in paths:
+        response = trivia_client.get(path)
+        assert response.status_code == 404, path
+        assert "trivia" not in response.get_data(as_text=True).lower().replace("trivia-table", "")
+    assert "trivia" not in trivia_client.get("/community").get_data(as_text=True)

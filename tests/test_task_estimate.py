@@ -73,3 +73,17 @@ def test_a_rare_word_past_no_cap_keeps_its_exact_total_and_best_first_order(db, 
     answer = search_tasks(db, "graph", size=100)
     assert answer["total"] == len(true_matches("graph")) == 300 and answer["total_about"] is False
     assert answer["ranked"] and len({t["ref"] + t["env_id"] for t in answer["tasks"]}) == 100
+
+
+
+def test_an_estimated_total_leaves_the_hidden_environments_tasks_out(db, monkeypatch):
+    """Hide three of the five datasets whose every task matches "gra": 400 of theirs and the 300 "Graph" tasks are
+    left, still past the cap, and the sample's estimate and facets count none of the hidden 600."""
+    monkeypatch.setattr(queries, "COUNT_CAP", 500)
+    hidden = [f"org/set{d:02}" for d in list(DENSE)[:3]]
+    answer = search_tasks(db, "gra", exclude_ids=hidden)
+    true = len([row for row in true_matches("gra") if not any(row in INDEXES[h] for h in hidden)])
+    assert true == 700 and answer["total_about"] is True and abs(answer["total"] - true) <= true * 0.2
+    assert {t["env_id"] for t in answer["tasks"]}.isdisjoint(hidden)
+    counted = dict(answer["facets"]["category"])
+    assert abs(counted["math"] - 400) <= 120 and abs(counted["code"] - 300) <= 100

@@ -192,7 +192,7 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
             " rowid NOT IN (SELECT rowid FROM task_facets WHERE env_key IN "
             f"(SELECT env_key FROM envs WHERE id IN ({marks})))")
         params += tuple(hidden)
-    sample = Estimate(db, params[0]) if tokens and env is None else None
+    sample = Estimate(db, params[0], tuple(hidden)) if tokens and env is None else None
     # every: every match, best first, when all are scored (the facets are then counted over this list). When the
     # sample says the matches are few, one pass reads them with their scores, and their number is the total.
     every = _every_scored(db, scope, params) if sample is not None and sample.total <= RANK_LIMIT else None
@@ -370,17 +370,19 @@ def _task_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
     return [by_rowid[r] for r in rowids]
 
 
-def trending_rank(db: sqlite3.Connection, key: str) -> dict | None:
+def trending_rank(db: sqlite3.Connection, key: str, exclude_ids=()) -> dict | None:
     """Where one environment stands in trending among its kind: {"n": 599, "of": 6818}; None when absent.
 
-    `key` is an environment id ("org/name", "space:org/name"), or a bare "org/name" that only a Space has.
+    `key` is an environment id ("org/name", "space:org/name"), or a bare "org/name" that only a Space has. The
+    `exclude_ids` (the admin's hidden environments) are absent: None for one of them, and none is counted.
     """
+    hidden = {i for i in exclude_ids or () if isinstance(i, str)}
     row = None
     for env_id in (key, f"space:{key}"):
         row = db.execute("SELECT kind, trending, id FROM envs WHERE id = ?", (env_id,)).fetchone()
         if row is not None:
             break
-    if row is None:
+    if row is None or row[2] in hidden:
         return None
     kind, trending, env_id = row
     # Two range counts over the (kind, trending, id) index; one OR-ed condition would scan the whole kind.
@@ -388,7 +390,18 @@ def trending_rank(db: sqlite3.Connection, key: str) -> dict | None:
     level = db.execute("SELECT count(*) FROM envs WHERE kind = ? AND trending = ? AND id < ?",
                        (kind, trending, env_id)).fetchone()[0]
     of = db.execute("SELECT n FROM facet_totals WHERE facet = 'kind' AND value = ?", (kind,)).fetchone()[0]
+    if hidden:  # a few ids: each looked up by its key
+        for other_kind, other_trending, other_id in _envs_by_id(db, sorted(hidden)):
+            if other_kind == kind:
+                of -= 1
+                above -= other_trending > trending
+                level -= other_trending == trending and other_id < env_id
     return {"n": above + level + 1, "of": of, "kind": kind}
+
+
+def _envs_by_id(db: sqlite3.Connection, ids: list[str]):
+    marks = ", ".join("?" for _ in ids)
+    return db.execute(f"SELECT kind, trending, id FROM envs WHERE id IN ({marks})", ids).fetchall()
 
 
 def _paging(page, size) -> tuple[int, int]:

@@ -50,13 +50,20 @@ def write_sample(db: sqlite3.Connection) -> None:
 
 
 class Estimate:
-    """What the sample says of one search: about how many tasks match, and the matches it holds."""
+    """What the sample says of one search: about how many tasks match, and the matches it holds. The tasks of
+    `hidden` environments (the admin's) are no matches: they leave the sample's count and facets, so a total past
+    the exact count says nothing of them either."""
 
-    def __init__(self, db: sqlite3.Connection, match: str):
+    def __init__(self, db: sqlite3.Connection, match: str, hidden: tuple[str, ...] = ()):
         self._db, self._match = db, match
+        self._not_hidden, self._hidden = "", tuple(hidden)
+        if hidden:
+            marks = ", ".join("?" for _ in hidden)
+            self._not_hidden = (" AND rowid NOT IN (SELECT rowid FROM task_facets WHERE env_key IN "
+                                f"(SELECT env_key FROM envs WHERE id IN ({marks})))")
         drawn = json.loads(db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()[0])
-        self.seen = db.execute("SELECT count(*) FROM task_sample_fts WHERE task_sample_fts MATCH ?",
-                               (match,)).fetchone()[0]
+        self.seen = db.execute(f"SELECT count(*) FROM task_sample_fts WHERE task_sample_fts MATCH ?{self._not_hidden}",
+                               (match, *self._hidden)).fetchone()[0]
         self.total = self.seen * drawn["tasks"] / drawn["sample"] if drawn["sample"] else 0.0
 
     def rounded_total(self, at_least: int) -> int:
@@ -65,6 +72,7 @@ class Estimate:
 
     def facet_rows(self):
         """(category, difficulty, n) over the sample's matches."""
+        not_hidden = self._not_hidden.replace(" rowid NOT IN", " f.rowid NOT IN", 1)
         return self._db.execute("SELECT s.category, s.difficulty, count(*) FROM task_sample_fts f "
-                                "JOIN task_sample s ON s.rowid = f.rowid WHERE f.task_sample_fts MATCH ? "
-                                "GROUP BY s.category, s.difficulty", (self._match,))
+                                "JOIN task_sample s ON s.rowid = f.rowid WHERE f.task_sample_fts MATCH ?"
+                                f"{not_hidden} GROUP BY s.category, s.difficulty", (self._match, *self._hidden))

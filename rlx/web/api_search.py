@@ -106,7 +106,7 @@ def rank():
     if not key:
         raise QueryError("rank needs key=<org>/<name>.")
     with catalog() as db:
-        found = trending_rank(db, key)
+        found = trending_rank(db, key, exclude_ids=hidden_ids())
     if found is None:
         return jsonify({"ok": False, "status": 404, "error": f"{key} is not in the catalog."}), 404
     return cached_json(found, etag_for("rank", key), max_age=60)

@@ -43,6 +43,8 @@ def _side(spec: str, env_id: str, name: str) -> tuple[str, list[dict]]:
             abort(400, f"{name}: give agent:<agent> or agent:<agent>:<model>.")
         if not _ENV.match(env_id):
             abort(400, "Comparing agents needs the environment: env=<org>/<name>.")
+        if env_id in hidden:  # absent, as a repository that does not exist
+            abort(404, f"{name}: there is no environment {env_id}.")
         rows = rollouts.for_agent(store, env_id, agent, model or None, me, hidden, dataset_access)
         return model_label(agent, model or None), rows
     abort(400, f"{name} must be batch:<id> or agent:<agent>[:<model>].")
