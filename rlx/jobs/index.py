@@ -10,6 +10,7 @@ from flask import current_app
 from rq.job import Job, JobStatus, get_current_job
 
 from rlx.adapters import Env, choose
+from rlx.queue.outage import note_outage
 from rlx.queue import Progress
 from rlx.queue.defaults import JOB_ATTEMPTS
 from rlx.queue.jobs import ACTIVE, enqueue_once
@@ -44,6 +45,7 @@ def index_dataset(repo_id: str, revision: str | None = None) -> dict:
             # An outage is not a fact about this revision: the next visit after the source's wait tries again.
             job.meta["retry_at"] = time.time() + exc.retry_after
             job.save_meta()
+            note_outage(job.connection, exc)  # every page waiting on the Hub says so now
         raise
     _refresh_catalog()
     _check_health(env, adapter, index)

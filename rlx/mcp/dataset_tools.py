@@ -17,6 +17,7 @@ from rlx.adapters.paths import safe_relpath
 from rlx.mcp.protocol import ToolError, ToolResult
 from rlx.mcp.snippets import app_base_url
 from rlx.mcp.task_text import row_data, row_line, task_as_text
+from rlx.queue.outage import retry_sentence
 from rlx.adapters.task_search import TaskQuery, search_index
 
 DEFAULT_PAGE_SIZE = 25
@@ -119,8 +120,13 @@ class DatasetTools:
 
     def _require_index(self, partial_ok: bool = False) -> None:
         state = self.state
+        outage = getattr(state, "outage", None)
+        when = f" {retry_sentence(outage['retry_at'])}" if outage else ""
         if state.failure:
-            raise ToolError(f"Indexing {self.env_id} failed: {state.failure} Open {self._page_url()} to try again.")
+            raise ToolError(f"Indexing {self.env_id} failed: {state.failure}{when} Open {self._page_url()} to try "
+                            "again.")
+        if outage and not state.ready and not (partial_ok and state.index is not None):
+            raise ToolError(f"{self.env_id} is not indexed yet, and the Hub is failing: {outage['message']}{when}")
         if not state.ready and not (partial_ok and state.index is not None):
             raise ToolError(f"{self.env_id} is not indexed yet; indexing has started "
                             f"({_progress_sentence(state.progress)}). Call this tool again in a few seconds.")

@@ -296,6 +296,8 @@ def rebuild(plan: Plan, source: Source, store: Store, state: IndexerState, clock
             state.record_failure(env_id, item.record.sha, clock(), error, outage=outage)
             failed.append({"id": env_id, "revision": item.record.sha, "error": error, "outage": outage})
             outages = outages + 1 if outage else 0
+            if outage:
+                _say_outage(exc)
             log.warning("indexer.build_failed repo=%s reason=%s outage=%s error=%s", env_id, item.reason, outage,
                         error)
         else:
@@ -353,3 +355,14 @@ def _finish(progress, step: str, message: str = "") -> None:
 def _fail(progress, message: str) -> None:
     if progress is not None:
         progress.fail(message)
+
+
+def _say_outage(exc: Unavailable) -> None:
+    """A first open waiting on the Hub says it is failing as soon as this run knows (rlx/queue/outage.py)."""
+    from rlx.queue.outage import note_outage
+    from rlx.queue import get_redis
+
+    try:
+        note_outage(get_redis(), exc)
+    except Exception:  # outside an app (a script): the run's own log says it
+        log.debug("no Redis to record the outage in", exc_info=True)

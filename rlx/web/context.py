@@ -8,6 +8,7 @@ from pathlib import Path
 from flask import Flask
 from markupsafe import Markup
 
+from rlx.queue.outage import retry_sentence
 from rlx.catalog.kinds import KINDS
 from rlx.runs.outcome import LABELS as OUTCOME_LABELS
 from rlx.runs.rollout_rules import offered_agents
@@ -26,6 +27,7 @@ def init_context(app: Flask) -> None:
     app.jinja_env.filters["verbatim"] = render_verbatim
     app.jinja_env.filters["ref_beside"] = ref_beside_title
     app.jinja_env.filters["outcome_label"] = lambda kind: OUTCOME_LABELS.get(kind, kind)
+    app.jinja_env.globals["retry_sentence"] = retry_sentence  # a failing Hub's "tried again at …"
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 

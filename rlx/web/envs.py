@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from flask import Blueprint, abort, current_app, redirect, request, url_for
 from flask_htmx import make_response as htmx_response
 
@@ -9,6 +11,7 @@ from rlx.adapters import public
 from rlx.adapters.manifest import manifest_sections
 from rlx.jobs.index import ensure_index_job
 from rlx.runs import rollouts
+from rlx.queue.outage import retry_sentence
 from rlx.runs.access import offered_visibilities
 from rlx.web.batches import why_no_batch
 from rlx.web.env_health import health_view
@@ -154,4 +157,9 @@ def env_json(org: str, name: str):
     if state.index is not None:
         body["tasks"] = len(state.index.rows)
         body["overview"] = public(_overview(state)) if state.ready else []
+    if state.outage and not state.ready:  # upstream trouble: 503, the sentence, and when it is tried again
+        sentence = f"The Hub is failing: {state.outage['message']} {retry_sentence(state.outage['retry_at'])}"
+        body.update(ok=False, status=503, error=sentence)
+        wait = max(1, round(state.outage["retry_at"] - time.time()))
+        return body, 503, {"Retry-After": str(wait), "Cache-Control": "no-store"}
     return body

@@ -13,6 +13,7 @@ from rlx.adapters.indexes import load_index, load_index_at
 from rlx.auth.shelf import needs_shelf, shelf_for
 from rlx.auth.visitor import visitor_token
 from rlx.jobs.index import ensure_index_job
+from rlx.queue.outage import current_outage
 from rlx.jobs.watch import watch
 from rlx.sources.base import RepoRecord
 from rlx.sources.errors import SourceError, Unavailable
@@ -34,6 +35,7 @@ class EnvState:
     failure: str | None = None
     stale: dict | None = None  # the source did not answer: {"reason", "built_at"} of the index shown from disk
     notice: str | None = None  # e.g. the job runs again because its worker died
+    outage: dict | None = None  # the Hub is failing: {"message", "retry_at"} (rlx/queue/outage.py)
 
     @property
     def ready(self) -> bool:
@@ -90,7 +92,17 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     state.job = job
     watched = watch(job)
     state.progress, state.failure, state.notice = watched.progress, watched.failure, watched.notice
+    state.outage = _outage_of(job, state)
     return state
+
+
+def _outage_of(job: Job, state: EnvState) -> dict | None:
+    """What the page says of a failing Hub: the job's own outage when it failed on one, else the last outage a
+    job saw while this one waits or runs (so a first open never just says "waiting")."""
+    retry_at = job.meta.get("retry_at") if state.failure else None
+    if isinstance(retry_at, (int, float)):
+        return {"message": state.failure, "retry_at": retry_at}
+    return None if state.failure else current_outage(job.connection)
 
 
 def _index_on_shelf(state: EnvState) -> EnvState:
