@@ -54,7 +54,8 @@ CATEGORIES: list[tuple[str, tuple[str, ...]]] = [
     ("security headers", ("test_security_headers.py", "test_admin_headers.py")),
     ("archive and YAML bombs", ("test_packed_archives.py::test_each_attack", "test_packed_archives.py::test_too_much",
                                 "test_packed_archives.py::test_a_packed_cell", "test_packed_archives.py::test_a_refused",
-                                "test_packed_archives.py::test_a_damaged", "test_yaml_bombs.py")),
+                                "test_packed_archives.py::test_a_damaged", "test_packed_archives.py::test_a_zip_with",
+                                "test_yaml_bombs.py")),
     ("injection in search and filters", ("test_xss.py::test_injection", "test_task_pages.py::test_search_words")),
     ("XSS in every rendered field", ("test_xss.py",)),
     ("JSON errors and /readyz give nothing away", ("test_attacks.py::test_json_errors", "test_attacks.py::test_readyz")),
@@ -62,7 +63,8 @@ CATEGORIES: list[tuple[str, tuple[str, ...]]] = [
     ("rate limits and proxies", ("test_rate_limits.py",)),
     ("fuzz over the JSON API (OpenAPI)", ("test_openapi.py",)),
     ("sandbox", ("test_sandbox_passage.py", "test_task_vars.py", "test_worker_env.py", "test_store_full.py",
-                 "test_sandbox_walls.py")),
+                 "test_sandbox_walls.py", "test_sandbox_network.py", "test_sandbox_tar.py",
+                 "test_run_hf_sandbox.py::test_a_verifier_faking_tar")),
 ]
 
 

@@ -248,3 +248,35 @@ def _processes() -> str:
             except OSError:
                 pass
     return "\n".join(out)
+
+
+def test_a_verifier_faking_tar_in_an_hf_sandbox_writes_nothing_outside_the_store(hf_app, jobs, redis_client,
+                                                                                probes_folder, tmp_path):
+    """The sandbox's `tar` is the task's own: what it hands back (a symbolic-link chain archive, which this
+    Python 3.12.1's tarfile filter lets out) is unpacked by our reader, and nothing lands outside the run."""
+    from tests.test_sandbox_passage import HOSTILE, chain_archive, hostile_path
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    task = hostile_path(probes_folder, "fake-tar")
+    (task / "tests" / "host-paths.txt").write_text(f"{tmp_path / 'host-secret.txt'} {outside}\n")
+    (task / "tests" / "chain.tar").write_bytes(chain_archive(outside))
+    # An image, as an HF Sandbox needs, and the network on: the job's root may then mount over its own `tar`.
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace('network_mode = "no-network"',
+                                             'network_mode = "public"\ndocker_image = "python:3.12-slim"'))
+    app = hf_app[1]
+    index_now(app, HOSTILE)
+    worker = hf_worker(app, redis_client, jobs, tmp_path)
+    try:
+        run_id = run_id_of(post_run(signed_in(app), path=f"/t/{HOSTILE}/fake-tar", option="hf"))
+        run = wait_for(app, run_id, timeout=120)
+    finally:
+        worker.terminate()
+        worker.wait(15)
+    assert list(outside.iterdir()) == []  # the chain archive was read member by member, its links left out
+    # Its `tar` gave back only the chain, so no reward came with it: an unscored run, not an error.
+    assert run.status == "finished" and not run.scored, run.outcome
+    trial = app.config["RLX"].storage_dir / "runs" / run_id / "trial"
+    assert "not a regular file" in (trial / "trial.log").read_text()  # the attack was made, and refused
+    assert not any(p.is_symlink() for p in trial.rglob("*"))

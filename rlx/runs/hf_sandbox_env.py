@@ -9,20 +9,31 @@ What it adds to Harbor's class:
 - no-network tasks enforced, not refused: every command runs in a fresh network namespace (`unshare -rn`), and a
   sandbox that cannot make one is refused before the agent starts;
 - output: each command's output goes to Harbor's log callbacks as it arrives, and the job's own log stream (SSE,
-  `fetch_job_logs`) to the run's events.
+  `fetch_job_logs`) to the run's events;
+- files back: the sandbox's `tar` may be the task's own, so its archive is fetched within a byte cap and unpacked
+  by rlx/runs/sandbox_tar.py (regular files only, bytes counted as written), never by tarfile's extract functions,
+  whose filter this machine's Python 3.12.1 lets a symbolic-link chain past.
 """
 
 from __future__ import annotations
 
 import asyncio
 import shlex
+import tempfile
 import threading
+import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from harbor.environments.base import ExecResult
 from harbor.environments.capabilities import EnvironmentCapabilities
 from harbor.environments.hf_sandbox import HFSandboxEnvironment as HarborHFSandbox
+from harbor.environments.tar_transfer import remote_pack_command
+from harbor.utils.path_filter import filter_paths_by_patterns
+
+from rlx.runs.sandbox_files import MAX_BYTES
+from rlx.runs.sandbox_tar import unpack_sandbox_tar
 
 IMPORT_PATH = "rlx.runs.hf_sandbox_env:HFSandboxEnvironment"
 RUN_LABEL = "rlx-run"
@@ -127,6 +138,40 @@ class HFSandboxEnvironment(HarborHFSandbox):
         return ExecResult(stdout=result.stdout, stderr=result.stderr or "",
                           return_code=result.exit_code if result.exit_code is not None else -1)
 
+    # --- files back: bounded, unpacked by our own reader ------------------------------------------------------
+
+    async def download_file(self, source_path: str, target_path: Path | str) -> None:
+        await asyncio.to_thread(_fetch_bounded, self._require_sandbox(), source_path, Path(target_path))
+
+    async def download_dir(self, source_dir: str, target_dir: Path | str) -> None:
+        await self._download(source_dir, target_dir)
+
+    async def download_dir_with_exclusions(self, *, source_dir: str, target_dir: Path | str,
+                                           exclude: list[str]) -> None:
+        await self._download(source_dir, target_dir, exclude=tuple(exclude))
+
+    async def download_dir_filtered(self, *, source_dir: str, target_dir: Path | str, include=None, exclude=None,
+                                    protect=None) -> None:
+        protected = set(protect or ())
+
+        def wanted(path: str) -> bool:
+            return path in protected or bool(filter_paths_by_patterns([path], include=include, exclude=exclude))
+
+        await self._download(source_dir, target_dir, include=wanted)
+
+    async def _download(self, source_dir: str, target_dir: Path | str, **filters) -> None:
+        remote = f"/tmp/.rlx-out-{uuid.uuid4().hex[:12]}.tar.gz"
+        packed = await self.exec(remote_pack_command(source_dir, remote), timeout_sec=120)
+        if packed.return_code != 0:
+            raise RuntimeError(f"Could not pack {source_dir} in the HF Sandbox: {(packed.stderr or '')[:300]}")
+        with tempfile.TemporaryDirectory(prefix="rlx-hf-out-") as folder:
+            archive = Path(folder) / "out.tar.gz"
+            await asyncio.to_thread(_fetch_bounded, self._require_sandbox(), remote, archive)
+            copied = await asyncio.to_thread(unpack_sandbox_tar, archive, Path(target_dir), **filters)
+        await self.exec(f"rm -f {shlex.quote(remote)}", timeout_sec=30)
+        if copied.skipped:
+            self.logger.warning(f"{source_dir}: {copied.summary()}")
+
     def _streamers(self):
         """Harbor's output callbacks are coroutines on this loop; the client calls back from its thread."""
         callback = self._output_callback()
@@ -138,6 +183,18 @@ class HFSandboxEnvironment(HarborHFSandbox):
             return lambda text: asyncio.run_coroutine_threadsafe(callback(text, stream), loop)
 
         return sender("stdout"), sender("stderr")
+
+
+def _fetch_bounded(sandbox, remote: str, local: Path, max_bytes: int = MAX_BYTES) -> None:
+    """A file of the sandbox to `local`, refused past `max_bytes` as the server states it and as it landed."""
+    size = sandbox.files.stat(remote).size
+    if not isinstance(size, int) or size > max_bytes:
+        raise RuntimeError(f"{remote} in the HF Sandbox is over {max_bytes // (1024 * 1024)} MiB: not copied.")
+    local.parent.mkdir(parents=True, exist_ok=True)
+    sandbox.files.download(remote, local)  # a temp file renamed over `local`: a link there is replaced
+    if local.stat().st_size > max_bytes:
+        local.unlink()
+        raise RuntimeError(f"{remote} in the HF Sandbox grew past {max_bytes // (1024 * 1024)} MiB: not copied.")
 
 
 def _why_not_started(exc: Exception) -> str:

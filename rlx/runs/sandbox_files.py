@@ -111,7 +111,7 @@ def _walk(fd: int, relative: PurePosixPath, target: Path, copied: Copied, exclud
         return
     for name in names:
         path = relative / name
-        if _excluded(path, exclude):
+        if excluded(path, exclude):
             continue
         try:
             info = os.stat(name, dir_fd=fd, follow_symlinks=False)
@@ -148,7 +148,7 @@ def _walk(fd: int, relative: PurePosixPath, target: Path, copied: Copied, exclud
                 copied.bytes += written
 
 
-def _excluded(path: PurePosixPath, patterns) -> bool:
+def excluded(path: PurePosixPath, patterns) -> bool:
     text = str(path)
     return any(fnmatch.fnmatchcase(text, p.removeprefix("./")) or fnmatch.fnmatchcase(path.name, p)
                for p in patterns)
@@ -165,18 +165,20 @@ def _copy_regular(dir_fd: int, name: str, destination: Path, budget: int) -> int
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
         os.set_blocking(fd, True)
-        return _write_bounded(fd, destination, budget)
+        return write_bounded(lambda size: os.read(fd, size), destination, budget)
     finally:
         os.close(fd)
 
 
-def _write_bounded(fd: int, destination: Path, budget: int) -> int | None:
-    """Temp then rename, so a file over budget leaves no half-copy behind, and the store never sees a partial one."""
+def write_bounded(read, destination: Path, budget: int) -> int | None:
+    """`read(size) -> bytes` copied to `destination` if it gives at most `budget` bytes; the bytes written, or
+    None (nothing written). Temp then rename, so a file over budget leaves no half-copy behind, the store never
+    sees a partial one, and a link at `destination` is replaced, never followed."""
     handle, temporary = tempfile.mkstemp(dir=destination.parent, prefix=".copy-")
     written = 0
     try:
         with os.fdopen(handle, "wb") as out:
-            while chunk := os.read(fd, _CHUNK):
+            while chunk := read(_CHUNK):
                 written += len(chunk)
                 if written > budget:
                     raise _OverBudget()
@@ -195,4 +197,4 @@ class _OverBudget(Exception):
     pass
 
 
-__all__ = ["MAX_BYTES", "Copied", "SandboxFileError", "copy_dir_out", "copy_file_out"]
+__all__ = ["MAX_BYTES", "Copied", "SandboxFileError", "copy_dir_out", "copy_file_out", "excluded", "write_bounded"]
