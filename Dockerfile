@@ -10,7 +10,10 @@ ENV PYTHONUNBUFFERED=1 \
 
 RUN pip install --no-cache-dir "uv==0.13.9"
 # DejaVu Sans draws the link-preview pictures (rlx/web/preview_image.py); without it Pillow's own font is used.
-RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
+# bubblewrap, slirp4netns, iproute2 and tmux are the local sandbox's (docs/SANDBOX.md): it runs where the host lets
+# uid 1000 make user namespaces, and each run's page says which of its walls held.
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core bubblewrap slirp4netns iproute2 \
+    tmux && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
 # Dependencies first (from the lock, exactly): a code change does not reinstall them.
@@ -24,7 +27,8 @@ COPY wsgi.py admin_wsgi.py ./
 COPY deploy/space-entry.sh deploy/space-entry.sh
 RUN uv sync --frozen --no-dev
 
-# Spaces run the container as uid 1000; the bucket is mounted at /data and must be writable by that user.
+# Spaces run the container as uid 1000; the bucket is mounted at /data and must be writable by that user. Every
+# process, the rollout workers included, runs unprivileged.
 RUN useradd --create-home --uid 1000 user && mkdir -p /data && chown user:user /data
 USER user
 ENV HOME=/home/user \

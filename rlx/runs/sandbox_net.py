@@ -144,7 +144,7 @@ def _narrow(init_pid: int, env: dict[str, str]) -> None:
                 f"route add {GATEWAY}/32 dev {DEVICE} scope link",
                 f"route add {NAMESERVER}/32 dev {DEVICE} scope link",
                 f"route replace default via {GATEWAY} dev {DEVICE}"]
-    commands += [f"route add prohibit {network}" for network in (*PROHIBITED, *host_networks())]
+    commands += [f"route replace prohibit {network}" for network in (*PROHIBITED, *host_networks())]
     script = (f"echo 1 > /proc/sys/net/ipv6/conf/{DEVICE}/disable_ipv6 && "
               f"echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6 && exec ip -batch -")
     done = subprocess.run(["nsenter", "-t", str(init_pid), "-U", "-n", "--", "sh", "-c", script],
