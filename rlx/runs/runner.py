@@ -97,8 +97,9 @@ def _end(run: RunRecord, store, redis, scratch: Path | None) -> None:
         lambda: _take_token_back(run, redis),
         lambda: read_token.forget(redis, run.id),  # a run stopped before its task was copied
         lambda: scratch and shutil.rmtree(scratch, ignore_errors=True),
-        lambda: _save_last(store, redis, run),
+        # The slot before the last record: whoever sees the run ended (a page, a test) finds its slot free.
         lambda: limits.release_slot(redis, limits.slot_owner(run) or "-", run.id),
+        lambda: _save_last(store, redis, run),
         lambda: events.publish(redis, run.id, "end", status=run.status, outcome=run.outcome),
         lambda: events.archive(redis, store, run.id),
         lambda: next_batch_runs(store, redis, run),
