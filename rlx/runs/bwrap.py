@@ -300,7 +300,7 @@ class Sandbox:
             elif os.path.isdir(path):
                 args += ["--ro-bind", path, path]
         # /dev is bubblewrap's own tmpfs, unbounded: read-only once its nodes are made, /dev/shm a small tmpfs on it.
-        args += ["--ro-bind", "/etc", "/etc", "--ro-bind-data", str(resolv_fd), "/etc/resolv.conf", "--dev", "/dev", "--perms", "1777", "--size", str(shm * MB), "--tmpfs", "/dev/shm",
+        args += ["--ro-bind", "/etc", "/etc", *_resolv_conf(resolv_fd), "--dev", "/dev", "--perms", "1777", "--size", str(shm * MB), "--tmpfs", "/dev/shm",
                  "--remount-ro", "/dev", "--proc", "/proc"]
         for path in dict.fromkeys((*self.writable, self.workdir)):
             args += ["--perms", "1777" if path == "/tmp" else "0755", "--dir", path]
@@ -332,6 +332,17 @@ def _drop_privileges(lease: UidLease | None) -> list[str]:
     if lease is None:
         return []
     return ["setpriv", f"--reuid={lease.uid}", f"--regid={lease.uid}", "--clear-groups", "--inh-caps=-all", "--"]
+
+
+def _resolv_conf(fd: int, path: str = "/etc/resolv.conf") -> list[str]:
+    """bwrap arguments putting the sandbox's own resolv.conf (sandbox_net's DNS forwarder) where the host's really
+    is: through a link (systemd-resolved's stub under /run) the file is made in the sandbox's own root."""
+    if not os.path.lexists(path):
+        return []
+    target = os.path.realpath(path)
+    if target.startswith(("/etc/", "/usr/")):  # inside the read-only binds: only over a file that is there
+        return ["--ro-bind-data", str(fd), target] if os.path.isfile(target) else []
+    return ["--dir", os.path.dirname(target), "--ro-bind-data", str(fd), target]
 
 
 def _data_file(data: bytes) -> int:
