@@ -130,9 +130,14 @@ def _by_rule_text(key: str) -> bool:
 
 
 def strip_answers(value: Any, where: str = "", extra_keys: Iterable[str] = ()) -> tuple[Any, list[Withheld]]:
-    """A copy of `value` with every answer-keyed entry dropped, at any depth, and what was dropped.
+    """A copy of `value` with every answer-keyed entry dropped, at any depth, and what was dropped; a value
+    dropped once is masked wherever else it stands in `value` (a live server's observation repeating the target
+    it also returned under `expected`), with the one mask.
 
     The one walk (walk.py): dicts, lists, tuples, and strings holding JSON or Python-literal objects or lists."""
+    from rlx.adapters.withhold.values import mask_values_in, repeatable
+
     walk = Walk(answer_rule(extra_keys), KEY_WHY)
     cleaned = walk.clean(value, where)
-    return cleaned, walk.report()
+    masked, again = mask_values_in(cleaned, repeatable(walk.values), where)
+    return masked, walk.report() + again[:20]

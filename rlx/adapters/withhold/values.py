@@ -73,6 +73,11 @@ def _is_value(value: str) -> bool:
     return len(value) >= MIN_CHARS or bool(_NUMBER.fullmatch(value))
 
 
+def repeatable(values: Iterable[str]) -> list[str]:
+    """The withheld values worth masking where they stand again (not booleans, paths or one character)."""
+    return sorted((v for v in set(values) if _is_value(v)), key=lambda v: (-len(v), v))[:MAX_VALUES]
+
+
 def drop_public(values: Iterable[str], public_text: str) -> list[str]:
     """The values, minus those the public text (the instruction) states itself; longest first."""
     kept = [v for v in set(values) if not (public_text and _pattern([v]).search(public_text))]
