@@ -105,7 +105,11 @@ def measure(runs: int = 100_000) -> dict:
             community.heatmap(store, env_id)
             community.tried_refs(store, env_id)
 
+        from rlx.runs import rollouts
+
         figures = {
+            "task_rollouts_query_p50_ms": _timed(
+                lambda: rollouts.for_tasks(store, [(BUNDLED, refs[0])], None, frozenset()), SAMPLES),
             "runs": runs,
             "write_s": round(written, 1),
             "community_page_p50_ms": _timed(community_page, SAMPLES),
@@ -147,7 +151,8 @@ def render(r: dict) -> str | None:
                  f"{c['leaderboard_p50_ms']:.2f} ms (query); {c['env_page_queries_p50_ms']:.2f} ms (the page's "
                  "three queries)", f"**{c['http_leaderboard_p50_ms']:.2f} ms**"],
                 *([[f"task page with its rollouts (/t/{BUNDLED}/…, about {c['task_runs']:,} runs on it; the page "
-                    "lists the newest 100)", "", f"**{c['http_task_page_p50_ms']:.2f} ms**"],
+                    "lists the newest 100)", f"{c['task_rollouts_query_p50_ms']:.2f} ms (its rollouts' query)",
+                    f"**{c['http_task_page_p50_ms']:.2f} ms**"],
                    [f"environment page with its latest rollouts (/d/{BUNDLED})", "",
                     f"**{c['http_env_page_p50_ms']:.2f} ms**"]] if "http_task_page_p50_ms" in c else []),
             ], "lll"))

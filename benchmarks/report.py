@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from benchmarks import (community, concurrency, explain, first_paint, indexing, page_cache, playground, rollouts,
-                        rows, scaling, search, sitemap, suite_indexing)
+from benchmarks import (community, concurrency, explain, first_paint, health_check, indexing, page_cache, playground,
+                        rollouts, rows, scaling, search, sitemap, suite_indexing)
 from benchmarks.markdown import TODO_ROUTE, met, num, table
 from rlx.snapshot.queries import COUNT_CAP, RANK_BROADEST, RANK_LIMIT
 
@@ -32,6 +32,7 @@ def render(r: dict) -> str:
         playground.render(r),
         community.render(r),
         rollouts.render(r),
+        health_check.render(r),
         sitemap.render(r),
         scaling.render(r, r.get("cost_plot")),
         page_cache.render(r),
@@ -92,7 +93,7 @@ def _targets(r: dict) -> str:
         rows.append(["5,000-task repository: task list published (50 ms a request)", "≤ 10 s",
                      f"{num(big['list_s'], 1)} s", met(r["indexing"]["met"]["list"])])
     rows += (concurrency.targets(r) + suite_indexing.targets(r) + playground.targets(r) + community.targets(r)
-             + rollouts.targets(r) + sitemap.targets(r) + scaling.targets(r))
+             + rollouts.targets(r) + health_check.targets(r) + sitemap.targets(r) + scaling.targets(r))
     if not rows:
         return "## Targets\n\nNo measurement completed (see Errors).\n"
     return "## Targets\n\n" + table(["what", "target", "measured", ""], rows, "llll")

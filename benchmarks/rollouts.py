@@ -98,8 +98,8 @@ def _redis_socket(ws: Workspace) -> Path:
 
 
 @contextmanager
-def _workers(ws: Workspace, count: int, name: str):
-    """`rlx worker --queues rollouts` × count, each in its own session so stopping them reaches their sandboxes."""
+def _workers(ws: Workspace, count: int, name: str, queues: str = "rollouts"):
+    """`rlx worker --queues <queues>` × count, each in its own session so stopping them reaches their sandboxes."""
     from redis import Redis
     from rq import Worker
 
@@ -108,7 +108,7 @@ def _workers(ws: Workspace, count: int, name: str):
     try:
         for i in range(count):
             with open(ws.root / f"worker-{name}-{i}.log", "ab") as log:
-                processes.append(subprocess.Popen([str(servers.BIN / "rlx"), "worker", "--queues", "rollouts"],
+                processes.append(subprocess.Popen([str(servers.BIN / "rlx"), "worker", "--queues", queues],
                                                   env=env, stdout=log, stderr=subprocess.STDOUT,
                                                   stdin=subprocess.DEVNULL, start_new_session=True))
         redis = Redis(unix_socket_path=str(_redis_socket(ws)))

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks import (community, concurrency, first_paint, indexing, machine, pages, playground, profiles, report,
-                        rollouts, rows, scaling, search, servers, sitemap, snapshot_build, suite_indexing, workspace,
+from benchmarks import (community, concurrency, first_paint, health_check, indexing, machine, pages, playground,
+                        profiles, report, rollouts, rows, scaling, search, servers, sitemap, snapshot_build, suite_indexing, workspace,
                         wrk)
 from benchmarks.inprocess import InProcessApp
 from benchmarks.page_cache import PageCache
@@ -49,6 +49,7 @@ class Plan:
     profile: bool  # pyinstrument where a target is missed (statement profiles always run: they are cheap)
     play_steps: int = 300  # steps on one episode, straight to the server and through the playground
     community_runs: int = 100_000  # synthetic run records behind the community pages
+    health_tasks: int = 40  # tasks of the health-check benchmark (extrapolated to 1,000)
     live_runs: int = 4  # oracle rollouts followed over SSE for the event-to-fragment latency
     scale_mix_seconds: float = 5  # the cost curves: the mix at each scale, per connection count
     scaled_builds: bool = True  # the snapshot builds at 10× the catalog (a few minutes: full mode only)
@@ -58,7 +59,8 @@ FULL = Plan(builds=5, floor_runs=200, seconds_1=3, seconds_8=2, mix_seconds=5, m
             page_seconds=3, index_runs=3, big_repo_to_completion=True, concurrency_seconds=30, profile=True)
 QUICK = Plan(builds=1, floor_runs=30, seconds_1=1, seconds_8=0, mix_seconds=2, mix_repeats=1, paint_runs=3,
              page_seconds=1, index_runs=1, big_repo_to_completion=False, concurrency_seconds=10, profile=False,
-             play_steps=100, live_runs=2, scale_mix_seconds=3, scaled_builds=False, community_runs=10_000)
+             play_steps=100, live_runs=2, scale_mix_seconds=3, scaled_builds=False, community_runs=10_000,
+             health_tasks=8)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,6 +146,7 @@ def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
     step(results, "playground", lambda: playground.measure(plan.play_steps))
     step(results, "community", lambda: community.measure(plan.community_runs))
     step(results, "rollouts", lambda: rollouts.measure(plan.live_runs))
+    step(results, "health_check", lambda: health_check.measure(plan.health_tasks))
     step(results, "rows", lambda: rows.measure(ws, plan.page_seconds))  # last: it adds a dataset to the source
 
 

@@ -66,6 +66,12 @@ def test_a_task_page_lists_its_runs_and_its_twins_and_private_ones_only_to_their
     assert "You have not started a rollout" in stranger.get("/runs/mine").get_data(as_text=True)
     bad = owner.get("/runs/mine?outcome=everything")
     assert bad.status_code == 400 and "outcome must be one of" in bad.get_data(as_text=True)
+    board = stranger.get(f"/community/{TWIN}").get_data(as_text=True)
+    outcomes = board.split('class="leaderboard outcomes-board"', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r"<tr><td>([^<]+)</td><td>([^<]+)</td><td>(\d+)</td><td>(\d+)</td>", outcomes) == [
+        ("oracle", "100.0%", "1", "0")]  # the private nop run counts for nobody
+    grouped = board.split('class="leaderboard group-board"', 1)[1].split("</table>", 1)[0]
+    assert "By category" in board and "<td>music</td><td>oracle</td><td>100.0%</td><td>1</td>" in grouped
     run_page = someone.get(f"/r/{public_id}").get_data(as_text=True)
     assert '<dd class="run-result"><span class="outcome outcome-solved">solved</span>' in run_page
 

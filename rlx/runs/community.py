@@ -9,6 +9,7 @@ from __future__ import annotations
 from contextlib import closing
 
 from rlx.runs.index import connect
+from rlx.runs.outcome import FAILED, KINDS, SOLVED
 from rlx.store import Store
 
 COMMUNITY = "visibility='public' AND status='finished' AND scored=1"
@@ -51,6 +52,43 @@ def leaderboard(store: Store, env_id: str) -> list[dict]:
                           f"GROUP BY agent, model ORDER BY mean DESC, runs DESC LIMIT ?",
                           (env_id, MAX_BOARD)).fetchall()
     return [{**dict(r), "label": model_label(r["agent"], r["model"])} for r in rows]
+
+
+def outcomes(store: Store, env_id: str) -> list[dict]:
+    """Per agent and model on one environment, how its ended public rollouts ended, in the one vocabulary
+    (rlx/runs/outcome.py): the solve rate counts solved and failed only, never an infrastructure error or an
+    unobserved run."""
+    with closing(connect(store)) as db:
+        rows = db.execute("SELECT agent, model, kind, COUNT(*) AS n FROM runs INDEXED BY runs_by_env "
+                          "WHERE env_id=? AND visibility='public' AND status IN ('finished', 'failed', 'stopped') "
+                          "GROUP BY agent, model, kind", (env_id,)).fetchall()
+    board: dict[tuple, dict] = {}
+    for r in rows:
+        entry = board.setdefault((r["agent"], r["model"]), {"label": model_label(r["agent"], r["model"]),
+                                                            **{k: 0 for k in KINDS}})
+        if r["kind"] in KINDS:
+            entry[r["kind"]] += r["n"]
+    for entry in board.values():
+        counted = entry[SOLVED] + entry[FAILED]
+        entry["rate"] = entry[SOLVED] / counted if counted else None
+    return sorted(board.values(), key=lambda e: (-(e["rate"] or 0), e["label"]))[:MAX_BOARD]
+
+
+def by_group(store: Store, env_id: str, group_of: dict[str, str]) -> list[dict]:
+    """Per group of tasks (a domain, a category: `group_of` maps a task to it) and agent·model: the community
+    rollouts and the share that solved their task (reward 1)."""
+    with closing(connect(store)) as db:
+        cells = db.execute(f"SELECT ref, agent, model, COUNT(*) AS runs, SUM(reward >= 1) AS solved FROM runs "
+                           f"WHERE {COMMUNITY} AND env_id=? GROUP BY agent, model, ref", (env_id,)).fetchall()
+    groups: dict[tuple[str, str], list[int]] = {}
+    for c in cells:
+        group = group_of.get(c["ref"])
+        if group:
+            tally = groups.setdefault((group, model_label(c["agent"], c["model"])), [0, 0])
+            tally[0] += c["runs"]
+            tally[1] += c["solved"] or 0
+    return [{"group": g, "label": label, "runs": runs, "solved": solved, "rate": solved / runs}
+            for (g, label), (runs, solved) in sorted(groups.items(), key=lambda kv: (kv[0][0], -kv[1][1] / kv[1][0]))]
 
 
 def version(store: Store, env_id: str) -> int:

@@ -55,8 +55,23 @@ def community_env(org: str, name: str):
         untried = [row.ref for row in state.index.rows if row.ref not in tried]
     return render("pages/community_env.html", env_id=env_id, org=org, name=name,
                   board=community.leaderboard(store, env_id), heatmap_html=_heatmap_html(store, env_id),
+                  outcomes=community.outcomes(store, env_id), groups=_groups(state, store, env_id),
                   recent=community.recent(store, env_id), untried=(untried or [])[:MAX_UNTRIED],
                   untried_total=None if untried is None else len(untried))
+
+
+GROUP_FACETS = (("domain", "Domain"), ("category", "Category"))  # MiMo's domains, a Harbor dataset's categories
+
+
+def _groups(state, store, env_id: str) -> dict | None:
+    """The leaderboard by domain or category, where the environment's tasks have one."""
+    if not state.ready:
+        return None
+    for key, label in GROUP_FACETS:
+        group_of = {row.ref: row.facets[key] for row in state.index.rows if row.facets.get(key)}
+        if group_of:
+            return {"label": label, "rows": community.by_group(store, env_id, group_of)}
+    return None
 
 
 def _heatmap_html(store, env_id: str) -> Markup:
