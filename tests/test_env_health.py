@@ -78,6 +78,8 @@ def test_a_health_check_gives_each_broken_task_its_verdict(health_app, redis_cli
     assert "needs-a-build-stage" not in batch.refs  # never started: the sandbox cannot build it
     running = client.get(f"/d/{DATASET}").get_data(as_text=True)
     assert "The check is running" in running and 'hx-trigger="every 2s"' in running
+    assert set(verdict_rows(running).values()) == {"not checked", "cannot run here"}  # every task listed at once
+    assert len(verdict_rows(running)) == 4
 
     workers = [start_worker(health_app, redis_client) for _ in range(2)]
     try:

@@ -123,10 +123,16 @@ def verdicts(store: Store, check: Check) -> list[dict]:
     with closing(_db(store)) as db:
         rows = db.execute("SELECT id, ref, agent, status, scored, reward, kind, reason FROM runs "
                           "WHERE batch=? ORDER BY created_at", (check.batch_id,)).fetchall()
+    from rlx.runs import batch as batches
+
     runs: dict[str, list[dict]] = {}
     for row in rows:
         runs.setdefault(row["ref"], []).append(dict(row))
-    out = [{"ref": ref, **verdict_of(found)} for ref, found in runs.items()]
+    batch = batches.load(store, check.batch_id)
+    planned = dict.fromkeys(batch.refs) if batch is not None else dict.fromkeys(runs)  # tasks not started yet too
+    out = [{"ref": ref, **(verdict_of(runs[ref]) if ref in runs else {
+        "verdict": NOT_CHECKED, "why": "Not run yet." if batch and batch.status == batches.RUNNING else
+        "The check ended before it.", "run_ids": []})} for ref in planned]
     out += [{"ref": ref, "verdict": CANNOT_RUN if not why.startswith("Over") else NOT_CHECKED, "why": why,
              "run_ids": []} for ref, why in check.skipped.items()]
     return sorted(out, key=lambda v: (VERDICTS.index(v["verdict"]), v["ref"]))
