@@ -5,7 +5,10 @@ returning the problems it saw as sentences (an empty list: the page passes).
 - keyboard: Tab reaches every control on the page, and each one, focused, is on screen with a focus indicator
   (its outline or box-shadow differs from the unfocused one);
 - axe: axe-core (vendored under tests/vendor/, see its README) finds no WCAG 2.0/2.1 A or AA violation, colour
-  contrast included.
+  contrast included;
+- noticeable: what a person reading the page would notice: a word broken inside a table cell, an errno or an
+  exception's name where the app speaks, two statements that cannot both be true, a file tree not marking the
+  open file, a #fragment landing under the sticky header, a chart with no title or no words on it.
 """
 
 from __future__ import annotations
@@ -73,10 +76,18 @@ FOCUSED_JS = """() => {
 }"""
 
 
+# Back to the top, with Tab's starting point there too (a #fragment the page landed on would otherwise be it).
+TOP_JS = """() => {
+  document.activeElement && document.activeElement.blur();
+  document.body.tabIndex = -1; document.body.focus(); document.body.removeAttribute('tabindex');
+  window.scrollTo(0, 0);
+}"""
+
+
 def keyboard(page) -> list[str]:
     """Tab from the top of the page to the end of it, as a keyboard user would."""
     controls = page.evaluate(CONTROLS_JS)
-    page.evaluate("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+    page.evaluate(TOP_JS)
     problems, reached = [], set()
     for _ in range(len(controls) + 10):
         page.keyboard.press("Tab")
@@ -105,3 +116,149 @@ def axe(page) -> list[str]:
             summary = node.get("failureSummary", "").replace("\n", " ")
             problems.append(f"axe {violation['id']}: {node['html'][:120]} ({summary[:200]})")
     return problems
+
+
+# What a person reading the page would notice, beyond the machine checks above.
+
+# Each word of each table cell, measured: a word drawn on two lines was broken inside ("Do/mai/n").
+BROKEN_WORDS_JS = """() => {
+  const broken = [];
+  for (const cell of [...document.querySelectorAll('main :is(td, th)')].slice(0, 400)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/[\\p{L}\\p{N}]{2,}/gu)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken.slice(0, 10);
+}"""
+
+
+def broken_words(page) -> list[str]:
+    return [f"a word broken across lines in a table cell: {word!r}" for word in page.evaluate(BROKEN_WORDS_JS)]
+
+
+# What only a program says: an errno, a traceback, an exception's class name. Looked for in what the app itself
+# writes (its notes, statuses and error pages), not in a task's own text, which may well talk about ValueError.
+RAW_ERROR = r"\[Errno|Traceback \(most recent|HTTPConnectionPool|Max retries exceeded|\b[A-Z]\w*(Error|Exception)\b[(:)]"
+RAW_ERROR_JS = """pattern => [...document.querySelectorAll('main :is(.note, [role=status], .stage-badge, .error, .muted)')]
+  .filter(el => !el.closest('pre, code, .prose, .verbatim, .task-brief'))
+  .map(el => el.innerText.trim()).filter(text => new RegExp(pattern).test(text)).slice(0, 5)"""
+
+
+def raw_errors(page) -> list[str]:
+    return [f"raw error text shown: {text[:160]!r}" for text in page.evaluate(RAW_ERROR_JS, RAW_ERROR)]
+
+
+# Statements that cannot both be true of one page: (what one part says, what another says, why they clash).
+CLASHES = [
+    (r"^runs here$|can run in this machine", r"(Its tasks|The tasks of this dataset|It) cannot run here",
+     "says a task runs here and that it cannot"),
+    (r"^Running$", r"could not be reached|not reachable", "says the Space is running and that it cannot be reached"),
+]
+# The page's short statements: chips, badges, notes, headings (a task's own text is left out).
+STATEMENTS_JS = """() => [...document.querySelectorAll('main :is(.tag, .stage-badge, .note, h1, h2, h3, .badge, .card-kind)')]
+  .filter(el => !el.closest('pre, .prose, .verbatim') && el.checkVisibility())
+  .map(el => el.innerText.trim()).filter(Boolean)"""
+
+
+def contradictions(page) -> list[str]:
+    import re
+
+    statements = page.evaluate(STATEMENTS_JS)
+    problems = []
+    for one, other, why in CLASHES:
+        said = [s for s in statements if re.search(one, s)]
+        denied = [s for s in statements if re.search(other, s)]
+        if said and denied:
+            problems.append(f"the page {why}: {said[0][:80]!r} / {denied[0][:80]!r}")
+    return problems
+
+
+# The file tree beside a viewer marks the file the viewer shows, and only that one.
+OPEN_FILE_JS = """() => {
+  const tree = document.querySelector('main .tree'), path = document.querySelector('main .viewer-path');
+  if (!tree || !path) return null;
+  const marked = [...tree.querySelectorAll('li.current')];
+  const current = tree.querySelector('[aria-current]');
+  return {shown: path.innerText.trim(), marked: marked.map(li => li.innerText.trim()),
+          current: current ? current.innerText.trim() : null};
+}"""
+
+
+def open_file_marked(page) -> list[str]:
+    seen = page.evaluate(OPEN_FILE_JS)
+    if seen is None:
+        return []
+    leaf = seen["shown"].rstrip("/").rsplit("/", 1)[-1]
+    if len(seen["marked"]) != 1 or not seen["marked"][0].startswith(leaf) or seen["current"] != leaf:
+        return [f"the viewer shows {seen['shown']!r} but the tree marks {seen['marked']} (aria-current: "
+                f"{seen['current']!r})"]
+    return []
+
+
+def open_file_marked_after_click(page) -> list[str]:
+    """Open another file from the tree, as a visitor does (htmx swaps the viewer): the mark follows."""
+    links = page.locator("main .tree li:not(.current) a.fname[hx-get]")
+    if links.count() == 0:
+        return []
+    name = links.first.inner_text().strip()
+    links.first.click()
+    page.wait_for_function("name => document.querySelector('main .viewer-path')?.innerText.trim().endsWith(name)",
+                           arg=name, timeout=20_000)
+    return [f"after a click on {name!r}: {p}" for p in open_file_marked(page)]
+
+
+# A link to a #fragment lands with its target in view below the sticky header, not hidden under it.
+TARGET_JS = """() => {
+  const id = decodeURIComponent(location.hash.slice(1)), target = id && document.getElementById(id);
+  if (!target) return null;
+  const header = document.querySelector('header.top, .top'), covered = header ? header.getBoundingClientRect().bottom : 0;
+  const first = target.querySelector('.task-row, li, tr, h2') || target;
+  return {top: target.getBoundingClientRect().top, covered, firstBottom: first.getBoundingClientRect().bottom,
+          height: innerHeight, id};
+}"""
+
+
+def hidden_first_result(page) -> list[str]:
+    seen = page.evaluate(TARGET_JS)
+    if seen is None:
+        return []
+    if seen["top"] < seen["covered"] - 1:
+        return [f"#{seen['id']} starts at {seen['top']:.0f} px, under the header (which ends at {seen['covered']:.0f})"]
+    if seen["firstBottom"] > seen["height"]:
+        return [f"#{seen['id']}'s first entry is below the window ({seen['firstBottom']:.0f} px of {seen['height']})"]
+    return []
+
+
+# Every chart says what it shows: a name (a title or label) and words on it (axis values, counts, labels).
+CHARTS_JS = """() => [...document.querySelectorAll('main svg[role=img], main .treemap, main .stat-group')].map(chart => {
+  const name = chart.getAttribute('aria-label') || chart.querySelector('title, figcaption')?.textContent
+    || chart.getAttribute('title') || '';
+  const words = [...chart.querySelectorAll('text, .treemap-label, .stat-n, .bar-n, dd, td, span')]
+    .map(el => el.textContent.trim()).filter(Boolean);
+  const axes = chart.matches('svg.plot') ? chart.querySelectorAll('.axis').length : null;
+  return {html: chart.outerHTML.slice(0, 100), name: name.trim(), words: words.length, axes};
+})"""
+
+
+def unlabelled_charts(page) -> list[str]:
+    problems = []
+    for chart in page.evaluate(CHARTS_JS):
+        if not chart["name"]:
+            problems.append(f"a chart without a title: {chart['html']}")
+        if not chart["words"]:
+            problems.append(f"a chart with no label, value or count on it: {chart['html']}")
+        if chart["axes"] is not None and chart["axes"] < 2:
+            problems.append(f"a plot without both axes: {chart['html']}")
+    return problems
+
+
+def noticeable(page) -> list[str]:
+    """The checks of what a person would notice at any width, run together on a loaded page (hidden_first_result
+    is run apart: it holds only for the page as it landed, before any resize moves it)."""
+    return broken_words(page) + raw_errors(page) + contradictions(page) + open_file_marked(page) + unlabelled_charts(page)

@@ -51,9 +51,9 @@ def test_the_home_search_swaps_the_results_in_place_and_keeps_the_state_in_the_u
     page.fill("#q", "puzzles")
     page.wait_for_function("() => document.querySelectorAll('#results .card').length === 1")
     assert page.evaluate("window.__sameDocument") is True and "q=puzzles" in page.url
-    page.click("label.chip:has-text('OpenEnv Space')")
+    page.click("label.chip:has-text('OpenEnv')")
     page.wait_for_function("() => document.querySelector('#results .result-count').textContent.trim().startsWith('0 ')")
-    assert "kind=openenv-space" in page.url
+    assert "kind=openenv" in page.url
 
 
 def test_with_javascript_off_the_home_search_is_a_plain_form(server):

@@ -1,10 +1,14 @@
-"""The browser audit: every kind of page, in Debian's Chromium, at 390, 768, 1280 and 1680 px, light and dark, with
+"""The browser audit: every kind of page, in Debian's Chromium, at 390, 768 and 1440 px, light and dark, with
 JavaScript on and off. No console error, nothing wider than the window, every control reached by Tab with a visible
-focus, and no WCAG 2.0/2.1 A or AA violation axe-core finds (colour contrast included).
+focus, no WCAG 2.0/2.1 A or AA violation axe-core finds (colour contrast included), and nothing a reader would
+trip on (browser_audit.noticeable): no word broken in a table cell, no raw exception text, no two statements that
+clash, the open file marked in its tree (after a click too), no first result hidden under the header, a title and
+words on every chart.
 
-One server (gunicorn + gevent) on the bundled examples, with a Space whose server is down and two finished runs; one
-browser for the whole module. The console and the width are checked at every width and JS setting; Tab and axe, the
-slow checks, at 1280 px with JS on, once per page and theme. A screenshot of every page × width × theme × JS lands under
+One server (gunicorn + gevent) on the bundled examples, with a Space whose server is down, a Space whose host does
+not resolve, and two finished runs; one browser for the whole module. The console, the width and what a reader
+notices are checked at every width and JS setting; Tab and axe, the slow checks, at 1440 px with JS on, once per
+page and theme. A screenshot of every page × width × theme × JS lands under
 test-artifacts/screenshots/ (docs/TESTING.md: "The browser audit").
 """
 
@@ -26,9 +30,12 @@ from tests.servers import app_env, chromium, gunicorn, needs_chromium
 pytestmark = [needs_chromium, pytest.mark.xdist_group("browser-audit")]
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
-WIDTHS = (390, 768, 1280, 1680)
-SLOW_CHECKS_WIDTH = 1280
+WIDTHS = (390, 768, 1440)
+SLOW_CHECKS_WIDTH = 1440
 ROWS_EXAMPLE = "rlx-examples/math-word-problems"
+PACKED_EXAMPLE = "rlx-examples/packed-harbor-tasks"
+MIMO_EXAMPLE = "rlx-examples/mimo-release"
+TRACES_EXAMPLE = "rlx-examples/agent-traces"
 SCIENCE_TASK = "chemistry/molar-mass-table"
 
 # Every page kind: its path (run ids filled in once the runs exist) and the status a visitor gets.
@@ -37,10 +44,15 @@ PAGES = {
     "search": ("/?q=puzzles", 200),
     "trending-page-2": ("/?tp=2", 200),
     "harbor-env": ("/d/rlx-examples/terminal-basics", 200),
+    "harbor-env-filtered": ("/d/rlx-examples/terminal-basics?f=difficulty:easy#tasks", 200),  # "At a glance"
     "harbor-task": ("/t/rlx-examples/terminal-basics/csv-sales-rollup?f=tests/test.sh", 200),
+    "packed-task": (f"/t/{PACKED_EXAMPLE}/train/0", 200),
+    "mimo-env": (f"/d/{MIMO_EXAMPLE}", 200),
+    "trace-task": (f"/t/{TRACES_EXAMPLE}/train/0", 200),
     "rows-env": (f"/d/{ROWS_EXAMPLE}", 200),
     "row-task": (f"/t/{ROWS_EXAMPLE}/train/5", 200),
     "space": ("/s/rlx-examples/echo-env", 200),
+    "space-unreachable": ("/s/rlx-examples/gridworld-demo", 200),  # its *.hf.space host does not resolve here
     "playground": ("/s/rlx-examples/echo-env/play", 200),
     "community": ("/community", 200),
     "community-env": ("/community/rlx-examples/science-puzzles", 200),
@@ -61,7 +73,7 @@ def site(tmp_path_factory, redis_url):
     root = tmp_path_factory.mktemp("audit")
     app = create_app(Config.from_env({"STORAGE_DIR": str(root / "data"), "REDIS_URL": redis_url,
                                       "SESSION_SECRET": "test-secret", "RLX_SOURCE": str(EXAMPLES)}))
-    for repo_id in (*HARBOR_EXAMPLES, ROWS_EXAMPLE):
+    for repo_id in (*HARBOR_EXAMPLES, ROWS_EXAMPLE, PACKED_EXAMPLE, MIMO_EXAMPLE, TRACES_EXAMPLE):
         index_now(app, repo_id)
     runs = [write_run(app, ref=SCIENCE_TASK, steps=("look around", "answer"), reward=reward) for reward in (1.0, 0.0)]
     down = f"http://127.0.0.1:{free_port()}"  # nothing listens: the Space's server is down, its offline state shows
@@ -96,14 +108,17 @@ def test_page(site, browser, kind, theme, js):
         assert response.status == status, f"{kind}: {url} answered {response.status}"
         if js:
             settle(page)
+        problems += [f"{WIDTHS[0]} px: {p}" for p in browser_audit.hidden_first_result(page)]  # as it landed
         for width in WIDTHS:  # the same page resized, as a window is: the layout follows, no second load
             page.set_viewport_size({"width": width, "height": 900})
             problems += [f"{width} px: {p}" for p in browser_audit.overflow(page)]
+            problems += [f"{width} px: {p}" for p in browser_audit.noticeable(page)]
             page.screenshot(path=SCREENSHOTS / kind / f"{width}-{theme}-js-{'on' if js else 'off'}.png",
                             full_page=True)
             if width == SLOW_CHECKS_WIDTH and js:  # the same controls and colours with JS off, less a few buttons
                 problems += [f"{width} px: {p}" for p in browser_audit.keyboard(page)]
                 problems += [f"{width} px: {p}" for p in browser_audit.axe(page)]
+                problems += [f"{width} px: {p}" for p in browser_audit.open_file_marked_after_click(page)]
         problems += [f"console: {text}" for text in console_errors(console, url, status)]
     finally:
         context.close()

@@ -92,5 +92,6 @@ def test_rl_environment_with_a_framework_tag_counts_under_that_framework():
     from rlx.catalog.kinds import kind_of
     from rlx.sources.base import RepoRecord
 
-    for tag, kind in (("verifiers", "verifiers"), ("skyrl", "verl"), ("harbor", "harbor"), ("nemo-gym", "nemo-gym")):
+    for tag, kind in (("verifiers", "verifiers"), ("skyrl", "other"), ("harbor", "harbor"), ("nemo-gym", "nemo-gym"),
+                      ("openenv", "openenv")):
         assert kind_of(RepoRecord(id="a/b", repo_type="dataset", tags=("rl-environment", tag))) == kind

@@ -179,7 +179,7 @@ def test_the_snapshot_and_task_search_hold_the_release_without_answers(mimo_app,
     store, source = mimo_app.extensions["rlx.store"], mimo_app.extensions["rlx.source"]
     build_snapshot(fetch_listing(source), StoredIndexes(store), tmp_path / "catalog.db")
     db = sqlite3.connect(tmp_path / "catalog.db")
-    assert db.execute("SELECT kind, task_count FROM envs WHERE id = ?", (RELEASE,)).fetchone() == ("verl", 10)
+    assert db.execute("SELECT kind, task_count FROM envs WHERE id = ?", (RELEASE,)).fetchone() == ("other", 10)
     everything = "\n".join(str(row) for table in ("tasks", "envs", "env_splits")
                            for row in db.execute(f"SELECT * FROM {table}"))
     assert "Reconcile the Q3 ledger" in everything and not SECRET.search(everything)

@@ -47,7 +47,7 @@ def test_search_answers_cards_total_and_facet_counts(api):
     body = api.get("/api/search").get_json()
     assert body["total"] == len(body["cards"]) >= 4
     kinds = dict(body["facets"]["kind"])
-    assert kinds["harbor"] == 4 and kinds["openenv-space"] == 1  # with the MiMo release's Harbor conversion
+    assert kinds["harbor"] == 4 and kinds["openenv"] == 1  # with the MiMo release's Harbor conversion
     harbor = api.get("/api/search?kind=harbor").get_json()
     assert harbor["total"] == 4 and all(c["kind"] == "harbor" for c in harbor["cards"])
     assert dict(harbor["facets"]["kind"]) == kinds  # the kind facet is counted without the kind filter

@@ -56,7 +56,7 @@ def test_a_common_word_finds_every_environment_with_a_word_starting_with_it_most
     # "agents" (a tag, a description) and "agent" both begin with "agent"; the Prewarm and Math Set have neither.
     assert ids(answer) == ["space:org/chat-demo", "org/reward-gym", "org/rewrite-lab", "space:org/agent-arena"]
     assert answer["total"] == 4
-    assert answer["facets"]["kind"] == [("harbor", 1), ("openenv-space", 1), ("other-space", 1), ("verifiers", 1)]
+    assert answer["facets"]["kind"] == [("harbor", 1), ("openenv", 1), ("other", 1), ("verifiers", 1)]
     assert answer["facets"]["tags"] == [("agents", 3), ("code", 1), ("harbor", 1), ("openenv", 1), ("tool-use", 1),
                                         ("verifiers", 1)]
 
@@ -71,21 +71,21 @@ def test_a_kind_narrows_the_cards_while_the_kind_facet_still_shows_every_kind(db
     answer = search_envs(db, "agent", kind="harbor")
     assert ids(answer) == ["org/reward-gym"]
     assert answer["total"] == 1
-    assert answer["facets"]["kind"] == [("harbor", 1), ("openenv-space", 1), ("other-space", 1), ("verifiers", 1)]
+    assert answer["facets"]["kind"] == [("harbor", 1), ("openenv", 1), ("other", 1), ("verifiers", 1)]
     assert answer["facets"]["tags"] == [("agents", 1), ("harbor", 1), ("tool-use", 1)]
 
 
 def test_a_tag_filter_alone_counts_kinds_over_the_tagged_environments(db):
     answer = search_envs(db, filters={"tags": ["agents"]})
     assert ids(answer) == ["space:org/chat-demo", "org/reward-gym", "space:org/agent-arena"]
-    assert answer["facets"]["kind"] == [("harbor", 1), ("openenv-space", 1), ("other-space", 1)]
+    assert answer["facets"]["kind"] == [("harbor", 1), ("openenv", 1), ("other", 1)]
 
 
 def test_a_hidden_environment_is_neither_listed_nor_counted(db):
     answer = search_envs(db, "agent", exclude_ids=["space:org/chat-demo"])
     assert ids(answer) == ["org/reward-gym", "org/rewrite-lab", "space:org/agent-arena"]
     assert answer["total"] == 3
-    assert answer["facets"]["kind"] == [("harbor", 1), ("openenv-space", 1), ("verifiers", 1)]
+    assert answer["facets"]["kind"] == [("harbor", 1), ("openenv", 1), ("verifiers", 1)]
     assert answer["facets"]["tags"][0] == ("agents", 2)
 
 

@@ -117,7 +117,7 @@ def test_a_built_snapshot_holds_public_environments_only(tmp_path):
 
     db = open_immutable(tmp_path / "catalog.db")
     assert db.execute("SELECT id, kind FROM envs ORDER BY id").fetchall() == [
-        ("acme/open-tasks", "harbor"), ("space:acme/live-env", "openenv-space")]
+        ("acme/open-tasks", "harbor"), ("space:acme/live-env", "openenv")]
     assert db.execute("SELECT DISTINCT e.id FROM tasks t JOIN envs e ON e.env_key = t.env_key").fetchall() == [
         ("acme/open-tasks",)]
     assert result["counts"]["envs"] == 2 and result["counts"]["tasks"] == 3

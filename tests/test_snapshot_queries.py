@@ -176,7 +176,7 @@ def test_no_private_or_gated_environment_is_ever_found(snapshot):
 
 FILTER_CASES = [
     ("", None, ()), ("agent", None, ()), ("", "harbor", ()), ("", None, ("agents",)),
-    ("grid", ["openenv-space", "other-space"], ()), ("an", "rows", ("math",)), ("x", None, ("code", "games")),
+    ("grid", ["openenv", "other"], ()), ("an", "other", ("math",)), ("x", None, ("code", "games")),
     ("maze", "verifiers", ("web",)), ("c++", None, ()), ("", "no-such-kind", ()), ("", None, ("license:mit",)),
 ]
 

@@ -57,7 +57,7 @@ def test_an_unknown_space_is_a_404_with_a_sentence(client):
 
 
 def test_every_space_card_in_the_catalog_links_to_its_page(client):
-    body = client.get("/api/search?kind=openenv-space&kind=other-space").get_json()
+    body = client.get("/api/search?kind=openenv&kind=other").get_json()
     spaces = [c for c in body["cards"] if c["repo_type"] == "space"]
     assert spaces and all(c["url"] == f"/s/{c['key']}" for c in spaces)
     home = client.get("/").get_data(as_text=True)
@@ -66,14 +66,31 @@ def test_every_space_card_in_the_catalog_links_to_its_page(client):
         assert client.get(card["url"]).status_code == 200
 
 
-def test_a_running_hub_space_embeds_its_app_from_its_own_host(hub, make_config, redis_client):
+def test_a_running_hub_space_embeds_its_app_only_once_its_server_was_reached(hub, make_config, redis_client):
+    import json
+    import time
+
+    from rlx.live import checks
+
     app = create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=hub.url))
-    html = app.test_client().get(f"/s/{OPENENV_SPACE}").get_data(as_text=True)
+    client = app.test_client()
+    html = client.get(f"/s/{OPENENV_SPACE}").get_data(as_text=True)
     assert "Running" in html and "cpu-basic" in html
+    assert "<iframe" not in html  # never checked: no frame that may not load
+    assert 'hx-get="/s/openenv/echo-env/live"' in html  # ...the page asks as it loads
+    # Its *.hf.space host does not resolve here: one plain sentence, the runtime line agrees, no frame, no playground.
+    live = client.get(f"/s/{OPENENV_SPACE}/live").get_data(as_text=True)
+    assert "could not be reached: its address does not resolve from here." in live and "Errno" not in live
+    assert "Listed as running" in live and "cannot be reached from here" in live and "<iframe" not in live
+    page = client.get(f"/s/{OPENENV_SPACE}").get_data(as_text=True)
+    assert "<iframe" not in page and "Open the playground" not in page and ">Running<" not in page
+    # A check that reached it (as a real one stores it): its app is framed from its own host.
+    redis_client.set(checks._key(OPENENV_SPACE), json.dumps({"ok": True, "openenv": True, "problems": {},
+                                                             "checked_ts": time.time()}))
+    html = client.get(f"/s/{OPENENV_SPACE}").get_data(as_text=True)
     frame = re.search(r'<iframe[^>]*src="([^"]+)"[^>]*sandbox="([^"]+)"', html)
     assert frame and frame.group(1) == "https://openenv-echo-env.hf.space/"
     assert "allow-top-navigation" not in frame.group(2)
-    assert 'hx-get="/s/openenv/echo-env/live"' in html  # never checked: the page asks as it loads
 
 
 def test_a_space_readme_is_rendered_safely(hub, make_config, redis_client):

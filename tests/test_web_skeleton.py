@@ -42,7 +42,7 @@ def results_of(html: str) -> str:
 
 
 def test_kind_filter_keeps_only_that_kind(client):
-    html = results_of(client.get("/?kind=openenv-space").get_data(as_text=True))
+    html = results_of(client.get("/?kind=openenv").get_data(as_text=True))
     assert "rlx-examples/echo-env" in html
     assert "rlx-examples/terminal-basics" not in html
 

@@ -117,8 +117,7 @@ class SpaceClient:
         except httpx2.TimeoutException:
             raise LiveError(f"{what} did not answer within {self.deadline:g} s.", "timeout") from None
         except (httpx2.ConnectError, httpx2.NetworkError, httpx2.RemoteProtocolError) as exc:
-            raise LiveError(f"{what} could not be reached ({_short(str(exc)) or type(exc).__name__}).",
-                            "unreachable") from None
+            raise LiveError(f"{what} could not be reached: {_plain_reason(exc)}.", "unreachable") from None
         except httpx2.HTTPError as exc:
             raise LiveError(f"{what} failed ({_short(str(exc)) or type(exc).__name__}).", "unreachable") from None
 
@@ -155,6 +154,22 @@ class SpaceClient:
 
 def _too_large(what: str, limit: int) -> LiveError:
     return LiveError(f"{what} sent more than {limit // (1024 * 1024)} MB; the rest was not read.", "too_large")
+
+
+# What a connection failure means, in words: an errno and a resolver's message say it only to a programmer.
+_REASONS = (("Name or service not known", "its address does not resolve from here"),
+            ("Temporary failure in name resolution", "its address does not resolve from here"),
+            ("nodename nor servname", "its address does not resolve from here"),
+            ("Connection refused", "nothing answers at its address"),
+            ("Network is unreachable", "this machine has no route to it"),
+            ("No route to host", "this machine has no route to it"),
+            ("Connection reset", "the connection was cut"),
+            ("certificate", "its certificate was refused"))
+
+
+def _plain_reason(exc: Exception) -> str:
+    text = str(exc)
+    return next((words for needle, words in _REASONS if needle in text), "the connection failed")
 
 
 def _short(text: str, limit: int = 160) -> str:

@@ -11,10 +11,10 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-SCHEMA = 6  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS;
+SCHEMA = 7  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS;
 # 4: tasks point at envs by env_key, task keys kept from hour to hour (rlx/snapshot/task_keys.py); 5: the task
 # sample that broad task searches estimate from (rlx/snapshot/task_sample.py); 6: tasks.words, the rest of a
-# task's prompt for task search
+# task's prompt for task search; 7: the five kinds (rlx/catalog/kinds.py) in envs.kind
 # A meta key, "1" when the environments' rowids follow the trending order ("trending DESC, id"): a trending page
 # of any set of environments is then a slice of its rowids (rlx/snapshot/env_sets.py). A file without it (built
 # before) has its trending pages read by walking the order's index.

@@ -16,7 +16,7 @@ from urllib.parse import quote
 from flask import Flask, current_app, request
 from markupsafe import Markup
 
-from rlx.catalog.kinds import KINDS
+from rlx.catalog.kinds import kind_label as catalog_kind_label
 from rlx.live.checks import verified_now
 from rlx.snapshot.public_pages import env_card, task_card
 from rlx.web.catalog_db import catalog, settings
@@ -97,7 +97,7 @@ def page_meta(error: bool = False) -> dict:
     if card is None:
         meta.update(noindex=True, shareable=False)
         return meta
-    if card["kind"] == "openenv-space":  # the head claims what the page claims: OpenEnv only after a fresh check
+    if card["kind"] == "openenv" and card["repo_type"] == "space":  # the head claims what the page claims: OpenEnv only after a fresh check
         card["verified"] = bool(verified_now([card["key"]]))
     meta.update(description=describe(card), image=origin + preview_path(card),
                 image_alt=f"{card['heading']}: {kind_label(card)}, {card['task_count']:,} tasks")
@@ -119,10 +119,9 @@ def _listed_task(env_id: str, ref: str) -> dict | None:
 
 
 def kind_label(card: dict) -> str:
-    kind = KINDS.get(card["kind"])
-    if card["kind"] == "openenv-space" and not card.get("verified"):  # declared by its tags only: claim no more
-        return "Space · declares OpenEnv"
-    return kind.label if kind else card["kind"]
+    """The card's kind in words (rlx.catalog.kinds decides them): a Space declaring OpenEnv claims no more
+    until a check verified it."""
+    return catalog_kind_label(card["kind"], card["repo_type"], bool(card.get("verified")))
 
 
 def describe(card: dict) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from flask import current_app, url_for
 from werkzeug.datastructures import MultiDict
 
-from rlx.catalog.kinds import KINDS
+from rlx.catalog.kinds import KINDS, fold_kind, kind_label
 from rlx.snapshot.queries import SORT_COLUMNS, QueryError, search_envs, search_tasks
 from rlx.snapshot.schema import read_meta
 from rlx.web.catalog_db import catalog, settings
@@ -37,7 +37,7 @@ class SearchQuery:
     @classmethod
     def from_args(cls, args: MultiDict) -> "SearchQuery":
         """Read the arguments; anything unknown is a QueryError with one sentence (a 400)."""
-        kind = args.get("kind", "")
+        kind = fold_kind(args.get("kind", ""))
         if kind and kind not in KINDS:
             raise QueryError(f"kind must be one of {', '.join(KINDS)}.")
         sort = args.get("sort", "trending") or "trending"
@@ -133,8 +133,7 @@ _AS_QUOTED = re.compile(r"[A-Za-z0-9_.~!$&'()*+,:;=@-]+/[A-Za-z0-9_.~!$&'()*+,/:
 
 
 def _card(row: dict, links: CardLinks) -> dict:
-    kind = KINDS.get(row["kind"])
-    return {**row, "kind_label": kind.label if kind else row["kind"], "title": row["heading"],
+    return {**row, "kind_label": kind_label(row["kind"], row["repo_type"]), "title": row["heading"],
             "summary": row["brief"], "url": links.url(row["repo_type"], row["key"]),
             "tags": [t for t in row["tags"] if ":" not in t][:5]}
 
@@ -144,12 +143,11 @@ def _claim_openenv_when_verified(cards: list[dict]) -> None:
     alone makes it a Space that declares OpenEnv. Without Redis nothing is verified, and the search still answers."""
     from rlx.live.checks import verified_now
 
-    spaces = [c for c in cards if c["kind"] == "openenv-space"]
+    spaces = [c for c in cards if c["kind"] == "openenv" and c["repo_type"] == "space"]
     verified = verified_now([c["key"] for c in spaces])
     for card in spaces:
         card["verified"] = card["key"] in verified
-        if not card["verified"]:
-            card["kind_label"] = "Space · declares OpenEnv"
+        card["kind_label"] = kind_label(card["kind"], "space", card["verified"])
 
 
 def _task_link(task: dict) -> dict:
@@ -161,6 +159,8 @@ def _numbers(db, kind_counts) -> dict:
     meta = read_meta(db)
     counts = meta.get("counts") or {}
     by_kind = dict(kind_counts)
-    spaces = by_kind.get("openenv-space", 0) + by_kind.get("other-space", 0)
-    return {"environments": sum(by_kind.values()), "datasets": sum(by_kind.values()) - spaces, "spaces": spaces,
-            "tasks": counts.get("tasks", 0), "kinds": by_kind, "built_at": meta.get("built_at")}
+    total = sum(by_kind.values())
+    spaces = min(counts.get("spaces", 0), total)  # the build counts them; hidden ones are not in the facet
+    return {"environments": total, "datasets": total - spaces, "spaces": spaces,
+            "tasks": counts.get("tasks", 0), "kinds": [k for k in KINDS if by_kind.get(k)],
+            "built_at": meta.get("built_at")}

@@ -20,6 +20,7 @@ from rlx.adapters.withhold.files import withheld_file_reason
 from rlx.auth.visitor import visitor_token
 from rlx.live import SpaceRefused, check_space, public_app_url, space_base_url, verified_openenv
 from rlx.live.checks import age_s, cached_check, is_fresh
+from rlx.live.hosts import space_subdomain
 from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, space_runtime, wake
 from rlx.queue import get_redis
 from rlx.http.errors import error_response
@@ -126,6 +127,7 @@ def space_page(org: str, name: str):
                    full_view_url=lambda path: url_for("spaces.space_page", org=org, name=name, f=path, view="full"))
     context["said"] = DONE_WORDS.get(request.args.get("done", ""))
     context["embed_url"] = _embed_url(app_url, report, record) if runtime.running and not runtime.local else None
+    context["unreachable"] = _unreachable(report) and runtime.running
     if request.args.get("view") == "full" and file_view is not None:
         return render("pages/space_file.html", **context)
     response = render("pages/space.html", fragment="viewer", **context)
@@ -135,11 +137,18 @@ def space_page(org: str, name: str):
 
 def _embed_url(app_url, report, record):
     """The app as the Hub shows it: its web page (found by the check, else the README's base_path) on its own
-    public host; None when it has no address of its own."""
-    if not app_url:
+    public host; None when it has no address of its own, or when the last check could not reach it (a frame that
+    cannot load is a grey box, not an app)."""
+    if not app_url or not (report or {}).get("ok"):
         return None
     path = (report or {}).get("ui_path") or str((record.card or {}).get("base_path") or "/")
     return app_url + (path if _PLAIN_PATH.match(path) and ".." not in path else "/")
+
+
+def _unreachable(report) -> bool:
+    """The last check found no server at the Space's address (the Hub may still list it as running)."""
+    return bool(report) and not report.get("ok") and not report.get("checking") and "could not be reached" in (
+        report.get("error") or "")
 
 
 def _tree(index):
@@ -170,8 +179,13 @@ def space_live(org: str, name: str):
     db = get_redis()
     report = check_space(db, record, _local_hosts(), force=request.args.get("fresh") == "1",
                          max_age=RECHECK_AFTER_S)
+    local = space_subdomain(record) in dict(_local_hosts())
+    extra = {"embed_url": None if local else _embed_url(public_app_url(record), report, record)}
+    if _unreachable(report):  # the runtime line is sent again: "running" alone would contradict the check
+        extra.update(_status_context(record))
+        extra["unreachable"] = extra["runtime"].running
     response = render("partials/space_live.html", record=record, org=org, name=name, wants_check=False, oob=True,
-                      **_live_context(record, report))
+                      **extra, **_live_context(record, report))
     response.headers["Cache-Control"] = "no-store"
     return response
 

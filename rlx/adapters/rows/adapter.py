@@ -24,8 +24,8 @@ PROBE_ENTRIES = 5000  # a confirming look lists at most this many entries
 class RowsAdapter(Adapter):
     key = "rows"
     label = "Rows"
-    cannot_run_why = ("they are rows of a table, and this site runs only Harbor tasks (a task.toml naming an "
-                      "image and a grader script).")
+    cannot_run_why = ("they are rows of a table, and a run starts from a Harbor task folder (a task.toml naming "
+                      "an image and a grader script); a task packed into a row is read, not run.")
     # 2: titles past an opening the rows share, the rest of each prompt kept for task search; 3: rollout files
     index_version = 3
 

@@ -99,3 +99,16 @@
   document.addEventListener("DOMContentLoaded", all);
   document.addEventListener("htmx:afterSettle", all);
 })();
+
+/* The file tree marks the open file: the server marks it on a full load, this after a click swaps the viewer in. */
+(function () {
+  document.addEventListener("htmx:afterSwap", function (ev) {
+    var link = ev.detail.requestConfig && ev.detail.requestConfig.elt;
+    var tree = link && link.closest && link.closest(".tree");
+    if (!tree || ev.detail.target.id !== "viewer") return;
+    tree.querySelectorAll("li.current").forEach(function (li) { li.classList.remove("current"); });
+    tree.querySelectorAll("[aria-current]").forEach(function (a) { a.removeAttribute("aria-current"); });
+    link.closest("li").classList.add("current");
+    link.setAttribute("aria-current", "true");
+  });
+})();

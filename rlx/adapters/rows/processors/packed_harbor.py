@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import posixpath
+from dataclasses import replace
 from functools import lru_cache
 
 from rlx.adapters.archives import ArchiveRefused, holds_task_archive, unpack
@@ -62,7 +63,7 @@ class PackedHarborProcessor(Processor):
         column = _archive_column(row)
         if column is None:
             raise RowProblem(f"Row {ref} has no column holding a packed task folder.")
-        harbor_row, entry, texts = read_packed(row[column], column)
+        harbor_row, entry, texts = not_runnable_here(*read_packed(row[column], column))
         view = harbor_sections.task_view(harbor_row, entry, texts)
         sections = [s for s in view.sections if s.id != "problem"]
         name = next((c.as_text(row[n]) for n in NAME_COLUMNS if row.get(n) not in (None, "")), None)
@@ -110,6 +111,18 @@ class PackedHarborProcessor(Processor):
             return FileView(path=path, binary=True, size=size, truncated=size > TEXT_MAX_BYTES)
         text = mask_task_text(path, data.decode("utf-8", errors="replace"), entry.get("_answer_values") or [])
         return FileView(path=path, text=text, size=size)
+
+
+# Runs start from a task folder in the store; a folder packed in a table's cell is read, never unpacked for a run.
+# So every packed task says it cannot run, with this reason, on its card, its page and the dataset's page alike.
+PACKED_WHY = "it is packed in a table's cell, and a run starts from a task folder."
+
+
+def not_runnable_here(harbor_row, entry, texts):
+    """The task as Harbor's reader saw it, less its claim to run here (copies: what read_packed keeps is shared)."""
+    runtime = {**(entry.get("runtime") or {}), "runs_here": False, "caveats": [], "why_not": [PACKED_WHY]}
+    row = replace(harbor_row, facets={**harbor_row.facets, "runs_here": "no"})
+    return row, {**entry, "runtime": runtime}, texts
 
 
 def read_packed(cell, column: str):
