@@ -80,10 +80,18 @@ def test_the_sitemap_leaves_it_out(app, trivia_client):
 
 
 def test_the_rank_answer_knows_no_hidden_environment(app, trivia_client):
-    assert trivia_client.get(f"/api/search/rank?key={TRIVIA}").status_code == 200
+    mine = trivia_client.get(f"/api/search/rank?key={TRIVIA}").json
+    ids = [c["id"] for c in trivia_client.get("/api/search?size=50").json["cards"]]
+    ranks = {i: trivia_client.get(f"/api/search/rank?key={i}").json for i in ids if i != TRIVIA}
+    kin = {i: r for i, r in ranks.items() if r.get("kind") == mine["kind"]}
+    assert kin, "another environment of the trivia table's kind"
     hide(app, TRIVIA)
     response = trivia_client.get(f"/api/search/rank?key={TRIVIA}")
     assert response.status_code == 404 and response.json["ok"] is False
+    for env_id, before in kin.items():  # the hidden one is counted by none of its kind
+        after = trivia_client.get(f"/api/search/rank?key={env_id}").json
+        assert after["of"] == before["of"] - 1
+        assert after["n"] == before["n"] - (before["n"] > mine["n"])
 
 
 def test_compare_of_a_hidden_environments_runs_is_a_404(app, trivia_client):
