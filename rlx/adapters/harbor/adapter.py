@@ -239,5 +239,8 @@ def _packed_instead(env, empty: Index, progress) -> Index:
     packed = get("rows").build_index(env, progress)
     if packed.rows and packed.summary.get("processor") == "packed-harbor":
         return packed
+    refused = [p for p in packed.summary.get("problems", []) if "was refused" in p][:5]
+    if refused:  # a packed archive broke a rule: say which, rather than only that no task was found
+        empty.summary["no_tasks"] = " ".join([empty.summary.get("no_tasks") or "", *refused]).strip()
     save_index(env.store, empty)  # rows of another kind: the dataset stays Harbor's, saying it holds no task
     return empty

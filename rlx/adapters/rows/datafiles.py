@@ -30,7 +30,10 @@ class Split:
 
 
 def data_format(path: str) -> str | None:
-    """'parquet', 'jsonl', 'json' or 'csv' (a .gz of any of them included), or None for other files."""
+    """'parquet', 'jsonl', 'json' or 'csv' (a .gz of any of them included), 'archive' for a tar, tar.gz, tgz or
+    zip (read as its task folders, archive_rows.py), or None for other files."""
+    if path.lower().endswith((".tar", ".tar.gz", ".tgz", ".zip")):
+        return "archive"
     name = path.lower().removesuffix(".gz")
     if name.endswith(".ndjson"):
         return "jsonl"

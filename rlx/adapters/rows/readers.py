@@ -238,7 +238,7 @@ def _whole(path: Path, fmt: str) -> list:
     if stat.st_size > MAX_WHOLE_FILE:
         raise DataFileError(f"{path.name} is {stat.st_size / 1e6:.0f} MB; {fmt.upper()} files are read whole, "
                             f"so only files up to {MAX_WHOLE_FILE // (1024 * 1024)} MB are read.")
-    rows = _read_json(path) if fmt == "json" else _read_csv(path)
+    rows = _read_json(path) if fmt == "json" else _archive(path) if fmt == "archive" else _read_csv(path)
     with _lock:
         _whole_files[key] = rows
         while len(_whole_files) > 4:
@@ -262,6 +262,15 @@ def _read_json(path: Path) -> list:
             names = list(data)  # columns: {"a": [...], "b": [...]}
             return [dict(zip(names, values)) for values in zip(*data.values())]
     raise DataFileError(f"{path.name} holds no list of rows (expected an array, or an object with one).")
+
+
+def _archive(path: Path) -> list:
+    from rlx.adapters.rows.archive_rows import ArchiveUnreadable, archive_rows
+
+    try:
+        return archive_rows(path)
+    except ArchiveUnreadable as exc:
+        raise DataFileError(str(exc)) from None
 
 
 def _read_csv(path: Path) -> list:
