@@ -105,7 +105,7 @@ def _cookie(app_url: str) -> str:
 def _relayed_steps(app_url: str, steps: int) -> dict:
     player = _Player(app_url, _cookie(app_url))
     try:
-        assert "Connected" in player.first, player.first[:300]
+        assert "Ready. Reset" in player.first, player.first[:300]
         player.ask(op="reset")
         for _ in range(20):
             player.ask(op="step", message="warm")
@@ -131,7 +131,7 @@ def _held_sessions(app_url: str, sessions: int) -> dict:
     def play(i: int) -> None:
         try:
             players[i] = _Player(app_url, cookies[i])
-            if "Connected" not in players[i].first:
+            if "Ready. Reset" not in players[i].first:
                 raise RuntimeError(players[i].first[:200])
         except Exception as exc:  # counted, and reported
             with lock:

@@ -11,6 +11,8 @@ import pytest
 from tests.stand_ins.bad_space import BadSpace
 
 HARBOR_LIKE_DIR = Path(__file__).resolve().parent / "live_envs" / "harbor_like"
+ONE_SEAT_DIR = Path(__file__).resolve().parent / "live_envs" / "one_seat_game"
+FRAMES_DIR = Path(__file__).resolve().parent / "live_envs" / "frames"
 ECHO_SUBDOMAIN = "rlx-examples-echo-env"
 
 
@@ -42,6 +44,20 @@ def openenv_server():
 def harbor_server():
     """A real openenv server shaped like openenv.harbor's harbor_env (tests/live_envs/harbor_like)."""
     with openenv_app(HARBOR_LIKE_DIR, app="app:app") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def one_seat_server():
+    """Noughts and crosses on a real openenv server that takes one /ws session (tests/live_envs/one_seat_game)."""
+    with openenv_app(ONE_SEAT_DIR, app="app:app") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def frames_server():
+    """A real openenv server whose observations are frames, as Atari's are (tests/live_envs/frames)."""
+    with openenv_app(FRAMES_DIR, app="app:app") as url:
         yield url
 
 

@@ -86,7 +86,7 @@ def test_reset_step_reward_tool_call_and_state_on_one_episode(site, redis_client
     assert "needs JavaScript and WebSockets" in page  # in <noscript>: what JS-off visitors read
     assert '<option value="echo_message">' in page
     player = Player(site, ECHO, cookie)
-    assert "Connected to the server" in status(player.first)
+    assert "Ready. Reset to start an episode" in status(player.first)
     first = player.send(op="reset")
     assert "Echo environment ready!" in first and "reward <strong" in first
     stepped = player.send(op="step", message="hello there")
@@ -128,14 +128,14 @@ def test_fifty_playgrounds_from_one_visitor_get_three_and_a_sentence(site, bad_w
     players, refused = [], []
     for _ in range(50):
         player = Player(site, BAD, cookie)
-        (players if "Connected" in status(player.first) else refused).append(player)
+        (players if "Ready. Reset" in status(player.first) else refused).append(player)
     assert len(players) == 3 and len(refused) == 47
     assert "already have 3 playgrounds open" in status(refused[0].first)
     for player in players + refused:
         player.close()
     until(lambda: open_count(redis_client) == 0 and bad_ws.open == 0, "sessions were left open")
     again = Player(site, BAD, cookie)  # a closed one frees its place
-    assert "Connected" in status(again.first) and "ready" in again.send(op="reset")
+    assert "Ready. Reset" in status(again.first) and "ready" in again.send(op="reset")
     again.close()
     until(lambda: open_count(redis_client) == 0, "the last session was left open")
 
@@ -145,7 +145,7 @@ def test_new_cookies_from_one_address_still_get_three_playgrounds(site, bad_ws, 
     a fresh cookie for each session does not open a fourth."""
     bad_ws.mode = "ok"
     players = [Player(site, BAD, cookie_of(site, BAD)[1]) for _ in range(12)]
-    connected = [p for p in players if "Connected" in status(p.first)]
+    connected = [p for p in players if "Ready. Reset" in status(p.first)]
     assert len(connected) == 3, [status(p.first) for p in players]
     for player in players:
         player.close()

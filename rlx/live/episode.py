@@ -104,8 +104,7 @@ class Episode:
         if self.closed:
             raise LiveError("This episode's connection to the server is closed; start a new one.", "closed")
         try:
-            self._ws.send(json.dumps(frame))
-            raw = self._ws.recv(timeout=self.step_timeout)
+            raw = self._send_and_receive(json.dumps(frame))
         except TimeoutError:
             self._abandon()
             raise LiveError(f"The server did not answer {what} within {self.step_timeout:g} s; the episode was "
@@ -129,15 +128,25 @@ class Episode:
             self._abandon()
             raise LiveError(f"The server answered {what} with a message that is not OpenEnv's shape.", "not_json")
         kind, data = message.get("type"), message.get("data") or {}
-        if kind == "error":  # the socket stays usable after a per-message error
-            code = str(data.get("code") or "")
-            text = str(data.get("message") or "no reason given")[:400]
-            raise LiveError(f"The server refused {what}: {text}" + (f" ({code})" if code else ""), "server")
+        if kind == "error":
+            refusal = _refusal(what, data)
+            if refusal.reason == "capacity":
+                self._abandon()  # a full server closes the socket after saying so
+            raise refusal
         if kind != expected:
             self._abandon()
             raise LiveError(f"The server answered {what} with a {str(kind)[:40]!r} message instead of "
                             f"{expected!r}.", "not_json")
         return data
+
+    def _send_and_receive(self, text: str):
+        """Send one frame and read its answer. A full server accepts the socket, says why it will not serve it and
+        closes: when our frame arrives after that, the reason is still read."""
+        try:
+            self._ws.send(text)
+        except ConnectionClosed:
+            return self._ws.recv(timeout=0)  # what came before the close, else ConnectionClosed again
+        return self._ws.recv(timeout=self.step_timeout)
 
     def _abandon(self) -> None:
         """A late or unreadable answer leaves the episode in doubt: close rather than read the next one wrong."""
@@ -146,6 +155,32 @@ class Episode:
         except Exception:  # best effort; the relay reports the first failure, not this one
             pass
         self.closed = True
+
+
+def _refusal(what: str, data: dict) -> LiveError:
+    """The server's error message as a sentence: its words, its code, and which fields were wrong. The socket stays
+    usable after a per-message error; a full server's (CAPACITY_REACHED) comes with its session counts."""
+    code = str(data.get("code") or "")
+    text = str(data.get("message") or "no reason given")[:400]
+    fields = _field_errors(data.get("errors"))
+    sentence = f"The server refused {what}: {text}" + (f" ({code})" if code else "") + (f": {fields}" if fields
+                                                                                          else "")
+    if code == "CAPACITY_REACHED":
+        counts = {k: data[k] for k in ("active_sessions", "max_sessions") if isinstance(data.get(k), int)}
+        return LiveError(sentence, "capacity", data={"message": text, **counts})
+    return LiveError(sentence, "server")
+
+
+def _field_errors(errors) -> str:
+    """Pydantic's validation errors (OpenEnv sends them as `errors`) as "field: message" pairs, the first few."""
+    if not isinstance(errors, list):
+        return ""
+    pairs = []
+    for error in errors[:5]:
+        if isinstance(error, dict):
+            where = ".".join(str(p) for p in error.get("loc") or [] if p not in ("body", "data")) or "the action"
+            pairs.append(f"{where[:80]}: {str(error.get('msg') or 'invalid')[:160]}")
+    return "; ".join(pairs)
 
 
 def _too_big(what: str, limit: int) -> LiveError:

@@ -8,6 +8,7 @@ import json
 import math
 
 from rlx.adapters.withhold.keys import strip_answers
+from rlx.live import frames
 
 BASE_FIELDS = {"metadata"}  # every OpenEnv action has it; nobody types it in a form
 MAX_TEXT = 20_000  # characters of one form value
@@ -135,29 +136,40 @@ def bounded_int(raw, label: str, low: int = 0, high: int = MAX_INT) -> int | Non
 
 
 def observation_parts(observation) -> tuple[list[dict], int]:
-    """The observation's fields as parts to draw ({label, kind, value}: text, json, image, audio, chat, value),
-    answer-like fields taken out; and how many were taken out."""
-    clean, withheld = strip_answers(observation if isinstance(observation, dict) else {"observation": observation})
+    """The observation's fields as parts to draw ({label, kind, value, note?}: text, json, image, audio, chat,
+    grid, value; text and json folded when long, rlx.live.frames), answer-like fields taken out; and how many
+    were taken out. A flat list with its shape beside it (`screen` and `screen_shape`) is one frame."""
+    fields = observation if isinstance(observation, dict) else {"observation": observation}
+    arrays = {k: v for k, v in fields.items() if frames.numbers_only(v)}  # kept as they are: nothing to withhold
+    clean, withheld = strip_answers({k: (0 if k in arrays else v) for k, v in fields.items()})
+    clean.update({k: v for k, v in arrays.items() if k in clean})
     parts = []
     for key, value in clean.items():
         if key == "metadata" and not value:
             continue
-        parts.append({"label": key, **_part(value)})
+        shape = clean.get(f"{key}_shape") if isinstance(value, list) else None
+        framed = frames.image_part(value, shape) if shape is not None else None
+        parts.append({"label": key, **(framed or value_part(value))})
     return parts, len(withheld)
 
 
-def _part(value) -> dict:
+def value_part(value) -> dict:
+    """One value as a part to draw."""
     if isinstance(value, str):
         if value.startswith(_IMAGE) and ";base64," in value[:40]:
             return {"kind": "image", "value": value}
         if value.startswith(_AUDIO) and ";base64," in value[:40]:
             return {"kind": "audio", "value": value}
-        return {"kind": "text", "value": value}
+        return frames.encoded_image_part(value) or frames.folded_part("text", value)
     if _is_chat(value):
         return {"kind": "chat", "value": [{"role": str(m.get("role")), "content": _chat_text(m.get("content"))}
                                           for m in value]}
+    if isinstance(value, list):
+        drawn = frames.image_part(value) or frames.grid_part(value)
+        if drawn:
+            return drawn
     if isinstance(value, (dict, list)):
-        return {"kind": "json", "value": json.dumps(value, indent=2, ensure_ascii=False)[:MAX_TEXT * 5]}
+        return frames.folded_part("json", frames.readable_json(value))
     return {"kind": "value", "value": "null" if value is None else json.dumps(value)}
 
 
@@ -239,9 +251,9 @@ def tool_result_parts(result: dict) -> tuple[list[dict], bool]:
         elif block.get("type") in ("image", "audio") and isinstance(block.get("data"), str):
             mime = str(block.get("mimeType") or block.get("mime_type") or "")
             prefix = f"data:{mime};base64,"
-            part = _part(prefix + block["data"])
+            part = value_part(prefix + block["data"])
             parts.append({"label": block["type"], **part})
     structured = clean.get("structuredContent", clean.get("structured_content"))
     if structured is not None:
-        parts.append({"label": "structured", **_part(structured)})
+        parts.append({"label": "structured", **value_part(structured)})
     return parts, bool(clean.get("isError", clean.get("is_error")))

@@ -5,22 +5,26 @@ ws extension sends as JSON over one WebSocket to /play/ws. That socket is relaye
 server's own /ws (rlx.live.episode): each answer comes back as HTML fragments swapped in by id (the step log,
 the reward plot, the status line). With JS off the page says what the playground needs.
 
-A session holds a slot (rlx.live.slots: per visitor and overall, in Redis), ends when its visitor is quiet for
-IDLE_S, and closes the server's socket whatever way it ends.
+A session holds a slot (rlx.live.slots: per visitor and overall, in Redis) and ends when its visitor is quiet for
+IDLE_S. The server's own session is held only while an episode is in use (rlx.live.shared_episode): given back
+after a short idle time, when the episode breaks and when the tab goes away; a visitor who finds the server full
+is told why, where they stand in line and for how long at most (rlx.live.seats).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 
 from flask import Blueprint, render_template, request
 from flask_sock import Sock
 from redis.exceptions import RedisError
 
 from rlx.live import LiveError, SpaceRefused, cached_check, check_space, space_base_url, verified_openenv
-from rlx.live import slots
-from rlx.live.episode import Episode
+from rlx.adapters.withhold.keys import strip_answers
+from rlx.live import frames, seats, slots
+from rlx.live.shared_episode import SharedEpisode, Wait
 from rlx.live.play_view import BadAction, action_fields, action_from_form, bounded_int, observation_parts
 from rlx.live.play_view import reward_points, reward_text, tool_result_parts
 from rlx.queue import get_redis
@@ -35,6 +39,8 @@ bp = Blueprint("playground", __name__)
 sock = Sock()
 MAX_MESSAGE = 256 * 1024  # one form from the browser
 NORMAL_CLOSE = 1000  # htmx's ws extension reconnects after other codes; an ended session must stay ended
+POLL_S = 1.0  # a waiting session asks for its turn this often
+OPENS = ("reset", "mcp")  # the forms that may start an episode
 
 
 def init_app(app) -> None:
@@ -92,26 +98,48 @@ def play_socket(ws, org: str, name: str):
         return _end(ws, send, str(exc))
     except RedisError:
         return _end(ws, send, "Playground sessions are unavailable for a moment; reload in a few seconds.")
+    line = seats.Line(get_redis(), record.id, slot.session_id)
+    shared = SharedEpisode(base_url, line)
     try:
         fields = action_fields(((cached_check(get_redis(), record.id) or {}).get("schema") or {}).get("action"))
-        with Episode(base_url) as episode:
-            send(_status("Connected to the server. Reset to start an episode.", "ok", connected=True))
-            _relay(ws, send, episode, slot, fields)
+        send(_status("Ready. Reset to start an episode.", "ok", connected=True))
+        _relay(ws, send, shared, slot, fields)
     except LiveError as exc:
         send(_status(str(exc), "warn"))
     finally:
+        _safe(shared.leave)
         _safe(slot.release)
     _safe(lambda: ws.close(reason=NORMAL_CLOSE))
 
 
-def _relay(ws, send, episode: Episode, slot, fields) -> None:
+def _relay(ws, send, shared: SharedEpisode, slot, fields) -> None:
+    """Answer the visitor's forms. The server's episode is held only while in use (shared_episode); while the
+    server is full, the session waits in line, says where it stands every POLL_S, and plays the form it was
+    given as soon as its turn comes."""
     rewards: list = []
+    pending, quiet_since, told = None, time.monotonic(), ""
     while True:
-        raw = ws.receive(timeout=slots.IDLE_S)
+        if shared.waiting:
+            timeout = POLL_S
+        elif shared.playing:
+            timeout = max(0.05, shared.idle_left())
+        else:
+            timeout = max(0.05, slots.IDLE_S - (time.monotonic() - quiet_since))
+        raw = ws.receive(timeout=timeout)
         if raw is None:
+            if shared.waiting and pending is not None:
+                told = _try_again(send, shared, pending, fields, rewards, told)
+                pending = None if not shared.waiting else pending
+                continue
+            if shared.playing:
+                shared.give_back()
+                send(_status(f"The episode was given back to the server after {shared.idle_s:g} s without a "
+                             "move, so others can play. Reset to start a new one.", "info", connected=True))
+                continue
             send(_status(f"This session ended after {slots.IDLE_S // 60} minutes without a step. Reload the page "
                          "to start again.", "info"))
             return
+        quiet_since = time.monotonic()
         _safe(slot.touch)
         try:
             message = json.loads(raw)
@@ -120,18 +148,68 @@ def _relay(ws, send, episode: Episode, slot, fields) -> None:
         except ValueError:
             send(_status("The playground sent something that is not a form; reload the page.", "warn"))
             continue
+        if shared.waiting:
+            pending = message if message.get("op") in OPENS else pending
+            told = _try_again(send, shared, pending or message, fields, rewards, "")
+            pending = None if not shared.waiting else pending
+            continue
         try:
-            send(_answer(message, episode, fields, rewards))
+            send(_answer(message, shared, fields, rewards))
+        except Wait as wait:
+            pending = message
+            told = _tell_wait(send, wait, shared, "")
         except BadAction as exc:
             send(_status(str(exc), "warn"))
         except LiveError as exc:
-            if episode.closed:
+            if shared.episode is not None and shared.episode.closed:
                 send(_status(f"{exc} Reload the page to start a new session.", "warn"))
                 return
             send(_status(str(exc), "warn"))
+        if shared.playing and shared.done and shared.line.waiting():
+            shared.give_back()  # a finished episode, with others in line: their turn now
 
 
-def _answer(message: dict, episode: Episode, fields, rewards: list) -> str:
+def _try_again(send, shared: SharedEpisode, message: dict, fields, rewards: list, told: str) -> str:
+    """While waiting: the form again if this session's turn may have come, else where it stands."""
+    try:
+        send(_answer(message, shared, fields, rewards))
+        return ""
+    except Wait as wait:
+        return _tell_wait(send, wait, shared, told)
+    except (BadAction, LiveError) as exc:
+        shared.stop_waiting()
+        send(_status(str(exc), "warn"))
+        return ""
+
+
+def _tell_wait(send, wait: Wait, shared: SharedEpisode, told: str) -> str:
+    """Where the visitor stands, sent only when the sentence changed (the status line is read aloud)."""
+    text = wait_sentence(wait.place, shared.idle_s)
+    if text != told:
+        send(_status(text, "info", connected=True))
+    return text
+
+
+def wait_sentence(place: dict, idle_s: float) -> str:
+    """Why a visitor waits, where they stand, and for how long at most if the players ahead stop now."""
+    position = max(place.get("position") or 1, 1)
+    capacity = place.get("capacity")
+    reason = place.get("reason") or ""
+    said = f" (it said: {reason.rstrip('.')})" if reason else ""
+    takes = (f"This server runs {capacity} episode{'' if capacity == 1 else 's'} at a time" if capacity
+             else "This server is full") + f"{said}, and it is in use."
+    where = "You are next in line" if position == 1 else f"You are number {position} in line"
+    if place.get("holders") and place.get("free_by"):
+        left = max(0, round(place["free_by"] - time.time()))
+        when = (f"; an episode is given back {idle_s:g} s after its last move, so your turn comes in {left} s "
+                "or less if the player ahead stops now" if position == 1 else
+                f"; each episode is given back {idle_s:g} s after its last move")
+    else:
+        when = "; the server is asked again every few seconds"
+    return f"{takes} {where}{when}. Your Reset will start as soon as it is your turn."
+
+
+def _answer(message: dict, shared: SharedEpisode, fields, rewards: list) -> str:
     """Play one form and render what to swap in."""
     op = message.get("op")
     if op == "reset":
@@ -142,18 +220,25 @@ def _answer(message: dict, episode: Episode, fields, rewards: list) -> str:
         split = str(message.get("split") or "")[:200]
         if split:
             data["split"], data["index"] = split, bounded_int(message.get("index"), "The task index") or 0
-        answer = episode.reset(data)
+        answer = shared.run(lambda episode: episode.reset(data))
         rewards.clear()
         rewards.append(answer.get("reward"))
-        return _step_fragment("reset" + (f" · {split} #{data['index']}" if split else ""), answer, rewards, None)
+        return _step_fragment("reset" + (f" · {split} #{data['index']}" if split else ""), answer, rewards, None,
+                              shared)
     if op == "step":
         action = action_from_form(fields, message)
-        answer = episode.step(action)
+        if not shared.playing:
+            raise BadAction("No episode is running: Reset to start one.")
+        answer = shared.run(lambda episode: episode.step(action))
         rewards.append(answer.get("reward"))
-        return _step_fragment(f"step {episode.steps}", answer, rewards, action)
+        return _step_fragment(f"step {shared.episode.steps}", answer, rewards, action, shared)
     if op == "state":
-        return render_template("partials/play_frames.html", kind="state", state=json.dumps(
-            episode.state(), indent=2, ensure_ascii=False)[:100_000], status=_status_words("State read.", "ok"))
+        if not shared.playing:
+            raise BadAction("No episode is running: Reset to start one.")
+        state, _ = strip_answers(shared.run(lambda episode: episode.state()))
+        return render_template("partials/play_frames.html", kind="state", state=[
+            {"label": "state", **frames.folded_part("json", frames.readable_json(state))}],
+            status=_status_words("State read.", "ok"))
     if op == "mcp":
         tool = str(message.get("tool") or "")[:200]
         if not tool:
@@ -162,16 +247,17 @@ def _answer(message: dict, episode: Episode, fields, rewards: list) -> str:
                                        "required": False}], message).get("arguments", {})
         if not isinstance(arguments, dict):
             raise BadAction("Arguments must be a JSON object.")
-        result = episode.mcp("tools/call", {"name": tool, "arguments": arguments})
+        result = shared.run(lambda episode: episode.mcp("tools/call", {"name": tool, "arguments": arguments}))
         parts, is_error = tool_result_parts(result)
         return render_template("partials/play_frames.html", kind="tool", tool=tool, parts=parts, is_error=is_error,
                                status=_status_words(f"{tool} answered.", "warn" if is_error else "ok"))
     raise BadAction("Unknown playground action.")
 
 
-def _step_fragment(title, answer, rewards, action) -> str:
+def _step_fragment(title, answer, rewards, action, shared: SharedEpisode) -> str:
     parts, withheld = observation_parts(answer.get("observation"))
     reward, done = answer.get("reward"), bool(answer.get("done"))
+    shared.done = done
     words = f"{title}: reward {reward_text(reward)}" + (", episode done" if done else "")
     return render_template("partials/play_frames.html", kind="step", title=title, parts=parts, withheld=withheld,
                            reward=reward_text(reward), done=done, rewards=rewards, plot=reward_points(rewards),
