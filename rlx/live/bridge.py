@@ -4,10 +4,12 @@ Streamable HTTP transport.
 Its tools are, from its last check (rlx.live.checks):
 - the server's own MCP tools, called over its plain JSON-RPC POST /mcp, answers renamed to MCP's fields
   (structured_content -> structuredContent, is_error -> isError, images kept as image content);
-- reset, step and state over HTTP, for an OpenEnv server in simulation mode without tools of its own (OpenEnv's
-  HTTP routes make a fresh environment per call: a real episode needs the playground's WebSocket);
+- reset, step and state, for an OpenEnv server in simulation mode without tools of its own: on one episode per
+  MCP session (rlx.live.mcp_episodes), the server's own tools too; on a server without HTTP sessions (older
+  OpenEnv) over its HTTP routes, which make a fresh environment per call;
 - list_splits, list_tasks and get_task for its Task API, answer-like fields dropped;
-- for a server that is not OpenEnv, one tool per published plain GET/POST route.
+- for a server that is not OpenEnv, one tool per published plain GET/POST route, with one cookie jar per MCP
+  session (a login, then calls as that user).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import json
 import re
 
 from rlx.adapters.withhold.keys import strip_answers
-from rlx.live import task_api
+from rlx.live import mcp_episodes, task_api
 from rlx.live.client import SpaceClient
+from rlx.live.episode import Episode
 from rlx.live.errors import LiveError
 from rlx.mcp.protocol import ToolError, ToolResult
 
@@ -30,10 +33,14 @@ _OBJECT = {"type": "object"}
 
 
 class SpaceTools:
-    """The tools of one Space, built from its check report; every call goes to `base_url` through SpaceClient."""
+    """The tools of one Space, built from its check report; every call goes to `base_url` through SpaceClient.
+    `redis` and `session` (a callable answering the MCP session's id, or None) give each MCP session its own
+    episode and cookie jar; without them every call stands alone."""
 
-    def __init__(self, record, base_url: str, report: dict):
+    def __init__(self, record, base_url: str, report: dict, redis=None, session=None):
         self.record, self.base_url, self.report = record, base_url, report
+        self.redis, self._session = redis, session or (lambda: None)
+        self.episodes = mcp_episodes.Episodes(redis, record.id, base_url) if redis is not None else None
         self.name = f"hf-rl-explorer-space-{record.id.replace('/', '-')}"[:100]
         self.title = f"{record.id} (a Space's server, bridged)"
         self.instructions = (f"The tools of the Hugging Face Space {record.id}, called on its own server. "
@@ -62,15 +69,15 @@ class SpaceTools:
 
     def _add_episode_tools(self) -> None:
         action = ((self.report.get("schema") or {}).get("action")) or _OBJECT
-        self._add({"name": "reset", "description": "Start an episode (OpenEnv POST /reset); the first observation.",
+        self._add({"name": "reset", "description": "Start this session's episode again; the first observation.",
                    "inputSchema": {"type": "object", "properties": {"seed": {"type": "integer", "minimum": 0}}}},
-                  lambda args: self._post("/reset", {k: v for k, v in args.items() if k == "seed"}))
-        self._add({"name": "step", "description": "Take one action (OpenEnv POST /step): the observation, reward "
-                   "and done. Over HTTP each call gets a fresh environment.",
+                  lambda args: self._episode("reset", {k: v for k, v in args.items() if k == "seed"}))
+        self._add({"name": "step", "description": "Take one action in this session's episode (call reset "
+                   "first): the observation, reward and done.",
                    "inputSchema": {"type": "object", "properties": {"action": action}, "required": ["action"]}},
-                  lambda args: self._post("/step", {"action": args.get("action")}))
-        self._add({"name": "state", "description": "The environment's state (OpenEnv GET /state).",
-                   "inputSchema": _OBJECT}, lambda args: self._get("/state"))
+                  lambda args: self._episode("step", args.get("action")))
+        self._add({"name": "state", "description": "The state of this session's episode.",
+                   "inputSchema": _OBJECT}, lambda args: self._episode("state", None))
 
     def _task_envs(self) -> list[str]:
         """Task API environments whose splits answered (older servers list ones that say "not supported")."""
@@ -125,17 +132,58 @@ class SpaceTools:
         except LiveError as exc:
             raise ToolError(str(exc)) from None
 
+    def session_ended(self, session_id: str) -> None:
+        """The MCP session ended (DELETE): its episode is closed on the server, its cookies dropped."""
+        if self.redis is not None:
+            self.episodes.end(session_id)
+            mcp_episodes.end_jar(self.redis, session_id)
+
     # --- calls -------------------------------------------------------------------------------------------
 
     def _client(self) -> SpaceClient:
         return SpaceClient(self.base_url)
 
+    def _server_session(self) -> str | None:
+        """The server's session for this MCP session (made on first use), or None when there is none to have."""
+        mcp_session = self._session()
+        if self.episodes is None or mcp_session is None or not self.report.get("openenv"):
+            return None
+        try:
+            return self.episodes.session_for(mcp_session)
+        except LiveError as exc:
+            if exc.reason != "capacity":
+                raise
+            raise ToolError(f"{exc} An idle session's episode is closed after {mcp_episodes.IDLE_S} s; try again "
+                            "then, or end another of your sessions.") from None
+
+    def _episode(self, op: str, payload) -> ToolResult:
+        upstream = self._server_session()
+        if upstream is None:  # a server without HTTP sessions: its HTTP routes, a fresh environment per call
+            if op == "state":
+                return self._get("/state")
+            return self._post(f"/{op}", payload if op == "reset" else {"action": payload})
+        try:
+            with Episode(self.base_url, session_id=upstream) as episode:
+                if op == "reset":
+                    return _data_result(episode.reset(payload))
+                return _data_result(episode.step(payload) if op == "step" else episode.state())
+        except LiveError as exc:
+            if "Unknown session_id" in str(exc) or exc.reason == "unreachable":
+                self.episodes.forget(self._session())
+                raise ToolError("This session's episode is gone from the server (closed after "
+                                f"{mcp_episodes.IDLE_S} s without a call, or the server restarted): call reset to "
+                                "start a new one.") from None
+            raise
+
     def _space_tool(self, tool_name: str):
         def call(arguments: dict) -> ToolResult:
+            params = {"name": tool_name, "arguments": arguments}
+            upstream = self._server_session()
+            if upstream:
+                params["session_id"] = upstream  # the same episode as this session's reset and step
             with self._client() as client:
                 answer = client.post_json("/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                                   "params": {"name": tool_name, "arguments": arguments}},
-                                          f"The tool {tool_name}")
+                                                   "params": params}, f"The tool {tool_name}")
             if not isinstance(answer, dict):
                 raise LiveError(f"The tool {tool_name} answered something that is not JSON-RPC.", "not_json")
             if isinstance(answer.get("error"), dict):
@@ -169,9 +217,13 @@ class SpaceTools:
         if query:
             from urllib.parse import urlencode
             path += "?" + urlencode(query)
+        mcp_session = self._session() if self.redis is not None else None
+        cookies = mcp_episodes.jar(self.redis, mcp_session) if mcp_session else None
         with self._client() as client:
             answer = client.request(method, path, args.get("body") if method == "POST" else None,
-                                    f"{method} {route['path']}")
+                                    f"{method} {route['path']}", cookies=cookies)
+        if mcp_session:
+            mcp_episodes.keep_cookies(self.redis, mcp_session, answer.cookies)
         text = answer.body.decode("utf-8", errors="replace")
         try:
             data, _ = strip_answers(json.loads(text))

@@ -178,9 +178,14 @@ def _short(text: str, limit: int = 160) -> str:
 
 
 def _detail(answer: Answer) -> str:
-    """A server's own error sentence (FastAPI's `detail`), when it sent a short one."""
+    """A server's own error sentence (FastAPI's `detail`), or its validation errors' field messages (a 422's
+    `detail` list), when it sent them."""
     try:
         detail = json.loads(answer.body).get("detail")
     except (ValueError, AttributeError):
         return ""
+    if isinstance(detail, list):
+        pairs = [f"{'.'.join(str(p) for p in d.get('loc') or [] if p != 'body') or 'the body'}: {d.get('msg')}"
+                 for d in detail[:5] if isinstance(d, dict) and d.get("msg")]
+        return f" ({_short('; '.join(pairs), 300)})" if pairs else ""
     return f" ({_short(detail, 120)})" if isinstance(detail, str) and detail else ""

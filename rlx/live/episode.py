@@ -11,6 +11,7 @@ Blocking calls: under gevent the patched sockets and threads make them cooperati
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlparse
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI, PayloadTooBig
@@ -22,14 +23,20 @@ OPEN_TIMEOUT_S = 8.0
 STEP_TIMEOUT_S = 30.0  # a step may run real work (a sandboxed command, a model call)
 MAX_FRAME = 4 * 1024 * 1024  # one observation; images in base64 fit, a runaway body does not
 _MESSAGE_TOO_BIG = 1009
+_SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,100}\Z")
 
 
 class Episode:
     """The socket to `base_url`'s /ws. Use as a context manager, or close()."""
 
     def __init__(self, base_url: str, *, open_timeout: float | None = None, step_timeout: float | None = None,
-                 max_frame: int | None = None):
+                 max_frame: int | None = None, session_id: str | None = None):
+        """`session_id`: attach to a session the server made over HTTP (openenv/session/create, OpenEnv 0.10),
+        which outlives this socket; without it the socket's own session ends with it."""
         parsed = urlparse(base_url)
+        if session_id is not None and not _SESSION_ID.match(session_id):
+            raise LiveError("The server's session id is not a plain token.", "not_json")
+        query = f"?session_id={session_id}" if session_id else ""
         if parsed.scheme not in ("http", "https") or not parsed.netloc or parsed.path.strip("/"):
             raise SpaceRefused(f"{base_url!r} is not the address of a Space.")
         scheme = "wss" if parsed.scheme == "https" else "ws"
@@ -40,7 +47,7 @@ class Episode:
         self._mcp_id = 0
         try:
             # websockets 15's sync client follows no redirect: a 3xx comes back as InvalidStatus (below).
-            self._ws = connect(f"{scheme}://{parsed.netloc}/ws", open_timeout=open_timeout or OPEN_TIMEOUT_S,
+            self._ws = connect(f"{scheme}://{parsed.netloc}/ws{query}", open_timeout=open_timeout or OPEN_TIMEOUT_S,
                                max_size=self.max_frame, close_timeout=2, proxy=None, compression=None,
                                user_agent_header="hf-rl-explorer (+playground)")
         except TimeoutError:

@@ -45,15 +45,15 @@ def handle(endpoint: str, server_for: Callable[[], ToolServer], landing: str = "
         if request.method in ("GET", "HEAD"):
             return _get(landing)
         if request.method == "DELETE":
-            return _delete(endpoint)
+            return _delete(endpoint, server_for)
         return _post(endpoint, server_for, sessions_per_address)
     except RpcError as exc:
-        return _json(jsonrpc.error(None, exc.code, exc.message, exc.data), exc.status,
+        return _json(jsonrpc.error(_request_id(), exc.code, exc.message, exc.data), exc.status,
                      retry_after=(exc.data or {}).get("retryAfter") if isinstance(exc.data, dict) else None)
     except RedisError:  # sessions and limits live in Redis: without it, nothing can be answered for now
         log.warning("MCP request without Redis", exc_info=True)
-        return _json(jsonrpc.error(None, SERVER_ERROR, "Sessions are unavailable for a moment; try again."), 503,
-                     retry_after=5)
+        return _json(jsonrpc.error(_request_id(), SERVER_ERROR, "Sessions are unavailable for a moment; try again."),
+                     503, retry_after=5)
 
 
 # --- refusals before anything is read --------------------------------------------------------------------
@@ -92,7 +92,7 @@ def _wants_a_page() -> bool:
         and accept["text/html"] > accept["text/event-stream"]
 
 
-def _delete(endpoint: str) -> Response:
+def _delete(endpoint: str, server_for) -> Response:
     session_id = request.headers.get(SESSION_HEADER)
     if not session_id:
         raise RpcError(INVALID_REQUEST, f"DELETE ends a session: send its {SESSION_HEADER} header.", 400)
@@ -100,14 +100,34 @@ def _delete(endpoint: str) -> Response:
     if session is None or session.endpoint != endpoint:
         raise RpcError(INVALID_REQUEST, "No such session here (it ended, or expired).", 404)
     end_session(get_redis(), session_id)
+    _tell_ended(server_for, session_id)
     return _no_store(Response(status=204))
 
 
 # --- POST --------------------------------------------------------------------------------------------------
 
+def _request_id():
+    """The id of the request being refused, when it was read: a client matches an error to its request by it
+    (the official client says only "Server returned an error response" without one)."""
+    found = g.get("rpc_request_id")
+    return found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
+
+
+def _tell_ended(server_for, session_id: str) -> None:
+    """A server keeping state per session (the Space bridge's episodes) lets go of it: `session_ended`."""
+    try:
+        ended = getattr(server_for(), "session_ended", None)
+        if ended is not None:
+            ended(session_id)
+    except Exception:  # the session is over for the client whatever happens upstream; the server's idle sweep
+        log.info("mcp.session_ended hook failed", exc_info=True)  # closes what this could not
+
+
 def _post(endpoint: str, server_for, sessions_per_address: int | None = None) -> Response:
     _check_content_negotiation()
     value = jsonrpc.parse_body(_read_body())
+    if isinstance(value, dict):
+        g.rpc_request_id = value.get("id")
     session_id = request.headers.get(SESSION_HEADER)
     header_version = request.headers.get(VERSION_HEADER)
     if isinstance(value, dict) and not session_id and (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from flask import Blueprint, url_for
+from flask import Blueprint, g, url_for
 from werkzeug.exceptions import HTTPException
 
 from rlx.mcp import DatasetTools, RpcError, handle
@@ -66,7 +66,8 @@ def space_endpoint(org: str, name: str):
         if not report or not report.get("ok"):
             sentence = (report or {}).get("error") or "Its server did not answer."
             raise RpcError(SERVER_ERROR, f"{sentence} Is the Space running?", 503, {"retryAfter": 30})
-        return SpaceTools(record, base_url, report)
+        return SpaceTools(record, base_url, report, redis=get_redis(),
+                          session=lambda: getattr(getattr(g, "mcp_session", None), "id", None))
 
     landing = app_base_url() + url_for("spaces.space_page", org=org, name=name) + "#offers"
     return handle(f"/mcp/{org}/{name}", server_for, landing=landing, sessions_per_address=SPACE_SESSIONS_PER_ADDRESS)
