@@ -1,12 +1,14 @@
 """The app for playground tests under gunicorn (gevent), with the waits shortened so a hang or an idle visitor
-shows within a second or two: RLX_TEST_STEP_TIMEOUT_S, RLX_TEST_IDLE_S and RLX_TEST_EPISODE_IDLE_S."""
+shows within a second or two: RLX_TEST_STEP_TIMEOUT_S, RLX_TEST_IDLE_S, RLX_TEST_EPISODE_IDLE_S and
+RLX_TEST_MIN_RECHECK_S (how soon a failed check may be made again)."""
 
 import os
 
 from rlx import create_app
-from rlx.live import episode, shared_episode, slots
+from rlx.live import checks, episode, shared_episode, slots
 
 episode.STEP_TIMEOUT_S = float(os.environ.get("RLX_TEST_STEP_TIMEOUT_S") or episode.STEP_TIMEOUT_S)
 slots.IDLE_S = int(os.environ.get("RLX_TEST_IDLE_S") or slots.IDLE_S)
 shared_episode.EPISODE_IDLE_S = float(os.environ.get("RLX_TEST_EPISODE_IDLE_S") or shared_episode.EPISODE_IDLE_S)
+checks.MIN_RECHECK_S = float(os.environ.get("RLX_TEST_MIN_RECHECK_S") or checks.MIN_RECHECK_S)
 app = create_app()

@@ -11,26 +11,37 @@ from __future__ import annotations
 import base64
 import io
 import re
+import time
 
+import httpx2
 import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
 from rlx.live.slots import open_count
+from rlx.live.localenv import free_port, start_server
+from tests.live_fixtures import FRAMES_DIR
 from tests.live_site import served_site
 from tests.servers import chromium, needs_chromium
 from tests.test_playground import Player, cookie_of, status, until
 
 GAME = "acme/one-seat"
 FRAMES = "acme/frames"
+HARBOR = "acme/harbor-like"
+LATE = "acme/late"  # its server starts only after a visitor found it down
+LATE_PORT = free_port()
+LATE_URL = f"http://127.0.0.1:{LATE_PORT}"
+TASKS = "harbor-org/terminal-tasks"  # 3 tasks (tests/live_envs/harbor_like)
 EPISODE_IDLE_S = 3
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, redis_url, one_seat_server, frames_server):
-    with served_site(tmp_path_factory.mktemp("share"), redis_url,
-                     {"acme-one-seat": one_seat_server, "acme-frames": frames_server},
-                     {GAME: "acme-one-seat", FRAMES: "acme-frames"}, episode_idle_s=EPISODE_IDLE_S) as url:
+def site(tmp_path_factory, redis_url, one_seat_server, frames_server, harbor_server):
+    hosts = {"acme-one-seat": one_seat_server, "acme-frames": frames_server, "acme-harbor-like": harbor_server,
+             "acme-late": LATE_URL}
+    with served_site(tmp_path_factory.mktemp("share"), redis_url, hosts,
+                     {GAME: "acme-one-seat", FRAMES: "acme-frames", HARBOR: "acme-harbor-like", LATE: "acme-late"},
+                     episode_idle_s=EPISODE_IDLE_S, recheck_s=1) as url:
         yield url
 
 
@@ -146,3 +157,31 @@ def test_a_board_is_a_grid_and_a_frame_an_image_in_the_browser(site):
             "t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))")] == [["O", "", ""], ["", "X", ""],
                                                                                   ["", "", ""]]
         page.context.close()
+
+
+def test_task_routes_answering_501_are_absent_and_a_task_is_played_as_linked(site):
+    none = httpx2.get(f"{site}/s/{GAME}/tasks", timeout=30)  # openenv 0.10's routes, 501 without tasks
+    assert none.status_code == 404 and "offers no Task API" in none.text
+    task_page = httpx2.get(f"{site}/s/{HARBOR}/tasks", params={"split": TASKS, "index": 2}, timeout=30).text
+    link = re.search(r'href="([^"]*/play\?[^"]*)">Play it in the playground', task_page).group(1)
+    assert "split=harbor-org/terminal-tasks" in link.replace("%2F", "/") and "index=2" in link
+    play = httpx2.get(site + link.replace("&amp;", "&"), timeout=30).text
+    assert f'<option value="{TASKS}" selected>' in play and 'max="2" value="2"' in play
+    player = Player(site, HARBOR)
+    assert "must be between 0 and 2" in status(player.send(op="reset", split=TASKS, index="42"))
+    assert "lists no split" in status(player.send(op="reset", split="nope/nothing", index="0"))
+    player.close()
+
+
+def test_a_failed_check_heals_once_the_server_is_up(site):
+    down = httpx2.get(f"{site}/s/{LATE}/play", timeout=30).text
+    assert "The playground needs the Space running" in down and "ws-connect" not in down
+    process, _ = start_server(FRAMES_DIR, port=LATE_PORT, app="app:app")
+    try:
+        deadline = time.monotonic() + 20
+        while "ws-connect" not in httpx2.get(f"{site}/s/{LATE}/play", timeout=30).text:
+            assert time.monotonic() < deadline, "the playground kept the failed check"
+            time.sleep(0.5)
+    finally:
+        process.terminate()
+        process.wait(10)

@@ -59,12 +59,12 @@ def verified_openenv(report: dict | None) -> bool:
 
 def check_space(db: redis.Redis, record: RepoRecord, local_hosts=(), force: bool = False,
                 max_age: float = FRESH_S) -> dict:
-    """The Space's check: the cached one when under `max_age` seconds old (with `force`, MIN_RECHECK_S: the
-    floor whoever asks), else a new one. While another process is checking, its previous result (or a
+    """The Space's check: the cached one when under `max_age` seconds old (with `force`, or when it failed,
+    MIN_RECHECK_S: the floor whoever asks), else a new one. While another process is checking, its previous result (or a
     'checking' placeholder)."""
     cached = cached_check(db, record.id)
-    limit = MIN_RECHECK_S if force else max(MIN_RECHECK_S, max_age)
-    if cached is not None and is_fresh(cached, limit):
+    limit = MIN_RECHECK_S if force or not (cached or {}).get("ok") else max(MIN_RECHECK_S, max_age)
+    if cached is not None and is_fresh(cached, limit):  # a failed check heals: it is asked again after the floor
         return cached
     try:
         base_url = space_base_url(record, local_hosts)

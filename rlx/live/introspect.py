@@ -93,14 +93,19 @@ def introspect(client: SpaceClient, base_path: str | None = None) -> dict:
     if maybe("/schema"):
         report["schema"] = probe("schema", lambda: _dict(client.get_json("/schema", "/schema"), "/schema"))
     if maybe("/list_environments") or any(r["task_api"] for r in report["routes"]):
-        names = probe("environments", lambda: client.get_json("/list_environments", "/list_environments"))
+        names = probe("environments", lambda: _unless_not_implemented(
+            lambda: client.get_json("/list_environments", "/list_environments"), []))
         report["environments"] = [n for n in (names or []) if isinstance(n, str) and _ENV_NAME.match(n)][
             :MAX_ENVIRONMENTS] if isinstance(names, list) else []
     for env in report["environments"] if not gone else []:
         try:
             report["task_api"][env] = {"splits": _splits(client.get_json(f"/{env}/splits", f"/{env}/splits"))}
         except LiveError as exc:
+            if exc.status == 501:  # openenv 0.10 adds the routes to every server; 501 says it has no tasks
+                continue
             report["task_api"][env] = {"error": str(exc)}
+    report["environments"] = [e for e in report["environments"] if e in report["task_api"]] if not gone \
+        else report["environments"]
     if maybe("/mcp"):
         report["tools"] = probe("tools", lambda: list_tools(client))
     report["ui_path"] = None if gone else _find_ui(client, base_path, problems)
@@ -238,3 +243,13 @@ def _find_ui(client: SpaceClient, base_path: str | None, problems: dict) -> str 
         if answer.status == 200 and "html" in answer.content_type:
             return path
     return None
+
+
+def _unless_not_implemented(call, empty):
+    """`call()`, or `empty` when the server answers 501: a route it has but does not implement is absent."""
+    try:
+        return call()
+    except LiveError as exc:
+        if exc.status == 501:
+            return empty
+        raise

@@ -31,6 +31,7 @@ class SharedEpisode:
         self.episode: Episode | None = None
         self.waiting = False
         self.done = False  # the last answer ended the episode
+        self.tasks: dict = {}  # what its server's check said of its Task API splits: name -> size or None
         self._last = time.monotonic()
 
     @property

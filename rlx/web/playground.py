@@ -25,7 +25,7 @@ from rlx.live import LiveError, SpaceRefused, cached_check, check_space, space_b
 from rlx.adapters.withhold.keys import strip_answers
 from rlx.live import frames, seats, slots
 from rlx.live.shared_episode import SharedEpisode, Wait
-from rlx.live.play_view import BadAction, action_fields, action_from_form, bounded_int, observation_parts
+from rlx.live.play_view import MAX_INT, BadAction, action_fields, action_from_form, bounded_int, observation_parts
 from rlx.live.play_view import reward_points, reward_text, tool_result_parts
 from rlx.queue import get_redis
 from rlx.http.origin import same_origin
@@ -53,7 +53,7 @@ def _offer(record):
     """What the playground can offer for this Space, from its last check (made now when there is none)."""
     db = get_redis()
     report = cached_check(db, record.id)
-    if report is None or report.get("checking"):
+    if report is None or report.get("checking") or not report.get("ok"):  # a failed check is asked again
         report = check_space(db, record, _local_hosts())
     schema = (report or {}).get("schema") or {}
     task_api = {env: [s for s in (answer.get("splits") or []) if isinstance(s, dict) and s.get("name")]
@@ -72,11 +72,31 @@ def play_page(org: str, name: str):
         refusal = str(exc)
     offer = _offer(record) if refusal is None else {"report": None, "verified": False}
     visitor_id(create=True)  # the cookie that makes this visitor's sessions theirs
+    chosen = _chosen_task(offer.get("splits") or [])
     # A path, not url_for's ws:// URL: htmx makes it ws: or wss: after the page's own scheme (behind TLS too).
     response = render("pages/playground.html", record=record, org=org, name=name, refusal=refusal,
-                      socket_path=f"/s/{org}/{name}/play/ws", **offer)
+                      socket_path=f"/s/{org}/{name}/play/ws", **chosen, **offer)
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+def _chosen_task(splits: list[dict]) -> dict:
+    """The task a link asked for (?split=&index=, from the Task API browser), when the server lists that split;
+    the index is kept within the split's size."""
+    sizes = task_sizes(splits)
+    split = request.args.get("split", "")
+    size = sizes.get(split) if split in sizes else None
+    top = (size - 1) if isinstance(size, int) and size > 0 else MAX_INT
+    raw = request.args.get("index", "")
+    index = int(raw) if raw.isdigit() and int(raw) <= top else 0
+    return {"chosen_split": split if split in sizes else "", "chosen_index": index if split in sizes else 0,
+            "max_index": top if split in sizes else MAX_INT}
+
+
+def task_sizes(splits: list[dict]) -> dict:
+    """Each listed split's number of tasks (None when the server did not say)."""
+    return {s["name"]: s.get("num_tasks") if isinstance(s.get("num_tasks"), int) else None for s in splits
+            if isinstance(s, dict) and isinstance(s.get("name"), str)}
 
 
 @sock.route("/s/<org>/<name>/play/ws", bp=bp)
@@ -101,7 +121,10 @@ def play_socket(ws, org: str, name: str):
     line = seats.Line(get_redis(), record.id, slot.session_id)
     shared = SharedEpisode(base_url, line)
     try:
-        fields = action_fields(((cached_check(get_redis(), record.id) or {}).get("schema") or {}).get("action"))
+        report = cached_check(get_redis(), record.id) or {}
+        fields = action_fields((report.get("schema") or {}).get("action"))
+        shared.tasks = task_sizes([s for answer in (report.get("task_api") or {}).values()
+                                   if isinstance(answer, dict) for s in answer.get("splits") or []])
         send(_status("Ready. Reset to start an episode.", "ok", connected=True))
         _relay(ws, send, shared, slot, fields)
     except LiveError as exc:
@@ -219,7 +242,7 @@ def _answer(message: dict, shared: SharedEpisode, fields, rewards: list) -> str:
             data["seed"] = seed
         split = str(message.get("split") or "")[:200]
         if split:
-            data["split"], data["index"] = split, bounded_int(message.get("index"), "The task index") or 0
+            data["split"], data["index"] = split, _task_index(shared.tasks, split, message.get("index"))
         answer = shared.run(lambda episode: episode.reset(data))
         rewards.clear()
         rewards.append(answer.get("reward"))
@@ -252,6 +275,20 @@ def _answer(message: dict, shared: SharedEpisode, fields, rewards: list) -> str:
         return render_template("partials/play_frames.html", kind="tool", tool=tool, parts=parts, is_error=is_error,
                                status=_status_words(f"{tool} answered.", "warn" if is_error else "ok"))
     raise BadAction("Unknown playground action.")
+
+
+def _task_index(tasks: dict, split: str, raw) -> int:
+    """The task index asked for, checked against what the server said of its splits (a server may ignore an index
+    past the end and start another task without a word). A server whose check listed no splits is taken at its
+    word: the page offers no split to choose there."""
+    if not tasks:
+        return bounded_int(raw, "The task index") or 0
+    if split not in tasks:
+        raise BadAction(f"The server lists no split {split[:80]!r}.")
+    size = tasks[split]
+    if size == 0:
+        raise BadAction(f"The split {split[:80]} has no tasks.")
+    return bounded_int(raw, "The task index", 0, size - 1 if isinstance(size, int) else MAX_INT) or 0
 
 
 def _step_fragment(title, answer, rewards, action, shared: SharedEpisode) -> str:
