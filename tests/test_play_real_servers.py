@@ -130,8 +130,12 @@ def test_an_atari_like_frame_is_a_picture_and_long_values_say_their_size(site):
     assert "[0, 1, 2, 3," in frame  # the RAM on one line, not 128
     assert "<summary>5,000 lines, 143,889 characters</summary>" in frame
     assert "The first 100,000 characters are shown; 43,889 more were not sent to this page." in frame
-    moved = drawn_image(player.send(op="step", action_id="2"), "screen")
+    assert "7919" not in frame and "1 answer-like field withheld" in frame
+    stepped = player.send(op="step", action_id="2")
+    moved = drawn_image(stepped, "screen")
     assert moved.getpixel((141, 94)) == (236, 236, 236)  # the paddle moved up 8 rows
+    # The answer withheld at reset, sent again under other names: masked there too.
+    assert "7919" not in stepped and "The answer was ‹withheld› legs." in stepped
     player.close()
 
 

@@ -135,13 +135,15 @@ def bounded_int(raw, label: str, low: int = 0, high: int = MAX_INT) -> int | Non
     return number
 
 
-def observation_parts(observation) -> tuple[list[dict], int]:
+def observation_parts(observation, answers=None) -> tuple[list[dict], int]:
     """The observation's fields as parts to draw ({label, kind, value, note?}: text, json, image, audio, chat,
     grid, value; text and json folded when long, rlx.live.frames), answer-like fields taken out; and how many
-    were taken out. A flat list with its shape beside it (`screen` and `screen_shape`) is one frame."""
+    were taken out. A flat list with its shape beside it (`screen` and `screen_shape`) is one frame. With
+    `answers` (the episode's rlx.live.episode_answers), values withheld earlier in the episode are masked too."""
     fields = observation if isinstance(observation, dict) else {"observation": observation}
     arrays = {k: v for k, v in fields.items() if frames.numbers_only(v)}  # kept as they are: nothing to withhold
-    clean, withheld = strip_answers({k: (0 if k in arrays else v) for k, v in fields.items()})
+    rest = {k: (0 if k in arrays else v) for k, v in fields.items()}
+    clean, withheld = answers.clean(rest) if answers is not None else strip_answers(rest)
     clean.update({k: v for k, v in arrays.items() if k in clean})
     parts = []
     for key, value in clean.items():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from rlx.live.episode import Episode
+from rlx.live.episode_answers import EpisodeAnswers
 from rlx.live.errors import LiveError
 from rlx.live.seats import Line
 
@@ -31,6 +32,7 @@ class SharedEpisode:
         self.episode: Episode | None = None
         self.waiting = False
         self.done = False  # the last answer ended the episode
+        self.answers = EpisodeAnswers()  # what this episode withheld, masked in all it sends after
         self.tasks: dict = {}  # what its server's check said of its Task API splits: name -> size or None
         self._last = time.monotonic()
 

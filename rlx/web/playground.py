@@ -22,8 +22,8 @@ from flask_sock import Sock
 from redis.exceptions import RedisError
 
 from rlx.live import LiveError, SpaceRefused, cached_check, check_space, space_base_url, verified_openenv
-from rlx.adapters.withhold.keys import strip_answers
 from rlx.live import frames, seats, slots
+from rlx.live.episode_answers import EpisodeAnswers
 from rlx.live.shared_episode import SharedEpisode, Wait
 from rlx.live.play_view import MAX_INT, BadAction, action_fields, action_from_form, bounded_int, observation_parts
 from rlx.live.play_view import reward_points, reward_text, tool_result_parts
@@ -244,6 +244,7 @@ def _answer(message: dict, shared: SharedEpisode, fields, rewards: list) -> str:
         if split:
             data["split"], data["index"] = split, _task_index(shared.tasks, split, message.get("index"))
         answer = shared.run(lambda episode: episode.reset(data))
+        shared.answers = EpisodeAnswers()  # a new episode: what the last one withheld is its own
         rewards.clear()
         rewards.append(answer.get("reward"))
         return _step_fragment("reset" + (f" · {split} #{data['index']}" if split else ""), answer, rewards, None,
@@ -258,7 +259,7 @@ def _answer(message: dict, shared: SharedEpisode, fields, rewards: list) -> str:
     if op == "state":
         if not shared.playing:
             raise BadAction("No episode is running: Reset to start one.")
-        state, _ = strip_answers(shared.run(lambda episode: episode.state()))
+        state, _ = shared.answers.clean(shared.run(lambda episode: episode.state()))
         return render_template("partials/play_frames.html", kind="state", state=[
             {"label": "state", **frames.folded_part("json", frames.readable_json(state))}],
             status=_status_words("State read.", "ok"))
@@ -292,7 +293,7 @@ def _task_index(tasks: dict, split: str, raw) -> int:
 
 
 def _step_fragment(title, answer, rewards, action, shared: SharedEpisode) -> str:
-    parts, withheld = observation_parts(answer.get("observation"))
+    parts, withheld = observation_parts(answer.get("observation"), shared.answers)
     reward, done = answer.get("reward"), bool(answer.get("done"))
     shared.done = done
     words = f"{title}: reward {reward_text(reward)}" + (", episode done" if done else "")

@@ -1,7 +1,8 @@
 """Frames on a real OpenEnv server, shaped like OpenEnv's Atari environment (read: meta-pytorch/OpenEnv
 envs/atari_env/models.py): `screen` is a 210 × 160 RGB frame as a flat list of 100,800 numbers with
 `screen_shape` beside it, and `screen_image` the same picture as base64 PNG bytes. Beside them the other layouts
-frames come in (nested height × width × channels, channels first, grey), a RAM dump and a long log.
+frames come in (nested height × width × channels, channels first, grey), a RAM dump and a long log; and an
+answer sent once under an answer-like name (reset's `correct_answer`), then under ordinary ones after a step.
 uvicorn app:app, run from this folder. The picture: a paddle whose row is the step count, on a dark field."""
 
 import base64
@@ -32,6 +33,9 @@ class FrameObservation(Observation):
     ram: List[int] = Field(default_factory=list)
     log: str = ""
     lives: int = 3
+    correct_answer: Optional[str] = None  # sent by reset only, as reasoning-gym does
+    total_legs: Optional[int] = None  # the same value under an ordinary name, after a step
+    summary: str = ""
 
 
 def _pixel(row: int, col: int, paddle: int) -> tuple[int, int, int]:
@@ -59,7 +63,7 @@ class PaddleEnv(Environment):
         self._state = State(episode_id=str(uuid4()), step_count=0)
         self._paddle = 100
 
-    def _observe(self, reward: float = 0.0) -> FrameObservation:
+    def _observe(self, reward: float = 0.0, **answers: Any) -> FrameObservation:
         flat = [v for r in range(HEIGHT) for c in range(WIDTH) for v in _pixel(r, c, self._paddle)]
         return FrameObservation(
             screen=flat, screen_shape=[HEIGHT, WIDTH, 3], screen_image=_png(bytes(flat)),
@@ -68,18 +72,19 @@ class PaddleEnv(Environment):
             grey=[[(r * 8 + c) % 256 for c in range(84)] for r in range(84)],
             ram=[i % 256 for i in range(128)],
             log="\n".join(f"frame {i}: nothing happened" for i in range(5000)),
-            reward=reward, done=False)
+            reward=reward, done=False, **answers)
 
     def reset(self, seed: Optional[int] = None, episode_id: Optional[str] = None, **kw: Any) -> FrameObservation:
         self._state = State(episode_id=episode_id or str(uuid4()), step_count=0)
         self._paddle = 100
-        return self._observe()
+        return self._observe(correct_answer="7919")
 
     def step(self, action: PaddleAction, timeout_s: Optional[float] = None, **kw: Any) -> FrameObservation:
         self._state.step_count += 1
         self._paddle += {2: -8, 3: 8}.get(action.action_id, 0)
         self._paddle = max(0, min(HEIGHT - 16, self._paddle))
-        return self._observe(reward=1.0 if action.action_id else 0.0)
+        return self._observe(reward=1.0 if action.action_id else 0.0, total_legs=7919,
+                             summary="The answer was 7919 legs.")
 
     @property
     def state(self) -> State:
