@@ -65,6 +65,16 @@ def test_community_lists_public_finished_scored_runs_and_never_their_owner(index
         assert run.id not in page
 
 
+def test_community_lists_only_environments_the_public_catalog_lists(indexed_app):
+    """A dataset made private (or deleted) after its runs were public leaves the catalog at the next build: its
+    name and counts leave the community list with it, though its public runs are still in the index of runs."""
+    listed = write_run(indexed_app, reward=1.0)
+    gone = write_run(indexed_app, reward=1.0, env_id="someone/made-private-since", ref="t1")
+    home = indexed_app.test_client().get("/community").get_data(as_text=True)
+    assert f'href="/r/{listed.id}"' in home and SCIENCE in home
+    assert "made-private-since" not in home and gone.id not in home
+
+
 def test_leaderboard_heatmap_and_the_tasks_nobody_tried(indexed_app):
     for reward in (1.0, 0.0):
         write_run(indexed_app, reward=reward)  # terminus-2 · gpt-test: mean 0.5 over 2

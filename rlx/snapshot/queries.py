@@ -399,6 +399,17 @@ def trending_rank(db: sqlite3.Connection, key: str, exclude_ids=()) -> dict | No
     return {"n": above + level + 1, "of": of, "kind": kind}
 
 
+def listed_ids(db: sqlite3.Connection, ids: list[str]) -> set[str]:
+    """Which of these environment ids the public catalog lists (a dataset made private or deleted since leaves it
+    at the next build)."""
+    found: set[str] = set()
+    for start in range(0, len(ids), 500):  # SQLite's bound on parameters
+        part = ids[start:start + 500]
+        marks = ", ".join("?" for _ in part)
+        found.update(r[0] for r in db.execute(f"SELECT id FROM envs WHERE id IN ({marks})", part))
+    return found
+
+
 def _envs_by_id(db: sqlite3.Connection, ids: list[str]):
     marks = ", ".join("?" for _ in ids)
     return db.execute(f"SELECT kind, trending, id FROM envs WHERE id IN ({marks})", ids).fetchall()

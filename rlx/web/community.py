@@ -21,6 +21,8 @@ from rlx.queue import get_redis
 from rlx.runs import community, index, record
 from rlx.runs.access import may_see
 from rlx.runs.compare import MAX_RUNS, CompareError, check_same_task, compare_view, parse_ids, steps_of
+from rlx.snapshot.queries import listed_ids
+from rlx.web.catalog_db import catalog
 from rlx.web.dataset_access import dataset_access
 from rlx.web.hidden import hidden_ids
 from rlx.web.loaders import load_env
@@ -40,9 +42,18 @@ _heatmaps_lock = threading.Lock()
 @bp.get("/community")
 def community_home():
     store = app_store()
-    hidden = hidden_ids()  # absent, as if they had no runs
-    return render("pages/community.html", envs=[e for e in community.environments(store) if e["env_id"] not in hidden],
-                  recent=[r for r in community.recent(store) if r["env_id"] not in hidden])
+    envs, recent = community.environments(store), community.recent(store)
+    shown = _publicly_listed({e["env_id"] for e in envs} | {r["env_id"] for r in recent})
+    return render("pages/community.html", envs=[e for e in envs if e["env_id"] in shown],
+                  recent=[r for r in recent if r["env_id"] in shown])
+
+
+def _publicly_listed(env_ids: set[str]) -> set[str]:
+    """The environments the public catalog lists, less the hidden ones: a dataset made private after its runs were
+    public, or hidden by the admin, is absent here as it is from search (its own pages check each run)."""
+    with catalog() as db:
+        listed = listed_ids(db, sorted(env_ids))
+    return listed - set(hidden_ids())
 
 
 @bp.get("/community/<org>/<name>")
