@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import re
 
+from rlx.adapters.indexes import load_pack
 from rlx.adapters.withhold import MASK
+from rlx.adapters.withhold.values import mask_values, mask_values_in
 from rlx.runs import record
 from rlx.runs.outcome import of_run
 from rlx.runs.record import RunRecord
@@ -22,10 +24,28 @@ TIMING_LABELS = {"environment_setup": "Sandbox setup", "agent_setup": "Agent set
                  "agent_execution": "Agent", "verifier": "Verifier", "total": "Whole run"}
 
 
+def task_answer_values(store, run: RunRecord) -> list[str]:
+    """The values withheld from the run's task (masked in its grader and files when its pack was built), so the
+    run's own record masks them too wherever the agent's steps or the verifier repeat them."""
+    pack = load_pack(store, run.env_id) or {}
+    entry = (pack.get("tasks") or {}).get(run.ref) if isinstance(pack.get("tasks"), dict) else None
+    values = entry.get("_answer_values") if isinstance(entry, dict) else None
+    return [v for v in values or [] if isinstance(v, str)][:2000]
+
+
+def masked_event(event: dict, values: list[str]) -> dict:
+    """One event of the run with the task's withheld values masked (the one mask)."""
+    return mask_values_in(event, values)[0] if values else event
+
+
 def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> dict:
     trial = record.trial_dir(store, run.id)
     verifier_output, masked = mask_expected(_tail(trial / "verifier" / "test-stdout.txt")) if not run.active \
         else (None, 0)
+    values = task_answer_values(store, run)
+    if verifier_output and values:
+        verifier_output = mask_values(verifier_output, values)[0]
+    shown_events = [masked_event(e, values) for e in shown_events]
     return {
         "status": run.status,
         "status_label": STATUS_LABELS.get(run.status, run.status),

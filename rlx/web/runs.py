@@ -25,7 +25,7 @@ from rlx.runs.models import ModelChoice, ModelError, choose_model, drop_secret, 
 from rlx.runs import sandboxes
 from rlx.auth.visitor import cap_holder_id, visitor_token
 from rlx.runs.record import RunRecord
-from rlx.runs.view import run_view
+from rlx.runs.view import masked_event, run_view, task_answer_values
 from rlx.http.errors import error_response
 from rlx.web.dataset_access import dataset_access
 from rlx.web.hidden import hidden_ids
@@ -122,6 +122,7 @@ def run_events(run_id: str):
         abort(400, "`after` must be an event id such as 1712345678901-0.")
     owner = owns(run)
     store, redis = app_store(), get_redis()
+    values = task_answer_values(store, run)
 
     def stream():
         cursor, deadline = after, time.monotonic() + STREAM_SECONDS
@@ -138,6 +139,7 @@ def run_events(run_id: str):
                 continue
             for event_id, event in batch:
                 cursor = event_id
+                event = masked_event(event, values)
                 shown = render_template("partials/run_event.html", e=event).strip()  # the trajectory's line, if any
                 if event["kind"] == "status":
                     yield _sse("status", _summary(store, record.load(store, run.id), owner), event_id)
