@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rlx.live.localenv import ECHO_ENV_DIR, LocalEnvError, ensure_venv, free_port
+from rlx.live.localenv import ECHO_ENV_DIR, LocalEnvError, ensure_venv, free_port, venv_ready
 
 EXAMPLE_ID = "rlx-examples/echo-env"
 EXAMPLE_SUBDOMAIN = "rlx-examples-echo-env"
@@ -22,7 +22,8 @@ def add_openenv_example(group, env: dict, redis_url: str, source: str) -> None:
     db = connect(redis_url)
     if Path(source).resolve() != ECHO_ENV_DIR.parent.parent.parent.resolve():
         return  # another folder, or the Hub: the bundled example is not in this catalog
-    print("rlx: preparing the OpenEnv example's own environment (made once, under .tools/)…", file=sys.stderr)
+    if not venv_ready():  # said only when there is something to wait for
+        print("rlx: preparing the OpenEnv example's own environment (made once, under .tools/)…", file=sys.stderr)
     try:
         venv = ensure_venv()
     except LocalEnvError as exc:

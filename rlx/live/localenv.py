@@ -38,11 +38,17 @@ def _uv() -> str | None:
     return str(local) if local.exists() else shutil.which("uv")
 
 
+def venv_ready(venv: Path = VENV_DIR) -> bool:
+    """The venv is there with the wanted packages: ensure_venv has nothing to make."""
+    marker = venv / MARKER
+    return marker.exists() and marker.read_text() == " ".join((OPENENV, *SERVER_DEPS))
+
+
 def ensure_venv(venv: Path = VENV_DIR) -> Path:
     """The venv holding openenv, made on first use; LocalEnvError with the reason when it cannot be made."""
     wanted = " ".join((OPENENV, *SERVER_DEPS))
     marker = venv / MARKER
-    if marker.exists() and marker.read_text() == wanted:
+    if venv_ready(venv):
         return venv
     uv = _uv()
     if uv is None:
