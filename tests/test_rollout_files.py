@@ -167,6 +167,12 @@ def test_a_trace_links_its_task_and_keeps_the_graders_side_out(served):
     assert 'href="/t/gym/resource-server/train/1"' in verifiers.get_data(as_text=True)
 
 
+def test_a_task_links_the_rollouts_of_it_the_repository_ships(served):
+    page = served[0].test_client().get(f"/t/{ORG}/{NAME}/train/2").get_data(as_text=True)
+    assert "Rollouts of this task in this repository" in page
+    assert "<code>data/example_rollouts.jsonl</code> · trace 0</a> · reward 1.0" in page
+
+
 def test_the_task_view_holds_no_graded_completion(served):
     app, _ = served
     for ref in ("train/0", "train/1", "train/2"):

@@ -88,7 +88,7 @@ def task_page(org: str, name: str, ref: str):
         run_options=options_for_dataset(state.env.record, rollout_rules.offer(for_visitor(
             state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
             signed_in=visitor_token() is not None))),
-        rollouts_off=rollout_rules.switched_off(),
+        rollouts_off=rollout_rules.switched_off(), repo_traces=_repo_traces(state, ref),
         tree=_tree(state, ref) if state.ready else [], **_tree_urls(org, name, ref),
     )
     if request.args.get("view") == "full" and file_view is not None:
@@ -100,6 +100,16 @@ def task_page(org: str, name: str, ref: str):
     elif rollouts.lists_own_runs(context["rollouts"]):
         response.headers["Cache-Control"] = "private, no-store"  # this visitor's runs: never a shared cache's
     return response
+
+
+def _repo_traces(state, ref: str) -> list[dict]:
+    """The traces of this task among the rollout files its repository ships ({n, i, title, reward, path}): links
+    only; a graded completion never stands on the task page itself."""
+    if not state.ready:
+        return []
+    return [{"n": n, "i": t["n"], "title": t["title"], "reward": t.get("reward"), "path": f["path"]}
+            for n, f in enumerate(state.adapter.rollout_files(state.index)) for t in f.get("traces", [])
+            if t.get("task") == ref][:50]
 
 
 def _rollouts(env_id: str, ref: str, aliases) -> list[dict]:
