@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from contextlib import closing
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from rlx.runs.access import UNKNOWN, may_see
 from rlx.runs.community import model_label
 from rlx.runs.index import connect
 from rlx.runs.outcome import KINDS, LABELS, PENDING, of_row
-from rlx.runs.record import RunRecord
 from rlx.store import Store
 
 MAX_ROWS = 100  # rows one list shows
@@ -41,8 +41,11 @@ def _visible(rows, viewer: str | None, hidden, dataset_access=_no_answer) -> lis
     out = []
     for row in rows:
         row = dict(row)
-        row["private_dataset"] = bool(row["private_dataset"])
-        if not may_see(RunRecord.from_json(row), viewer, hidden, access):
+        # The predicate reads who owns a run, its visibility, its environment and whether its dataset is private:
+        # those fields alone, without building a whole record per row (a tenth of a millisecond each).
+        seen_as = SimpleNamespace(env_id=row["env_id"], visibility=row["visibility"], visitor=row["visitor"],
+                                  private_dataset=bool(row["private_dataset"]))
+        if not may_see(seen_as, viewer, hidden, access):
             continue
         ended = of_row(row) if row.get("kind") is None else None  # rows written before the kind column
         kind = ended.kind if ended else row["kind"]
