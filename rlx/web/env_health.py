@@ -60,6 +60,12 @@ def check_partial(org: str, name: str):
 
 @bp.get("/api/env/<org>/<name>/health")
 def check_json(org: str, name: str):
+    response = current_app.json.response(_check_body(org, name))
+    response.headers["Cache-Control"] = "no-store"  # a running check changes from one second to the next
+    return response
+
+
+def _check_body(org: str, name: str) -> dict:
     state = load_env(org, name, start_indexing=False)
     view = health_view(state) if state.ready else None
     if view is None:
