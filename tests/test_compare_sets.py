@@ -5,6 +5,7 @@ computation of our own (closed forms and numpy's polynomial roots), not the app'
 from __future__ import annotations
 
 import csv
+import html as html_text
 import io
 import json
 import re
@@ -83,6 +84,8 @@ def test_two_batches_on_five_tasks_show_the_flips_and_an_exact_paired_interval(f
             wait_for_batch(five_app, batch_id)
     finally:
         stop_all(workers)
+    link = re.search(r'<a class="compare-batch" href="([^"]+)"', client.get(f"/b/{oracle}").get_data(as_text=True))
+    assert f'value="batch:{oracle}"' in client.get(html_text.unescape(link.group(1))).get_data(as_text=True)
     query = f"a=batch:{oracle}&b=batch:{nop}"
     page = client.get(f"/compare/sets?{query}").get_data(as_text=True)
     tally = {k: int(v) for k, v in re.findall(r'<td class="tally-([a-z-]+)">(\d+)</td>', page)}

@@ -68,8 +68,9 @@ def _compared():
 @bp.get("/compare/sets")
 def compare_sets():
     compared = _compared()
-    if compared is None:
-        return render("pages/compare_sets.html", compared=None)
+    if compared is None:  # the form, with what the address already chose (a batch page's link brings `a`)
+        return render("pages/compare_sets.html", compared=None,
+                      chosen={k: request.args.get(k, "")[:300] for k in ("a", "b", "env")})
     plot = grid(compared["view"], compared["label_a"], compared["label_b"])
     response = render("pages/compare_sets.html", compared=compared, plot=plot,
                       args={k: compared[k] for k in ("a", "b", "env") if compared[k]})
