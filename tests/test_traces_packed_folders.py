@@ -263,3 +263,10 @@ def test_a_katas_own_files_show_in_the_viewer_and_its_graders_data_does_not(clie
     assert "expected_output.txt" in listing and "withheld" in listing
     cases = text_of(client.get(f"/t/{KATAS}/katas/rot13?f=cases.txt").get_data(as_text=True))
     assert "Uryyb" not in cases and "withheld" in cases.lower()
+
+
+def test_a_trace_task_labels_its_chips_and_numbers_its_turns_from_one(client):
+    text = text_of(client.get(f"/t/{TRACES}/train/0").get_data(as_text=True))
+    assert "Reward: 1.0" in text and "Turns recorded: 5" in text  # never a bare "1.0" or "5"
+    turns = [int(n) for n in re.findall(r"Turn (\d+) ·", text)]
+    assert turns and turns == list(range(1, len(turns) + 1))

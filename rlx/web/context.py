@@ -9,6 +9,7 @@ from flask import Flask
 from markupsafe import Markup
 
 from rlx.queue.outage import retry_sentence
+from rlx.adapters.key_labels import readable
 from rlx.catalog.kinds import KINDS
 from rlx.runs.outcome import LABELS as OUTCOME_LABELS
 from rlx.runs.rollout_rules import offered_agents
@@ -19,6 +20,7 @@ from rlx.web.richtext import render_code, render_markdown, render_verbatim
 
 def init_context(app: Flask) -> None:
     app.jinja_env.filters["compact"] = compact_number
+    app.jinja_env.filters["key_label"] = readable  # a chip's key in words: "1.0" alone says nothing
     app.jinja_env.filters["ago"] = relative_date
     app.jinja_env.filters["filesize"] = file_size
     app.jinja_env.filters["operator_hint"] = operator_hint

@@ -151,10 +151,11 @@ def _pair_outputs(trace: list[dict]) -> None:
 
 
 def turn_steps(trace: list[dict], first_user: dict | None):
-    parts = []
-    for n, turn in enumerate(trace[:MAX_TURNS], 1):
+    parts, n = [], 0
+    for turn in trace[:MAX_TURNS]:
         if turn["role"] == "system" or turn is first_user or turn.get("paired"):
             continue  # shown above, or beside the call it answers
+        n += 1  # the turns as the page numbers them: 1, 2, 3, whatever was shown above
         inner = [b.prompt(_cut(turn["content"]))] if turn["content"].strip() else []
         for call in turn["calls"]:
             inner.append(b.code(_cut(call["arguments"]), "json", title=f"calls {call['name']}"))
