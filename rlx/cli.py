@@ -77,6 +77,21 @@ def _fresh_metrics_dir(config: Config):
     return folder
 
 
+DEMO_BANNER = {"text": "A demo on the bundled examples, all on this machine: open a task and press Run.",
+               "href": None, "id": "demo"}
+
+
+def announce_demo(config: Config) -> None:
+    """The demo opens Explore with a banner, as the design does; written only where no settings file exists yet,
+    so whatever an admin set (or removed) stays."""
+    from rlx.admin.store import update_settings
+
+    path = Store(config.storage_dir).settings_path
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        update_settings(path, lambda data: data.setdefault("banner", dict(DEMO_BANNER)))
+
+
 def _queue_snapshot_build(config: Config, redis_url: str) -> None:
     """Start with a fresh catalog: the worker builds and publishes the snapshot of the source right away."""
     import dataclasses
@@ -102,8 +117,9 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
                "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
                "SESSION_SECRET": config.session_secret}
         env["PROMETHEUS_MULTIPROC_DIR"] = str(_fresh_metrics_dir(config))
-        if demo:  # the demo checks the bundled datasets' health as it indexes them
+        if demo:  # the demo checks the bundled datasets' health as it indexes them, and opens with a banner
             env.setdefault("RLX_HEALTH_CHECKS", "auto")
+            announce_demo(config)
         group = Supervisor(env)
         worker_names = set(DEMO_WORKERS) if with_worker else set()
 

@@ -119,6 +119,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 def test_a_killed_worker_or_redis_is_started_again_and_the_web_keeps_answering(start_demo):
     demo = start_demo(EXAMPLES)
+    status, home = demo.get("/")
+    assert status == 200 and "A demo on the bundled examples" in home  # the demo opens with its banner
     old = demo.workers()["index"]
 
     os.kill(old.pid, signal.SIGKILL)
