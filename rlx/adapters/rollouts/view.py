@@ -29,8 +29,9 @@ def trace_title(trace: Trace, fallback: str) -> str:
     return c.title_from(user["content"] if user else "", fallback)
 
 
-def trace_sections(trace: Trace) -> tuple[list[Section], list[Withheld]]:
-    withheld = _masked(trace)
+def trace_sections(trace: Trace, task_row=None) -> tuple[list[Section], list[Withheld]]:
+    """`task_row`: the raw row of the task the trace ran on, whose answers are masked in the trace as well."""
+    withheld = _masked(trace, task_row)
     system = [t for t in trace.turns if t["role"] == "system"]
     user = first_user(trace)
     given = [b.disclose("The system prompt", [b.prompt(t["content"]) for t in system])] if system else []
@@ -46,11 +47,14 @@ def trace_sections(trace: Trace) -> tuple[list[Section], list[Withheld]]:
     ), withheld
 
 
-def _masked(trace: Trace) -> list[Withheld]:
-    """Answers in the record: named, and their values masked in the turns and the result (in place)."""
+def _masked(trace: Trace, task_row=None) -> list[Withheld]:
+    """Answers in the record (and in its task's row): named, and their values masked in the turns and the result
+    (in place)."""
     walk = answer_walk()
     walk.clean(trace.record, "")
     withheld = list(walk.report())
+    if task_row is not None:
+        walk.clean(task_row, "")  # only its values count: the task's own page names its fields
     withheld += [Withheld(str(k), NOT_DRAWN_WHY) for k in list(trace.record)[:40]
                  if str(k) not in SHOWN and not any(w.where == str(k) for w in withheld)]
     user = first_user(trace)

@@ -65,10 +65,7 @@ class RowsAdapter(Adapter):
             return None
         row_ref, split = located
         processor = get_processor(index.summary.get("processor", "generic")) or get_processor("generic")
-        pack = load_pack(env.store, env.id) or {}
-        table = open_table(env, pack.get("origin", index.summary.get("origin", "files")),
-                           [SplitRows.from_json(s) for s in pack.get("splits", index.summary.get("splits", []))])
-        split = next((s for s in table.splits() if (s.config, s.split) == (split.config, split.split)), split)
+        table, split = _table_of(env, index, split)
         try:
             raw = table.row(split, row_ref.index)
         except Unavailable as exc:
@@ -83,7 +80,7 @@ class RowsAdapter(Adapter):
         return index.summary.get("rollouts") or []
 
     def rollout_trace(self, env, index: Index, n: int, i: int):
-        return rollout_files.trace_view(env, index, n, i)
+        return rollout_files.trace_view(env, index, n, i, task_row=lambda ref: _raw_row(env, index, ref))
 
     def list_folder(self, env, index: Index, ref: str, path: str):
         return rowfiles.list_folder(env, index, locate(index, ref), path)
@@ -164,3 +161,23 @@ def locate(index: Index, ref: str):
         if split.split == row_ref.split and (not several or split.config == row_ref.config):
             return (row_ref, split) if row_ref.index < split.rows else None
     return None
+
+
+def _table_of(env, index: Index, split: SplitRows):
+    """The dataset's table as indexed (its pack when there is one) and `split` as that table has it."""
+    pack = load_pack(env.store, env.id) or {}
+    table = open_table(env, pack.get("origin", index.summary.get("origin", "files")),
+                       [SplitRows.from_json(s) for s in pack.get("splits", index.summary.get("splits", []))])
+    return table, next((s for s in table.splits() if (s.config, s.split) == (split.config, split.split)), split)
+
+
+def _raw_row(env, index: Index, ref: str):
+    """A task's row as the file holds it (answers and all: for masking them elsewhere), or None."""
+    located = locate(index, ref)
+    if located is None:
+        return None
+    table, split = _table_of(env, index, located[1])
+    try:
+        return table.row(split, located[0].index)
+    except (BadRow, DataFileError, SourceError):
+        return None

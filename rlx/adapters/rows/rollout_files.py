@@ -77,8 +77,10 @@ def _task_of(trace, by_text: dict, path: str, splits) -> str | None:
     return None
 
 
-def trace_view(env, index, n: int, i: int) -> TaskView | None:
-    """Trace `i` of rollout file `n`, as sections (the grader's side withheld), or None when there is none."""
+def trace_view(env, index, n: int, i: int, task_row=lambda _ref: None) -> TaskView | None:
+    """Trace `i` of rollout file `n`, as sections (the grader's side withheld), or None when there is none.
+    `task_row(ref)` gives the raw row of the task it ran on: that task's answers are masked in the trace too, for
+    a rollout file need not repeat them as fields for its agent's reply to hold them."""
     files = index.summary.get("rollouts") or []
     if not (0 <= n < len(files)) or not files[n].get("format"):
         return None
@@ -95,6 +97,6 @@ def trace_view(env, index, n: int, i: int) -> TaskView | None:
     if trace is None:
         return TaskView(ref=f"{n}/{i}", title=listed["title"], sections=[
             Section("problem", "No turns", [b.note("This record of the file holds no turns to draw.", "info")])])
-    sections, withheld = trace_sections(trace)
+    sections, withheld = trace_sections(trace, task_row(listed["task"]) if listed.get("task") else None)
     facts = {k: v for k, v in (("model", trace.model), ("reward", listed.get("reward"))) if v is not None}
     return TaskView(ref=f"{n}/{i}", title=listed["title"], sections=sections, withheld=withheld, facts=facts)
