@@ -79,7 +79,7 @@ def test_readyz_is_ready_with_redis_a_worker_and_the_source(client, running_work
     response = client.get("/readyz")
     body = response.get_json()
     assert response.status_code == 200, body
-    assert body["checks"]["workers"]["queues"] == ["index", "rollouts", "snapshot"]
+    assert body["checks"]["workers"]["queues"] == ["bulk", "index", "rollouts", "snapshot"]  # health checks run on bulk
 
 
 def test_readyz_stays_ready_while_the_hub_is_down_since_pages_are_served_from_disk(make_config, hub,
