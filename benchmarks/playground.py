@@ -40,7 +40,7 @@ def measure(steps: int = STEPS, sessions: int = SESSIONS) -> dict:
     try:
         shutil.copytree(EXAMPLES / "spaces" / ECHO, root / "source" / "spaces" / ECHO)
         env = {"STORAGE_DIR": str(root / "data"), "RLX_SOURCE": str(root / "source"), "SESSION_SECRET": "bench",
-               "RLX_SPACE_HOSTS": f"rlx-examples-echo-env={server_url}"}
+               "RLX_SPACE_HOSTS": f"rlx-examples-echo-env={server_url}", "RLX_PROXY_HOPS": "1"}
         command = [str(servers.BIN / "rlx"), "serve", "--port", str(port := servers.free_port()), "--workers", "1"]
         with servers._process(command, {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | env,
                               root / "app.log") as app:
@@ -81,11 +81,14 @@ def _direct_steps(server_url: str, steps: int) -> dict:
 
 
 class _Player:
-    def __init__(self, app_url: str, cookie: str):
+    def __init__(self, app_url: str, cookie: str, address: str = "198.51.100.1"):
         from websockets.sync.client import connect
 
+        # Each session from an address of its own (the app trusts one proxy hop here): the per-visitor cap counts
+        # an anonymous visitor by address, and a hundred visitors are what this measures.
         self.ws = connect(app_url.replace("http", "ws", 1) + f"/s/{ECHO}/play/ws", open_timeout=30,
-                          additional_headers={"Origin": app_url, "Cookie": cookie}, compression=None)
+                          additional_headers={"Origin": app_url, "Cookie": cookie, "X-Forwarded-For": address},
+                          compression=None)
         self.first = self.ws.recv(timeout=60)
 
     def ask(self, **form) -> str:
@@ -130,7 +133,7 @@ def _held_sessions(app_url: str, sessions: int) -> dict:
 
     def play(i: int) -> None:
         try:
-            players[i] = _Player(app_url, cookies[i])
+            players[i] = _Player(app_url, cookies[i], f"198.51.{100 + i // 250}.{1 + i % 250}")
             if "Ready. Reset" not in players[i].first:
                 raise RuntimeError(players[i].first[:200])
         except Exception as exc:  # counted, and reported
