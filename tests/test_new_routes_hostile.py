@@ -157,3 +157,18 @@ def test_a_trace_keeps_its_tasks_withheld_answer_out(gym):
     trace = client.get("/d/gym/answers/rollouts/0/0").get_data(as_text=True)
     assert "The city is" in trace and GOLD not in trace
     assert GOLD not in listing
+
+
+@pytest.mark.parametrize("manifest", [
+    "environments: " + "[" * 5000 + "]" * 5000,  # nested past Python's recursion limit
+    "environments:\n- id: x\n  frameworks: [harbor]\n  runtime: " + "{a: " * 3000 + "1" + "}" * 3000,
+    "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}' if i else 'ha'] * 9)}]\n" for i in range(9))
+    + "environments:\n- id: x\n  frameworks: [harbor]\n  runtime: *l8\n",  # the billion laughs
+    "environments:\n- &e {id: x, frameworks: [harbor], runtime: [*e]}\n",  # an item holding itself
+])
+def test_an_environment_yaml_bomb_is_a_problem_said_not_a_crash(manifest):
+    from rlx.adapters.manifest import manifest_sections, parse_manifest
+
+    read = parse_manifest(manifest.encode())
+    assert read["environments"] == [] and "environment.yaml" in read["problems"][0]
+    assert len(str(manifest_sections(read))) < 10_000

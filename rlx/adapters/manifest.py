@@ -20,6 +20,7 @@ from rlx.adapters import blocks as b
 from rlx.adapters.contract import Section
 from rlx.adapters.withhold import strip_answers
 from rlx.sources.errors import SourceError
+from rlx.sources.yamlsafe import load_bounded
 
 PATH = "environment.yaml"
 MAX_BYTES = 256 * 1024
@@ -57,8 +58,8 @@ def read_manifest(env) -> dict | None:
 
 def parse_manifest(raw: bytes) -> dict:
     try:
-        data = yaml.safe_load(raw.decode("utf-8", errors="replace"))
-    except yaml.YAMLError as exc:
+        data = load_bounded(raw.decode("utf-8", errors="replace"))
+    except yaml.YAMLError as exc:  # YamlTooLarge among them: an alias bomb, a value holding itself, deep nesting
         return {"spec_version": None, "environments": [], "problems": [f"{PATH} is not valid YAML ({str(exc)[:120]})."]}
     if not isinstance(data, dict):
         return {"spec_version": None, "environments": [], "problems": [f"{PATH} holds no mapping."]}

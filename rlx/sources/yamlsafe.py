@@ -18,8 +18,12 @@ class YamlTooLarge(yaml.YAMLError):
 
 
 def load_bounded(text: str, max_nodes: int = MAX_NODES):
-    """yaml.safe_load, raising YamlTooLarge when the value expands past `max_nodes` values."""
-    value = yaml.safe_load(text)
+    """yaml.safe_load, raising YamlTooLarge when the value expands past `max_nodes` values (or nests deeper than
+    the parser's recursion can follow: a few kilobytes of brackets)."""
+    try:
+        value = yaml.safe_load(text)
+    except RecursionError:
+        raise YamlTooLarge("the YAML nests too deep to read") from None
     seen, stack = 0, [value]
     while stack:
         item = stack.pop()
