@@ -18,6 +18,7 @@ from tests.live_fixtures import openenv_app
 from tests.live_site import served_site
 
 GAME = "acme/one-seat"
+FRAMES = "acme/frames"
 PLAIN = "acme/plain-api"
 PLAIN_DIR = Path(__file__).resolve().parent / "live_envs" / "plain_api"
 
@@ -29,10 +30,10 @@ def plain_server():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, redis_url, one_seat_server, plain_server):
+def site(tmp_path_factory, redis_url, one_seat_server, plain_server, frames_server):
     with served_site(tmp_path_factory.mktemp("mcp-episodes"), redis_url,
-                     {"acme-one-seat": one_seat_server, "acme-plain-api": plain_server},
-                     {GAME: "acme-one-seat", PLAIN: "acme-plain-api"}) as url:
+                     {"acme-one-seat": one_seat_server, "acme-plain-api": plain_server, "acme-frames": frames_server},
+                     {GAME: "acme-one-seat", PLAIN: "acme-plain-api", FRAMES: "acme-frames"}) as url:
         yield url
 
 
@@ -85,3 +86,16 @@ def test_a_refusal_names_the_request_it_answers(site):
                           headers={"Accept": "application/json, text/event-stream", "Mcp-Session-Id": "x" * 40},
                           timeout=30)
     assert refused.status_code == 404 and refused.json()["id"] == 7
+
+
+def test_an_answer_withheld_once_stays_masked_in_the_episode_s_later_answers(site):
+    async def episode():
+        async with Client(f"{site}/mcp/{FRAMES}") as agent:
+            started = await agent.call_tool("reset", {})
+            stepped = await agent.call_tool("step", {"action": {"action_id": 2}})
+            return started.structured_content, stepped.structured_content
+
+    started, stepped = run(episode())
+    assert "correct_answer" not in started["observation"] and "7919" not in json.dumps(started)
+    later = stepped["observation"]
+    assert later["total_legs"] == "‹withheld›" and later["summary"] == "The answer was ‹withheld› legs."

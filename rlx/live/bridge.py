@@ -21,6 +21,7 @@ from rlx.adapters.withhold.keys import strip_answers
 from rlx.live import mcp_episodes, task_api
 from rlx.live.client import SpaceClient
 from rlx.live.episode import Episode
+from rlx.live.episode_answers import EpisodeAnswers
 from rlx.live.errors import LiveError
 from rlx.mcp.protocol import ToolError, ToolResult
 
@@ -137,6 +138,7 @@ class SpaceTools:
         if self.redis is not None:
             self.episodes.end(session_id)
             mcp_episodes.end_jar(self.redis, session_id)
+            mcp_episodes.end_answers(self.redis, session_id)
 
     # --- calls -------------------------------------------------------------------------------------------
 
@@ -165,8 +167,9 @@ class SpaceTools:
         try:
             with Episode(self.base_url, session_id=upstream) as episode:
                 if op == "reset":
-                    return _data_result(episode.reset(payload))
-                return _data_result(episode.step(payload) if op == "step" else episode.state())
+                    mcp_episodes.end_answers(self.redis, self._session())  # a new episode
+                    return self._episode_result(episode.reset(payload))
+                return self._episode_result(episode.step(payload) if op == "step" else episode.state())
         except LiveError as exc:
             if "Unknown session_id" in str(exc) or exc.reason == "unreachable":
                 self.episodes.forget(self._session())
@@ -174,6 +177,15 @@ class SpaceTools:
                                 f"{mcp_episodes.IDLE_S} s without a call, or the server restarted): call reset to "
                                 "start a new one.") from None
             raise
+
+    def _episode_result(self, data) -> ToolResult:
+        """An answer of this session's episode: what the episode withheld before is masked here too."""
+        mcp_session = self._session()
+        answers = EpisodeAnswers(mcp_episodes.answers_of(self.redis, mcp_session))
+        clean, _ = answers.clean(data)
+        mcp_episodes.keep_answers(self.redis, mcp_session, answers.values)
+        return ToolResult(json.dumps(clean, ensure_ascii=False, indent=2),
+                          structured=clean if isinstance(clean, dict) else {"items": clean})
 
     def _space_tool(self, tool_name: str):
         def call(arguments: dict) -> ToolResult:

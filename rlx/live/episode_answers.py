@@ -18,8 +18,8 @@ _NOT_VALUES = frozenset({"true", "false", "none", "null", "nil", ""})
 
 
 class EpisodeAnswers:
-    def __init__(self):
-        self.values: list[str] = []  # longest first, as the masking wants them
+    def __init__(self, values=()):
+        self.values: list[str] = sorted(set(values), key=lambda v: (-len(v), v))[:MAX_KEPT]  # longest first
 
     def clean(self, value, where: str = "") -> tuple[object, list[Withheld]]:
         """`value` with answer-keyed fields dropped and every value withheld so far in the episode masked."""

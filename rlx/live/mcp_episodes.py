@@ -120,6 +120,28 @@ def _key(mcp_session: str) -> str:
     return f"rlx:mcp:episode:{mcp_session}"
 
 
+# --- answers ---------------------------------------------------------------------------------------------
+
+
+def answers_of(redis, mcp_session: str) -> list[str]:
+    """The values this MCP session's episode withheld so far (rlx.live.episode_answers), never shown."""
+    raw = redis.get(f"rlx:mcp:answers:{mcp_session}")
+    try:
+        values = json.loads(raw) if raw else []
+    except ValueError:
+        return []
+    return [v for v in values if isinstance(v, str)] if isinstance(values, list) else []
+
+
+def keep_answers(redis, mcp_session: str, values: list[str]) -> None:
+    if values:
+        redis.set(f"rlx:mcp:answers:{mcp_session}", json.dumps(values), ex=KEEP_S)
+
+
+def end_answers(redis, mcp_session: str) -> None:
+    redis.delete(f"rlx:mcp:answers:{mcp_session}")
+
+
 # --- cookies -------------------------------------------------------------------------------------------------
 
 
