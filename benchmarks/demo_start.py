@@ -28,7 +28,7 @@ from rq import Worker
 from rlx.queue.connection import connect
 from rlx.snapshot.schema import pointer_name
 from rlx.store import Store
-from rlx.web.health import _alive
+from rlx.web.health.checks import _alive
 from tests.big_folders import make_harbor_dataset
 from tests.processes import alive, descendants_of, free_port, wait_until
 

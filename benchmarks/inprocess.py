@@ -40,7 +40,7 @@ class InProcessApp:
 
     def on_connection(self, path: str, db) -> dict:
         """Answer `path` once on the connection `db` instead of one from the app's reader."""
-        import rlx.web.search as search_module
+        import rlx.web.catalog.search as search_module
 
         @contextmanager
         def given_catalog():
@@ -53,7 +53,7 @@ class InProcessApp:
     def _answer_for(path: str) -> Callable[..., dict]:
         from rlx.snapshot.queries import search_tasks
         from rlx.web.catalog_db import catalog
-        from rlx.web.search import SearchQuery, run_search
+        from rlx.web.catalog.search import SearchQuery, run_search
 
         if path.startswith("/api/search/tasks"):
             def tasks(timed=None) -> dict:

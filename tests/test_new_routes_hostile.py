@@ -12,7 +12,7 @@ import pytest
 from rlx.runs import index
 from rlx.runs import record as records
 from rlx.runs.record import RunRecord
-from rlx.web.visitor import visitor_id
+from rlx.web.runs.owner import visitor_id
 from tests.conftest import index_now
 
 OURS = {"Origin": "http://localhost"}

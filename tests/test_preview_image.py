@@ -4,7 +4,7 @@ import io
 
 from PIL import Image
 
-from rlx.web.preview_image import (MAX_NAME_LINES, NAME_SIZES, TEXT_WIDTH, draw_preview, font, name_lines)
+from rlx.web.seo.preview_image import (MAX_NAME_LINES, NAME_SIZES, TEXT_WIDTH, draw_preview, font, name_lines)
 
 LONG = ("An Extraordinarily Long Dataset Name For Reinforcement Learning Agents Trained On Terminal Tasks With "
         "Many Words That Go On And On Until No Card Could Hold Them")

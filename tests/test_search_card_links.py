@@ -4,7 +4,7 @@ the repository's name holds and wherever the app is mounted."""
 import pytest
 from flask import url_for
 
-from rlx.web.search import CardLinks
+from rlx.web.catalog.search import CardLinks
 
 KEYS = ["org/name", "Org-1/env_2.v3", "org/with space", "org/per%cent", "org/q?x#y", "org/日本語", "org/a+b&c=d",
         "org/tilde~semi;colon:at@", "org/", "noslash", "org/a/b", "my org/x", "ör%g/ÿ", "/name", "o!$'()*,/n",

@@ -212,7 +212,7 @@ def test_tokens_reach_neither_the_store_nor_the_logs_nor_a_page(signin_app, prov
 
 def run_owner_seen_by(app, client):
     """The owner id rlx/runs would record for a run started from this browser."""
-    from rlx.web.visitor import visitor_id
+    from rlx.web.runs.owner import visitor_id
 
     cookie = client.get_cookie(account_cookie.COOKIE)
     headers = {"Cookie": f"{account_cookie.COOKIE}={cookie.value}"} if cookie else {}

@@ -121,7 +121,7 @@ def test_a_restart_uses_the_visitors_own_token_and_only_writers_may(hub, hub_sou
     runtime = restart(redis_client, hub_source, record, ALICE)
     assert runtime.stage == "APP_STARTING" and hub.restarts == [("alice/broken-env", "alice")]
     # The page's route passes the visitor's token per call: with Bob's, the Hub's refusal is the answer.
-    monkeypatch.setattr("rlx.web.spaces.visitor_token", lambda: BOB)
+    monkeypatch.setattr("rlx.web.spaces.pages.visitor_token", lambda: BOB)
     client = hub_app(hub, make_config).test_client()
     answer = client.post("/s/alice/broken-env/restart", headers=OURS)
     assert answer.status_code == 403 and "may not write to alice/broken-env" in answer.get_data(as_text=True)

@@ -172,7 +172,7 @@ def test_a_search_finding_only_tasks_points_to_them_instead_of_saying_nothing_ma
 
 
 def test_a_task_s_position_reads_with_thousands_separators_like_the_count(indexed_client, monkeypatch):
-    import rlx.web.tasks as task_pages
+    import rlx.web.environments.tasks as task_pages
 
     def far_down_a_big_dataset(state, ref):
         return None, None, 1315, 1487

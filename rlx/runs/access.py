@@ -4,7 +4,7 @@ A run inherits its dataset's privacy: a run on a private or gated dataset is pri
 so only whoever started it sees it, and nothing of it reaches community counts (they count public runs only).
 The rule holds on read too: a run recorded public on a dataset that is private now (made private since, or run
 before this rule) is its owner's alone, and a run on a private dataset is shown to its owner only while the Hub
-still lets their token open the dataset (the web asks, rlx/web/dataset_access.py).
+still lets their token open the dataset (the web asks, rlx/web/environments/dataset_access.py).
 A run on a hidden environment is shown to nobody on the public app: hidden means absent.
 """
 

@@ -1,6 +1,6 @@
 """Whether the store can take a write, and which errors mean it cannot: a full disk (or quota), a read-only one,
 or SQLite saying so. Such an error is the server's state, not a bug: the pages say "try again later" (503), a run
-ends "infrastructure error", and /readyz reports the store (rlx/web/health.py)."""
+ends "infrastructure error", and /readyz reports the store (rlx/web/health/checks.py)."""
 
 from __future__ import annotations
 

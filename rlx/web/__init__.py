@@ -5,10 +5,28 @@ from flask import Flask
 
 def register_web(app: Flask) -> None:
     from rlx.http import errors, headers, origin, render
-    from rlx.web import (admission, api_docs, api_search, catalog_db, community, envs, explore, health, mcp_routes,
-                         playground, runs, space_routes, space_tasks, spaces, tasks)
-    from rlx.web import batches, metrics, page_meta, previews, robots, rollout_pages, sitemap
-    from rlx.web import compare_sets, env_health, myruns
+    from rlx.web import admission, api_docs, catalog_db, mcp_routes
+    from rlx.web.catalog import api_search
+    from rlx.web.runs import community
+    from rlx.web.environments import envs
+    from rlx.web.catalog import explore
+    from rlx.web.health import checks as health
+    from rlx.web.spaces import playground
+    from rlx.web.runs import pages as runs
+    from rlx.web.spaces import routes as space_routes
+    from rlx.web.spaces import tasks as space_tasks
+    from rlx.web.spaces import pages as spaces
+    from rlx.web.environments import tasks
+    from rlx.web.runs import batches
+    from rlx.web.health import metrics
+    from rlx.web.seo import page_meta
+    from rlx.web.seo import previews
+    from rlx.web.seo import robots
+    from rlx.web.environments import rollout_pages
+    from rlx.web.seo import sitemap
+    from rlx.web.runs import compare_sets
+    from rlx.web.environments import health as env_health
+    from rlx.web.runs import mine as myruns
     from rlx.web.context import init_context
 
     from rlx import auth

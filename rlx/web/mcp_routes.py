@@ -11,7 +11,7 @@ from rlx.mcp import DatasetTools, RpcError, handle
 from rlx.mcp.jsonrpc import SERVER_ERROR
 from rlx.mcp.snippets import app_base_url, client_snippets
 from rlx.sources.errors import SourceError, Unavailable
-from rlx.web.loaders import load_env
+from rlx.web.environments.loaders import load_env
 from rlx.http.origin import checks_origin_itself
 
 bp = Blueprint("mcp", __name__)
@@ -44,7 +44,7 @@ def space_endpoint(org: str, name: str):
     from rlx.live import LiveError, SpaceRefused, cached_check, check_space, space_base_url
     from rlx.live.bridge import SpaceTools
     from rlx.queue import get_redis
-    from rlx.web.spaces import _local_hosts, _record
+    from rlx.web.spaces.pages import _local_hosts, _record
 
     @functools.cache
     def server_for() -> SpaceTools:

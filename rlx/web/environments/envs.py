@@ -13,16 +13,16 @@ from rlx.jobs.index import ensure_index_job
 from rlx.runs import rollouts
 from rlx.queue.outage import retry_sentence
 from rlx.runs.access import offered_visibilities
-from rlx.web.batches import why_no_batch
-from rlx.web.env_health import health_view
-from rlx.web.loaders import load_env
+from rlx.web.runs.batches import why_no_batch
+from rlx.web.environments.health import health_view
+from rlx.web.environments.loaders import load_env
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.render import render, wants_fragment
 from rlx.adapters.task_search import TaskQuery, page_of, search_index
-from rlx.web.dataset_access import dataset_access
-from rlx.web.hidden import hidden_ids
-from rlx.web.visitor import visitor_id
+from rlx.web.environments.dataset_access import dataset_access
+from rlx.web.environments.hidden import hidden_ids
+from rlx.web.runs.owner import visitor_id
 
 bp = Blueprint("envs", __name__)
 

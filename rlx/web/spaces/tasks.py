@@ -11,7 +11,7 @@ from rlx.live import LiveError, SpaceClient
 from rlx.live import task_api
 from rlx.http.errors import error_response
 from rlx.http.render import render
-from rlx.web.spaces import _record, checked_server
+from rlx.web.spaces.pages import _record, checked_server
 
 bp = Blueprint("space_tasks", __name__)
 PAGE = 20

@@ -27,13 +27,13 @@ from rlx.auth.visitor import cap_holder_id, visitor_token
 from rlx.runs.record import RunRecord
 from rlx.runs.view import masked_event, run_view, task_answer_values
 from rlx.http.errors import error_response
-from rlx.web.dataset_access import dataset_access
-from rlx.web.hidden import hidden_ids
-from rlx.web.loaders import load_env
+from rlx.web.environments.dataset_access import dataset_access
+from rlx.web.environments.hidden import hidden_ids
+from rlx.web.environments.loaders import load_env
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.render import render
-from rlx.web.visitor import owns, stop_as_owner, visitor_id
+from rlx.web.runs.owner import owns, stop_as_owner, visitor_id
 from rlx.store import app_store
 
 bp = Blueprint("runs", __name__)

@@ -23,11 +23,11 @@ from rlx.runs.access import may_see
 from rlx.runs.compare import MAX_RUNS, CompareError, check_same_task, compare_view, parse_ids, steps_of
 from rlx.snapshot.queries import listed_ids
 from rlx.web.catalog_db import catalog
-from rlx.web.dataset_access import dataset_access
-from rlx.web.hidden import hidden_ids
-from rlx.web.loaders import load_env
+from rlx.web.environments.dataset_access import dataset_access
+from rlx.web.environments.hidden import hidden_ids
+from rlx.web.environments.loaders import load_env
 from rlx.http.render import render
-from rlx.web.visitor import visitor_id
+from rlx.web.runs.owner import visitor_id
 from rlx.store import app_store
 
 bp = Blueprint("community", __name__)

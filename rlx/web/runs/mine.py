@@ -6,10 +6,10 @@ from __future__ import annotations
 from flask import Blueprint, abort, current_app, request
 
 from rlx.runs import rollouts
-from rlx.web.dataset_access import dataset_access
-from rlx.web.hidden import hidden_ids
+from rlx.web.environments.dataset_access import dataset_access
+from rlx.web.environments.hidden import hidden_ids
 from rlx.http.render import render
-from rlx.web.visitor import visitor_id
+from rlx.web.runs.owner import visitor_id
 
 bp = Blueprint("rollouts", __name__)
 

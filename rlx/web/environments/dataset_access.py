@@ -3,7 +3,7 @@
 A run is public only while its dataset is: a dataset made private since (or a run recorded public before runs
 inherited their dataset's privacy) reads as private. A run on a private or gated dataset is shown to its owner
 only while their token still opens the dataset. Both answers come from the record lookup pages already use
-(cached FRESH_S per repository and token, rlx/web/records.py); a gated dataset's grant is seen only on its files,
+(cached FRESH_S per repository and token, rlx/web/environments/records.py); a gated dataset's grant is seen only on its files,
 so one small file is read with the token, and that answer is kept ACCESS_FRESH_S in this process (an answer about
 one token, not shared state).
 """
@@ -19,7 +19,7 @@ from flask import current_app
 from rlx.auth.visitor import visitor_token
 from rlx.runs.access import CLOSED, OPEN, READABLE, UNKNOWN, ACCESS_FRESH_S
 from rlx.sources.errors import AccessDenied, RepoNotFound, SourceError, Unavailable
-from rlx.web.loaders import record_cache
+from rlx.web.environments.loaders import record_cache
 from rlx.sources import app_source
 
 MAX_KEPT = 4096

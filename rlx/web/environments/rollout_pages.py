@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort
 
-from rlx.web.loaders import load_env
+from rlx.web.environments.loaders import load_env
 from rlx.http.render import render
 
 bp = Blueprint("rollout_pages", __name__)

@@ -24,14 +24,14 @@ from rlx.runs.limits import LimitReached
 from rlx.runs.models import ModelChoice, ModelError
 from rlx.auth.visitor import cap_holder_id, visitor_token
 from rlx.http.errors import error_response
-from rlx.web.dataset_access import dataset_access
-from rlx.web.hidden import hidden_ids
-from rlx.web.loaders import load_env
+from rlx.web.environments.dataset_access import dataset_access
+from rlx.web.environments.hidden import hidden_ids
+from rlx.web.environments.loaders import load_env
 from rlx.http.origin import same_origin_only
 from rlx.http.render import render
-from rlx.web.runs import model_from_form
+from rlx.web.runs.pages import model_from_form
 from rlx.adapters.task_search import TaskQuery, search_index
-from rlx.web.visitor import owns, stop_as_owner, visitor_id
+from rlx.web.runs.owner import owns, stop_as_owner, visitor_id
 from rlx.store import app_store
 
 bp = Blueprint("batches", __name__)

@@ -14,11 +14,11 @@ from rlx.runs import rollout_rules, rollouts
 from rlx.runs.access import options_for_dataset
 from rlx.runs.sandboxes import for_visitor
 from rlx.sources.errors import Unavailable
-from rlx.web.dataset_access import dataset_access
-from rlx.web.hidden import hidden_ids
-from rlx.web.loaders import load_env
+from rlx.web.environments.dataset_access import dataset_access
+from rlx.web.environments.hidden import hidden_ids
+from rlx.web.environments.loaders import load_env
 from rlx.http.render import render, render_partial_or_page
-from rlx.web.visitor import visitor_id
+from rlx.web.runs.owner import visitor_id
 
 bp = Blueprint("tasks", __name__)
 

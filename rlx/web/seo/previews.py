@@ -1,6 +1,6 @@
 """Link-preview pictures: /preview/d/<org>/<name>.png, /preview/s/<org>/<name>.png and /preview/site.png.
 
-A picture is drawn once per version of what it shows (rlx/web/page_meta.py's preview_version: the snapshot's
+A picture is drawn once per version of what it shows (rlx/web/seo/page_meta.py's preview_version: the snapshot's
 figures for that environment) and kept in the store, which every host shares; the next snapshot with the same
 figures reuses it, and a new version replaces the old file. The folder is bounded (RLX_PREVIEWS_MAX_MB): drawing
 a picture that takes it past the bound removes the least recently served ones, which are drawn again when asked for.
@@ -27,7 +27,7 @@ from rlx.store import app_store, write_atomic
 from rlx.store.writable import is_store_full
 from rlx.web.catalog_db import reader
 from rlx.sources.names import is_org_and_name
-from rlx.web.page_meta import PREVIEW_STYLE, kind_label, preview_version, public_env
+from rlx.web.seo.page_meta import PREVIEW_STYLE, kind_label, preview_version, public_env
 
 bp = Blueprint("previews", __name__)
 
@@ -69,7 +69,7 @@ def site_preview():
 
 def _drawing():
     """Pillow is imported by the first picture drawn, not at every process's start."""
-    from rlx.web import preview_image
+    from rlx.web.seo import preview_image
 
     return preview_image
 

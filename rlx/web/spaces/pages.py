@@ -28,7 +28,7 @@ from rlx.web.format import relative_date
 from rlx.sources.names import is_org_and_name
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
-from rlx.web.hidden import refuse_if_hidden
+from rlx.web.environments.hidden import refuse_if_hidden
 from rlx.http.render import VARY, render, wants_fragment
 from rlx.store import app_store
 from rlx.sources import app_source

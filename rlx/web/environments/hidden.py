@@ -1,7 +1,7 @@
 """Hidden means absent: the one predicate every public layer asks about an environment the admin hid.
 
-The admin app reads the settings file itself and is not affected. Loaders (datasets: rlx/web/loaders.py, Spaces:
-rlx/web/spaces.py) raise the same "not found" a missing repository gets, so pages, JSON, MCP and the run form all
+The admin app reads the settings file itself and is not affected. Loaders (datasets: rlx/web/environments/loaders.py, Spaces:
+rlx/web/spaces/pages.py) raise the same "not found" a missing repository gets, so pages, JSON, MCP and the run form all
 answer 404 alike; lists (searches, community, sitemaps, previews) leave hidden ids out.
 """
 

@@ -15,8 +15,8 @@ from rlx.auth.mine import my_repos
 from rlx.auth.visitor import current_visitor
 from rlx.snapshot.queries import QueryError, search_tasks, trending_rank
 from rlx.web.catalog_db import catalog, reader
-from rlx.web.hidden import hidden_ids
-from rlx.web.search import TRENDING_MAX, SearchQuery, run_search
+from rlx.web.environments.hidden import hidden_ids
+from rlx.web.catalog.search import TRENDING_MAX, SearchQuery, run_search
 from rlx.sources import app_source
 
 bp = Blueprint("api_search", __name__)

@@ -15,7 +15,7 @@ from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.redirects import own_path
 from rlx.http.render import VARY, htmx, render
-from rlx.web.search import SORTS, TRENDING_MAX, SearchQuery, run_search
+from rlx.web.catalog.search import SORTS, TRENDING_MAX, SearchQuery, run_search
 
 bp = Blueprint("explore", __name__)
 

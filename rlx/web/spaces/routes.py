@@ -16,8 +16,8 @@ from rlx.queue import get_redis
 from rlx.http.errors import error_response
 from rlx.http.origin import same_origin_only
 from rlx.http.render import render
-from rlx.web.spaces import _record, checked_server
-from rlx.web.visitor import visitor_id
+from rlx.web.spaces.pages import _record, checked_server
+from rlx.web.runs.owner import visitor_id
 
 bp = Blueprint("space_routes", __name__)
 JAR_TTL_S = 30 * 60

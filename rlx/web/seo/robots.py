@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Response, request
 
-from rlx.web.page_meta import public_origin
+from rlx.web.seo.page_meta import public_origin
 
 bp = Blueprint("robots", __name__)
 

@@ -13,7 +13,7 @@ from flask import Blueprint, Response, abort, current_app
 
 from rlx.snapshot import public_pages
 from rlx.web.catalog_db import reader, settings
-from rlx.web.page_meta import public_origin, url_path
+from rlx.web.seo.page_meta import public_origin, url_path
 
 bp = Blueprint("sitemap", __name__)
 

@@ -12,7 +12,7 @@ from rlx.http.render import render
 from rlx.queue import get_redis
 from rlx.runs import batch as batches
 from rlx.runs import health, rollout_rules
-from rlx.web.loaders import load_env
+from rlx.web.environments.loaders import load_env
 
 bp = Blueprint("env_health", __name__)
 MAX_LISTED = 300

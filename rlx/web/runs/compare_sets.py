@@ -16,10 +16,10 @@ from rlx.runs import paired, rollouts
 from rlx.runs.community import model_label
 from rlx.runs.paired_plot import grid
 from rlx.runs.record import valid_run_id
-from rlx.web.dataset_access import dataset_access
-from rlx.web.hidden import hidden_ids
+from rlx.web.environments.dataset_access import dataset_access
+from rlx.web.environments.hidden import hidden_ids
 from rlx.http.render import render
-from rlx.web.visitor import visitor_id
+from rlx.web.runs.owner import visitor_id
 
 bp = Blueprint("compare_sets", __name__)
 _ENV = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}$")

@@ -17,8 +17,8 @@ from rlx.queue.outage import current_outage
 from rlx.jobs.watch import watch
 from rlx.sources.base import RepoRecord
 from rlx.sources.errors import SourceError, Unavailable
-from rlx.web.hidden import refuse_if_hidden
-from rlx.web.records import RecordCache
+from rlx.web.environments.hidden import refuse_if_hidden
+from rlx.web.environments.records import RecordCache
 from rlx.sources.names import is_org_and_name
 from rlx.store import app_store
 from rlx.sources import app_source

@@ -30,9 +30,9 @@ from rlx.live.play_view import reward_points, reward_text, tool_result_parts
 from rlx.queue import get_redis
 from rlx.http.origin import same_origin
 from rlx.http.render import render
-from rlx.web.spaces import _local_hosts, _record
+from rlx.web.spaces.pages import _local_hosts, _record
 from rlx.auth.visitor import cap_holder
-from rlx.web.visitor import visitor_id
+from rlx.web.runs.owner import visitor_id
 
 log = logging.getLogger("rlx.playground")
 bp = Blueprint("playground", __name__)

@@ -1,0 +1,1 @@
+"""Health for operators: /healthz, /readyz and /metrics."""

@@ -1,0 +1,1 @@
+"""Rollouts as a visitor sees them: run and batch pages, their streams, community, compare and My runs."""
