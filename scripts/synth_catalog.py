@@ -424,7 +424,7 @@ def thousand_task_fixture(catalog: Catalog | None = None) -> tuple[str, str, dic
 
 def big_repo_fixture(n: int = BIG_REPO_TASKS, seed: int = SEED) -> tuple[str, str, dict[str, str], dict]:
     """BIG_REPO_ID as add_repo arguments: n tasks under tasks/, each shipping an app folder of 20 modules (as in
-    tests/test_walker.py's big_repo_files): 125,000 files for 5,000 tasks."""
+    tests/adapters/test_walker.py's big_repo_files): 125,000 files for 5,000 tasks."""
     rng = random.Random(f"{seed}:{BIG_REPO_ID}")
     words = ZipfPicker(build_vocabulary(random.Random(seed)))
     files = {"README.md": "---\npretty_name: App tasks\ntags:\n- harbor\n- rl-environment\n---\n\n# App tasks\n"}
@@ -513,7 +513,7 @@ def write_indexes(catalog: Catalog, store: Store) -> int:
 
 
 def _write_index(store: Store, index: Index) -> None:
-    """The bytes save_index writes for a complete index (the digest check in tests/test_synth_catalog.py holds
+    """The bytes save_index writes for a complete index (the digest check in tests/snapshot/test_synth_catalog.py holds
     them equal), without its fsync and deep copy: a fixture needs no durability, and at ten times the size those
     two are half the time."""
     rows = [{"ref": r.ref, "title": r.title, "brief": r.brief, "facets": r.facets, "error": r.error,

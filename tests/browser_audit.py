@@ -1,4 +1,4 @@
-"""The checks of the browser audit (tests/test_browser_audit.py), each run on an open Playwright page and each
+"""The checks of the browser audit (tests/web/test_browser_audit.py), each run on an open Playwright page and each
 returning the problems it saw as sentences (an empty list: the page passes).
 
 - overflow: nothing pushes the page sideways at this width;

@@ -151,7 +151,7 @@ class _AsyncGuardedBackend(httpcore.AsyncNetworkBackend):
 
 
 # httpx 0.28 takes no network backend, so each transport's pool (`_pool`, the one its handle_request uses) is
-# rebuilt with ours; tests/test_model_egress.py goes red if a new httpx stops using it.
+# rebuilt with ours; tests/runs/test_model_egress.py goes red if a new httpx stops using it.
 class _GuardedTransport(httpx.HTTPTransport):
     def __init__(self, egress: Egress):
         super().__init__(trust_env=False)
