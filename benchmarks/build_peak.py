@@ -24,7 +24,7 @@ def _kb(field: str) -> int:
 def main(root: Path, out: Path) -> dict:
     from rlx.catalog import fetch_listing
     from rlx.snapshot.build import build_snapshot
-    from rlx.snapshot.indexer import CompleteIndexes
+    from rlx.snapshot.refresh import CompleteIndexes
     from rlx.sources.folder import FolderSource
     from rlx.store import Store
 

@@ -32,7 +32,7 @@ from benchmarks.workspace import Workspace
 from rlx.adapters.indexes import read_index, save_index
 from rlx.catalog import fetch_listing
 from rlx.snapshot.build import build_snapshot
-from rlx.snapshot.indexer import CompleteIndexes
+from rlx.snapshot.refresh import CompleteIndexes
 from rlx.snapshot.publish import publish
 from rlx.snapshot.row_sources import StoredIndexes
 from rlx.sources.folder import FolderSource

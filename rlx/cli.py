@@ -272,7 +272,7 @@ def snapshot_build(force: bool, budget_seconds: int, max_builds: int) -> None:
     from rlx.cli_progress import TerminalProgress
     from rlx.jobs.snapshot import job_token
     from rlx.snapshot.build import SnapshotBuildError
-    from rlx.snapshot.indexer import STEPS, run_indexer
+    from rlx.snapshot.refresh import STEPS, refresh_catalog
     from rlx.snapshot.publish import PublishError
     from rlx.sources import SourceError, open_source
     from rlx.store import Store
@@ -282,7 +282,7 @@ def snapshot_build(force: bool, budget_seconds: int, max_builds: int) -> None:
     source, store = open_source(config), Store(config.storage_dir)
     progress = TerminalProgress(STEPS)
     try:
-        summary = run_indexer(source, store, config.cache_dir, settings=SettingsFile(store.settings_path).get(),
+        summary = refresh_catalog(source, store, config.cache_dir, settings=SettingsFile(store.settings_path).get(),
                               force=force, budget_s=budget_seconds, max_builds=max_builds, progress=progress,
                               token=job_token(source))
     except (SourceError, PublishError, SnapshotBuildError) as exc:

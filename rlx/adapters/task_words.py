@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-WORDS_CHARS = 1000  # of a prompt's distinct words; the snapshot clips to the same (rlx/snapshot/rowfiles.py)
+WORDS_CHARS = 1000  # of a prompt's distinct words; the snapshot clips to the same (rlx/snapshot/dataset_rows.py)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 

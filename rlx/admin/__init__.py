@@ -22,7 +22,7 @@ def create_admin_app(config: Config | None = None) -> Flask:
     import rq_dashboard
 
     from rlx import MAX_BODY_BYTES, auth, queue, sources, store
-    from rlx.admin import edits, headers, membership, views
+    from rlx.admin import edits, security_headers, membership, views
     from rlx.store.settings import SettingsError
     from rlx.http import errors, origin
     from rlx.web import catalog_db
@@ -40,7 +40,7 @@ def create_admin_app(config: Config | None = None) -> Flask:
                       RQ_DASHBOARD_REDIS_URL=config.redis_url, RQ_DASHBOARD_DISABLE_DELETE=True)
     app.extensions["rlx.store"] = store.Store(config.storage_dir)
     app.extensions["rlx.source"] = sources.open_source(config)
-    headers.init_app(app)  # first: its nonce exists before any other hook can answer with a page
+    security_headers.init_app(app)  # first: its nonce exists before any other hook can answer with a page
     queue.init_app(app)
     catalog_db.init_app(app)
     init_context(app)

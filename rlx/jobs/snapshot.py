@@ -10,7 +10,7 @@ from rq.job import Job
 from rlx.queue import Progress
 from rlx.queue.defaults import JOB_ATTEMPTS
 from rlx.queue.jobs import enqueue_once
-from rlx.snapshot.indexer import STEPS, ListingRefused, run_indexer
+from rlx.snapshot.refresh import STEPS, ListingRefused, refresh_catalog
 from rlx.store.settings_file import SettingsFile
 
 SNAPSHOT_JOB_ID = "snapshot-build"  # one indexer run at a time, whoever asks
@@ -23,7 +23,7 @@ def build_catalog_snapshot(force: bool = False) -> dict:
     progress = Progress.for_current_job(STEPS)
     settings = SettingsFile(store.settings_path).get()
     try:
-        summary = run_indexer(source, store, app.config["RLX"].cache_dir, settings=settings, force=force,
+        summary = refresh_catalog(source, store, app.config["RLX"].cache_dir, settings=settings, force=force,
                               progress=progress, token=job_token(source))
     except Exception as exc:
         progress.fail(str(exc) or type(exc).__name__)

@@ -17,7 +17,7 @@ answers withheld), route_forms (forms for a server's own routes), bridge.SpaceTo
 from rlx.live.checks import FRESH_S, cached_check, check_space, is_fresh, verified_openenv
 from rlx.live.client import SpaceClient
 from rlx.live.errors import LiveError, SpaceRefused
-from rlx.live.hosts import public_app_url, space_base_url, space_subdomain
+from rlx.live.space_hosts import public_app_url, space_base_url, space_subdomain
 from rlx.live.introspect import introspect, list_tools
 
 __all__ = ["FRESH_S", "LiveError", "SpaceClient", "SpaceRefused", "cached_check", "check_space", "introspect",

@@ -12,7 +12,7 @@ import redis
 
 from rlx.live.client import SpaceClient
 from rlx.live.errors import SpaceRefused
-from rlx.live.hosts import space_base_url
+from rlx.live.space_hosts import space_base_url
 from rlx.live.introspect import introspect, now_iso
 from rlx.sources.base import RepoRecord
 

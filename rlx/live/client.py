@@ -39,7 +39,7 @@ class Answer:
 
 
 class SpaceClient:
-    """Calls to one Space's server at `base_url` (from rlx.live.hosts). Use as a context manager, or close()."""
+    """Calls to one Space's server at `base_url` (from rlx.live.space_hosts). Use as a context manager, or close()."""
 
     def __init__(self, base_url: str, *, connect_timeout: float | None = None, read_timeout: float | None = None,
                  deadline: float | None = None, max_bytes: int | None = None):

@@ -11,7 +11,7 @@ import redis
 
 from rlx.live.client import SpaceClient
 from rlx.live.errors import LiveError, SpaceRefused
-from rlx.live.hosts import space_base_url, space_subdomain
+from rlx.live.space_hosts import space_base_url, space_subdomain
 from rlx.sources.base import RepoRecord
 from rlx.sources.errors import AccessDenied, SourceError
 

@@ -24,7 +24,7 @@ from rlx.adapters.contract import Index
 from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
-from rlx.snapshot.rowfiles import MAX_TAGS, DatasetRows, clip, strings_json
+from rlx.snapshot.dataset_rows import MAX_TAGS, DatasetRows, clip, strings_json
 from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
                                   TRENDING_ROWIDS)
 from rlx.snapshot.search_process import SearchProcessError, search_builder

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rlx.adapters.contract import Index
 from rlx.adapters.indexes import read_index
-from rlx.snapshot.rowfiles import SUFFIX, DatasetRows, index_fingerprint, read_row_file, rows_of_index, write_row_file
+from rlx.snapshot.dataset_rows import SUFFIX, DatasetRows, index_fingerprint, read_row_file, rows_of_index, write_row_file
 from rlx.store import Store, repo_id_of_key
 
 log = logging.getLogger("rlx.snapshot")

@@ -85,7 +85,7 @@ TABLES = (
     # instead of grouping every environment's tags.
     "CREATE TABLE facet_totals (facet TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL, "
     "PRIMARY KEY (facet, value)) WITHOUT ROWID",
-    # Which stored index each dataset's tasks came from (its fingerprint, rlx/snapshot/rowfiles.py) and the kind
+    # Which stored index each dataset's tasks came from (its fingerprint, rlx/snapshot/dataset_rows.py) and the kind
     # that index showed: the next build keeps the tasks of a dataset whose index is unchanged. Every dataset with
     # rows has one (fingerprint NULL: rows given as an Index object, never kept), so the next build knows whose
     # tasks to remove.

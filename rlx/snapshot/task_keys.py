@@ -18,7 +18,7 @@ import shutil
 import sqlite3
 from urllib.parse import quote
 
-from rlx.snapshot.rowfiles import DatasetRows
+from rlx.snapshot.dataset_rows import DatasetRows
 from rlx.snapshot.schema import FTS, PAGE_SIZE, TABLES, TASK_INDEXES
 
 # Keys stay in 1..2**31-1: the task facet sample multiplies a key by a 32-bit constant in SQLite's 64-bit integers

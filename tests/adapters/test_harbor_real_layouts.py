@@ -64,7 +64,7 @@ def test_a_cloned_dataset_whose_card_has_no_tags_is_in_a_folders_catalog(tmp_pat
     """A clone of a public Harbor dataset (no front matter: its card is plain Markdown) dropped into RLX_SOURCE
     shows on the home page with its tasks, while a tagged repository of some other kind still stays out."""
     from rlx import create_app
-    from rlx.snapshot.indexer import run_indexer
+    from rlx.snapshot.refresh import refresh_catalog
 
     _dataset(tmp_path, "cookbook", {
         "cookbook/recipes/hello/task.toml": TASK_TOML,
@@ -74,7 +74,7 @@ def test_a_cloned_dataset_whose_card_has_no_tags_is_in_a_folders_catalog(tmp_pat
     _dataset(tmp_path, "photos", {"README.md": "---\ntags: [image-classification]\n---\n# Cat pictures\n"})
     app = create_app(make_config(RLX_SOURCE=str(tmp_path)))
     config = app.config["RLX"]
-    run_indexer(app.extensions["rlx.source"], app.extensions["rlx.store"], config.cache_dir, max_builds=2)
+    refresh_catalog(app.extensions["rlx.source"], app.extensions["rlx.store"], config.cache_dir, max_builds=2)
 
     home = app.test_client().get("/").get_data(as_text=True)
     assert 'href="/d/someone/cookbook"' in home and "someone/photos" not in home

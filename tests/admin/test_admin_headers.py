@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlx.admin.headers import inline_script_hashes
+from rlx.admin.security_headers import inline_script_hashes
 from tests.admin.test_admin import CAROL, ORIGIN, apps, people, signed_in  # noqa: F401 (fixtures)
 from tests.processes import config_env
 from tests.servers import browser_page, gunicorn, needs_chromium

@@ -1,6 +1,6 @@
 """What a snapshot row keeps of a long text: its words with single spaces, cut with an ellipsis."""
 
-from rlx.snapshot.rowfiles import clip, strings_json
+from rlx.snapshot.dataset_rows import clip, strings_json
 
 
 def test_a_long_text_keeps_its_first_words_with_single_spaces_and_an_ellipsis():

@@ -11,9 +11,9 @@ import pytest
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import save_index
 from rlx.snapshot import build_snapshot, row_sources, search_envs, search_tasks, task_keys
-from rlx.snapshot.indexer import CompleteIndexes
+from rlx.snapshot.refresh import CompleteIndexes
 from rlx.snapshot.publish import copy_published, publish
-from rlx.snapshot.rowfiles import SUFFIX
+from rlx.snapshot.dataset_rows import SUFFIX
 from rlx.snapshot.schema import open_immutable
 from rlx.sources.base import RepoRecord
 from rlx.store import Store

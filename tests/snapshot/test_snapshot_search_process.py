@@ -15,7 +15,7 @@ import pytest
 from rlx.adapters.indexes import save_index
 from rlx.snapshot import build_snapshot, search_process, search_tables
 from rlx.snapshot.build import SnapshotBuildError
-from rlx.snapshot.indexer import CompleteIndexes
+from rlx.snapshot.refresh import CompleteIndexes
 from rlx.snapshot.schema import COMPACT_PAGES, FTS
 from rlx.store import Store
 from tests.snapshot.test_snapshot_incremental import index, record

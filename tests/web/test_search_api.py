@@ -164,12 +164,12 @@ def test_a_javascript_banner_link_is_dropped(catalog_app, api):
 
 def test_a_stand_in_hub_listing_produces_the_snapshot_the_home_page_and_the_api_serve(hub, make_config, redis_client):
     from rlx import create_app
-    from rlx.snapshot.indexer import run_indexer
+    from rlx.snapshot.refresh import refresh_catalog
     from tests.stand_ins.hub_fixtures import OPENENV_SPACE, PRIVATE_HARBOR, PUBLIC_HARBOR
 
     app = create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=hub.url))
     config = app.config["RLX"]
-    summary = run_indexer(app.extensions["rlx.source"], app.extensions["rlx.store"], config.cache_dir,
+    summary = refresh_catalog(app.extensions["rlx.source"], app.extensions["rlx.store"], config.cache_dir,
                           max_builds=2)
     assert summary.get("refused") is None
     client = app.test_client()

@@ -20,7 +20,7 @@ from rlx.adapters.withhold.files import withheld_file_reason
 from rlx.auth.visitor import visitor_token
 from rlx.live import SpaceRefused, check_space, public_app_url, space_base_url, verified_openenv
 from rlx.live.checks import age_s, cached_check, is_fresh
-from rlx.live.hosts import space_subdomain
+from rlx.live.space_hosts import space_subdomain
 from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, space_runtime, wake
 from rlx.queue import get_redis
 from rlx.http.errors import error_response

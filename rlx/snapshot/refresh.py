@@ -59,7 +59,7 @@ class Plan:
     failed_recently: list[str] = field(default_factory=list)  # left alone: failed at this revision within a day
 
 
-def run_indexer(source: Source, store: Store, cache_dir: Path, settings: AdminSettings | None = None,
+def refresh_catalog(source: Source, store: Store, cache_dir: Path, settings: AdminSettings | None = None,
                 force: bool = False, budget_s: float = 1800, max_builds: int = 100,
                 clock: Callable[[], float] = time.time, progress=None, token: str | None = None) -> dict:
     """One indexer run; returns its summary. `token` is used for reading public datasets only (rate limits).

@@ -17,8 +17,8 @@ from rq.job import Job
 
 from rlx.catalog import read_listing_file
 from rlx.jobs.snapshot import ensure_snapshot_job
-from rlx.snapshot import indexer, pointer_name, row_sources
-from rlx.snapshot.indexer import run_indexer
+from rlx.snapshot import refresh, pointer_name, row_sources
+from rlx.snapshot.refresh import refresh_catalog
 from rlx.snapshot.schema import open_immutable
 from rlx.sources.errors import Unavailable
 from rlx.store import Store
@@ -98,7 +98,7 @@ def run(hub_source, store, tmp_path, clock):
 
     def run_once(source=None, **kwargs):
         clock.now += HOUR
-        return run_indexer(source or hub_source, store, tmp_path / "cache", clock=clock, **kwargs)
+        return refresh_catalog(source or hub_source, store, tmp_path / "cache", clock=clock, **kwargs)
 
     return run_once
 
@@ -174,7 +174,7 @@ def test_a_rebuilt_dataset_s_snapshot_rows_are_kept_as_it_is_rebuilt_so_the_buil
     hub.add_repo("dataset", changed, harbor_dataset("Bulk 3", tasks=("task-3", "task-3b")),
                  {"trendingScore": 3, "lastModified": "2026-11-30T12:30:00.000Z"})
     building, read = [], []  # the indexes read while the snapshot is built
-    real_read, real_build = row_sources.read_index, indexer.build_snapshot
+    real_read, real_build = row_sources.read_index, refresh.build_snapshot
 
     def read_index(store, env_id):
         if building:
@@ -182,7 +182,7 @@ def test_a_rebuilt_dataset_s_snapshot_rows_are_kept_as_it_is_rebuilt_so_the_buil
         return real_read(store, env_id)
 
     monkeypatch.setattr(row_sources, "read_index", read_index)
-    monkeypatch.setattr(indexer, "build_snapshot", lambda *a, **k: building.append(1) or real_build(*a, **k))
+    monkeypatch.setattr(refresh, "build_snapshot", lambda *a, **k: building.append(1) or real_build(*a, **k))
 
     summary = run()
 
