@@ -13,6 +13,7 @@ from tests.stand_ins.bad_space import BadSpace
 HARBOR_LIKE_DIR = Path(__file__).resolve().parent / "live_envs" / "harbor_like"
 ONE_SEAT_DIR = Path(__file__).resolve().parent / "live_envs" / "one_seat_game"
 FRAMES_DIR = Path(__file__).resolve().parent / "live_envs" / "frames"
+PLAIN_DIR = Path(__file__).resolve().parent / "live_envs" / "plain_api"  # routes only, no OpenEnv protocol
 ECHO_SUBDOMAIN = "rlx-examples-echo-env"
 
 
@@ -58,6 +59,12 @@ def one_seat_server():
 def frames_server():
     """A real openenv server whose observations are frames, as Atari's are (tests/live_envs/frames)."""
     with openenv_app(FRAMES_DIR, app="app:app") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def plain_server():
+    with openenv_app(PLAIN_DIR, app="app:app") as url:
         yield url
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from rlx.runs import record
 from rlx.runs.launch import settle, start_run
@@ -27,3 +28,23 @@ def wait_for(app, run_id: str, done=lambda r: not r.active, timeout: float = 120
                 return run
             assert time.monotonic() < deadline, f"run {run_id} still {run.status} after {timeout} s"
             time.sleep(0.1)
+
+
+PLAIN_IMAGE = "FROM debian:bookworm-slim\nWORKDIR /app\n"
+WROTE_DONE = '[ "$(cat /app/out.txt 2>/dev/null)" = done ] && echo 1 || echo 0'  # a verifier of the usual task
+
+
+def write_small_task(task: Path, solution: str, verifier: str, dockerfile: str = PLAIN_IMAGE) -> None:
+    """A Harbor task of a few lines, no network: its solution and verifier are shell lines, the verifier's output
+    is the reward (what health checks and compares are made of)."""
+    for part in ("environment", "solution", "tests"):
+        (task / part).mkdir(parents=True)
+    (task / "task.toml").write_text('schema_version = "1.1"\n[verifier]\ntimeout_sec = 20.0\n'
+                                    '[agent]\ntimeout_sec = 60.0\n[environment]\nnetwork_mode = "no-network"\n')
+    (task / "instruction.md").write_text("Write done to /app/out.txt.\n")
+    (task / "environment" / "Dockerfile").write_text(dockerfile)
+    (task / "solution" / "solve.sh").write_text(f"#!/usr/bin/env bash\n{solution}\n")
+    (task / "tests" / "test.sh").write_text(
+        f"#!/usr/bin/env bash\nmkdir -p /logs/verifier\n({verifier}) > /logs/verifier/reward.txt\n")
+    for script in (task / "solution" / "solve.sh", task / "tests" / "test.sh"):
+        script.chmod(0o755)

@@ -4,22 +4,11 @@ checked, the session's cookies kept on our side, answer-like fields dropped; Ope
 from __future__ import annotations
 
 import html
-from pathlib import Path
-
-import pytest
 
 from rlx import create_app
-from tests.live_fixtures import openenv_app
 from tests.live_site import space_folder
 
 PLAIN = "acme/plain-api"
-PLAIN_DIR = Path(__file__).resolve().parents[1] / "live_envs" / "plain_api"
-
-
-@pytest.fixture(scope="module")
-def plain_server():
-    with openenv_app(PLAIN_DIR, app="app:app") as url:
-        yield url
 
 
 def make_client(tmp_path, make_config, hosts, space, subdomain):

@@ -7,26 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 
 import httpx2
 import pytest
 from mcp import Client
 
 from rlx.live.episode import Episode
-from tests.live_fixtures import openenv_app
 from tests.live_site import served_site
 
 GAME = "acme/one-seat"
 FRAMES = "acme/frames"
 PLAIN = "acme/plain-api"
-PLAIN_DIR = Path(__file__).resolve().parents[1] / "live_envs" / "plain_api"
-
-
-@pytest.fixture(scope="module")
-def plain_server():
-    with openenv_app(PLAIN_DIR, app="app:app") as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

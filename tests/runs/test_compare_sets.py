@@ -22,12 +22,13 @@ from tests.conftest import index_now
 from tests.processes import stop_all
 from tests.runs_fixtures import start_worker
 from tests.runs.test_run_pages import OURS, needs_bwrap
+from tests.runs_helpers import WROTE_DONE, write_small_task
 
 DATASET = "rlx-tests/five"
 # What each verifier rewards: the file the oracle writes, always, never, or its absence (what nop leaves).
 VERIFIERS = {
-    "wrote-a": '[ "$(cat /app/out.txt 2>/dev/null)" = done ] && echo 1 || echo 0',
-    "wrote-b": '[ "$(cat /app/out.txt 2>/dev/null)" = done ] && echo 1 || echo 0',
+    "wrote-a": WROTE_DONE,
+    "wrote-b": WROTE_DONE,
     "always": "echo 1",
     "never": "echo 0",
     "untouched": '[ -e /app/out.txt ] && echo 0 || echo 1',
@@ -36,18 +37,7 @@ VERIFIERS = {
 
 def write_tasks(folder: Path) -> None:
     for name, verdict in VERIFIERS.items():
-        task = folder / "datasets" / DATASET / "tasks" / name
-        for part in ("environment", "solution", "tests"):
-            (task / part).mkdir(parents=True)
-        (task / "task.toml").write_text('schema_version = "1.1"\n[verifier]\ntimeout_sec = 20.0\n'
-                                        '[agent]\ntimeout_sec = 60.0\n[environment]\nnetwork_mode = "no-network"\n')
-        (task / "instruction.md").write_text("Write done to /app/out.txt.\n")
-        (task / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nWORKDIR /app\n")
-        (task / "solution" / "solve.sh").write_text("#!/usr/bin/env bash\necho done > /app/out.txt\n")
-        (task / "tests" / "test.sh").write_text(
-            f"#!/usr/bin/env bash\nmkdir -p /logs/verifier\n({verdict}) > /logs/verifier/reward.txt\n")
-        for script in (task / "solution" / "solve.sh", task / "tests" / "test.sh"):
-            script.chmod(0o755)
+        write_small_task(folder / "datasets" / DATASET / "tasks" / name, "echo done > /app/out.txt", verdict)
 
 
 @pytest.fixture

@@ -18,32 +18,22 @@ from tests.conftest import index_now
 from tests.processes import stop_all
 from tests.runs_fixtures import start_worker
 from tests.runs.test_run_pages import OURS, needs_bwrap
+from tests.runs_helpers import PLAIN_IMAGE, WROTE_DONE, write_small_task
 
 DATASET = "rlx-tests/health"
-CHECKS_FILE = '[ "$(cat /app/out.txt 2>/dev/null)" = done ] && echo 1 || echo 0'
+
 TASKS = {  # name: (solution, verifier, Dockerfile)
-    "sound": ("echo done > /app/out.txt", CHECKS_FILE, "FROM debian:bookworm-slim\nWORKDIR /app\n"),
-    "accepts-anything": ("echo done > /app/out.txt", "echo 1", "FROM debian:bookworm-slim\nWORKDIR /app\n"),
-    "broken-solution": ("echo wrong > /app/out.txt", CHECKS_FILE, "FROM debian:bookworm-slim\nWORKDIR /app\n"),
-    "needs-a-build-stage": ("echo done > /app/out.txt", CHECKS_FILE,
-                            "FROM debian:bookworm-slim\nWORKDIR /app\nCOPY --from=builder /out /app/out\n"),
+    "sound": ("echo done > /app/out.txt", WROTE_DONE, PLAIN_IMAGE),
+    "accepts-anything": ("echo done > /app/out.txt", "echo 1", PLAIN_IMAGE),
+    "broken-solution": ("echo wrong > /app/out.txt", WROTE_DONE, PLAIN_IMAGE),
+    "needs-a-build-stage": ("echo done > /app/out.txt", WROTE_DONE,
+                            PLAIN_IMAGE + "COPY --from=builder /out /app/out\n"),
 }
 
 
 def write_tasks(folder: Path) -> None:
     for name, (solution, verifier, dockerfile) in TASKS.items():
-        task = folder / "datasets" / DATASET / "tasks" / name
-        for part in ("environment", "solution", "tests"):
-            (task / part).mkdir(parents=True)
-        (task / "task.toml").write_text('schema_version = "1.1"\n[verifier]\ntimeout_sec = 20.0\n'
-                                        '[agent]\ntimeout_sec = 60.0\n[environment]\nnetwork_mode = "no-network"\n')
-        (task / "instruction.md").write_text("Write done to /app/out.txt.\n")
-        (task / "environment" / "Dockerfile").write_text(dockerfile)
-        (task / "solution" / "solve.sh").write_text(f"#!/usr/bin/env bash\n{solution}\n")
-        (task / "tests" / "test.sh").write_text(
-            f"#!/usr/bin/env bash\nmkdir -p /logs/verifier\n({verifier}) > /logs/verifier/reward.txt\n")
-        for script in (task / "solution" / "solve.sh", task / "tests" / "test.sh"):
-            script.chmod(0o755)
+        write_small_task(folder / "datasets" / DATASET / "tasks" / name, solution, verifier, dockerfile)
 
 
 @pytest.fixture

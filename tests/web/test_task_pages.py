@@ -192,3 +192,12 @@ def test_the_home_page_says_about_only_when_the_task_total_is_an_estimate(indexe
     monkeypatch.setattr(queries, "COUNT_CAP", 0)
     monkeypatch.setattr(queries, "RANK_LIMIT", 0)
     assert re.search(r"<h3>About \d+ tasks? matching", heading("duration"))
+
+
+def test_a_task_page_leads_to_its_leaderboard_and_your_runs(indexed_client):
+    """Rollouts are gathered on the environment's leaderboard and on "Your runs": a task page links to both where it
+    lists the task's rollouts, so neither is found only through the footer."""
+    html = indexed_client.get("/t/rlx-examples/terminal-basics/csv-sales-rollup").get_data(as_text=True)
+    rollouts = html[html.index('id="rollouts"'):]
+    rollouts = rollouts[:rollouts.index("</section>")]
+    assert 'href="/community/rlx-examples/terminal-basics"' in rollouts and 'href="/runs/mine"' in rollouts
