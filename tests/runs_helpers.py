@@ -6,7 +6,8 @@ import time
 from pathlib import Path
 
 from rlx.runs import record
-from rlx.runs.launch import settle, start_run
+from rlx.jobs.settle import settle
+from rlx.runs.launch import start_run
 from rlx.runs.record import RunRecord
 
 SCIENCE = "rlx-examples/science-puzzles"

@@ -28,7 +28,8 @@ from rq.registry import StartedJobRegistry, clean_registries
 from rq.utils import now
 
 from rlx.queue.connection import connect, maintenance_lock
-from rlx.queue.defaults import MAINTENANCE_INTERVAL_S, QUEUES
+from rlx.jobs.queues import QUEUES
+from rlx.queue.defaults import MAINTENANCE_INTERVAL_S
 from rlx.queue.liveness import MACHINE_FIELD, STARTED_FIELD, Liveness, expire_lost, process_started, this_machine
 from rlx.supervisor import die_with_parent
 

@@ -10,7 +10,7 @@ from flask import Blueprint, abort, current_app, render_template, request
 
 from rlx.admin import rollouts
 from rlx.admin.store import recent
-from rlx.queue import QUEUES, get_queue
+from rlx.jobs.queues import QUEUES, get_queue
 from rlx.store.layout import repo_id_of_key
 from rlx.store import app_store
 

@@ -12,8 +12,8 @@ from rq.job import Job, JobStatus, get_current_job
 from rlx.adapters import Env, choose
 from rlx.queue.outage import note_outage
 from rlx.queue import Progress
-from rlx.queue.defaults import JOB_ATTEMPTS
-from rlx.queue.jobs import ACTIVE, enqueue_once
+from rlx.jobs.enqueue import ACTIVE, enqueue_once
+from rlx.jobs.queues import INDEX, JOB_ATTEMPTS
 from rlx.sources.errors import Unavailable
 
 log = logging.getLogger("rlx.jobs")
@@ -81,5 +81,5 @@ def ensure_index_job(repo_id: str, revision: str | None, retry: bool = False) ->
             return True
         return status == JobStatus.FAILED and not retry and time.time() < job.meta.get("retry_at", float("inf"))
 
-    return enqueue_once("index", index_dataset, repo_id, revision, job_id=index_job_id(repo_id, revision),
+    return enqueue_once(INDEX, index_dataset, repo_id, revision, job_id=index_job_id(repo_id, revision),
                         description=f"index {repo_id}", keep=keep, attempts=JOB_ATTEMPTS)

@@ -8,8 +8,8 @@ from flask import current_app
 from rq.job import Job
 
 from rlx.queue import Progress
-from rlx.queue.defaults import JOB_ATTEMPTS
-from rlx.queue.jobs import enqueue_once
+from rlx.jobs.enqueue import enqueue_once
+from rlx.jobs.queues import JOB_ATTEMPTS, SNAPSHOT
 from rlx.snapshot.refresh import STEPS, ListingRefused, refresh_catalog
 from rlx.store.settings_file import SettingsFile
 
@@ -40,5 +40,5 @@ def job_token(source) -> str | None:
 
 def ensure_snapshot_job(force: bool = False) -> Job:
     """The queued or running indexer job, or a new one (a finished or failed one is replaced)."""
-    return enqueue_once("snapshot", build_catalog_snapshot, force, job_id=SNAPSHOT_JOB_ID,
+    return enqueue_once(SNAPSHOT, build_catalog_snapshot, force, job_id=SNAPSHOT_JOB_ID,
                         description="build the catalog snapshot", attempts=JOB_ATTEMPTS)

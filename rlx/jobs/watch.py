@@ -16,7 +16,7 @@ from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 
 from rlx.queue.connection import maintenance_lock
-from rlx.queue.defaults import JOB_ATTEMPTS
+from rlx.jobs.queues import JOB_ATTEMPTS
 from rlx.queue.liveness import Liveness, expire_lost
 from rlx.queue.progress import read_progress
 

@@ -1,6 +1,7 @@
-"""Redis and the RQ queues: one connection per app, three queues, progress that any host can read."""
+"""Redis plumbing under the jobs: one connection per app, job progress any host can read, worker liveness (the
+queues themselves and every enqueue are rlx/jobs/)."""
 
-from rlx.queue.connection import QUEUES, get_queue, get_redis, init_app
-from rlx.queue.progress import Progress, read_progress
+from rlx.queue.connection import get_redis, init_app
+from rlx.queue.progress import NullProgress, Progress, read_progress
 
-__all__ = ["QUEUES", "Progress", "get_queue", "get_redis", "init_app", "read_progress"]
+__all__ = ["NullProgress", "Progress", "get_redis", "init_app", "read_progress"]

@@ -1,4 +1,4 @@
-"""The app's Redis connection and RQ queues, opened lazily and shared by the process."""
+"""The app's Redis connection, opened lazily and shared by the process, and RQ record housekeeping."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from flask import Flask, current_app
 from rq import Queue
 from rq.job import Job
 
-from rlx.queue.defaults import MAINTENANCE_LOCK_S, QUEUES
+from rlx.queue.defaults import MAINTENANCE_LOCK_S
 
-__all__ = ["QUEUES", "get_queue", "get_redis", "init_app", "connect", "delete_job", "maintenance_lock"]
+__all__ = ["get_redis", "init_app", "connect", "delete_job", "maintenance_lock"]
 
 
 def connect(url: str) -> redis.Redis:
@@ -31,11 +31,6 @@ def get_redis() -> redis.Redis:
             raise RuntimeError("REDIS_URL is not set: start the app with `rlx demo` or `rlx serve`.")
         client = current_app.extensions["rlx.redis"] = connect(url)
     return client
-
-
-def get_queue(name: str) -> Queue:
-    defaults = QUEUES[name]
-    return Queue(name, connection=get_redis(), default_timeout=defaults.job_timeout)
 
 
 def delete_job(job: Job) -> None:

@@ -97,3 +97,22 @@ def read_progress(job: Job) -> dict | None:
     """The progress a worker last wrote on `job`, or None before the first write."""
     job.refresh()
     return job.meta.get("progress")
+
+
+class NullProgress(Progress):
+    """Progress for work run outside a job (tests, scripts): every call is accepted, nothing is written."""
+
+    def __init__(self):
+        super().__init__(steps=[])
+
+    def start(self, name, total=None, message=""):
+        pass
+
+    def update(self, name, done, total=None, message=None):
+        pass
+
+    def finish(self, name, message=""):
+        pass
+
+    def fail(self, message):
+        pass

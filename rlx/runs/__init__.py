@@ -3,7 +3,7 @@
     record.py     the run record in the store (runs/<id>/run.json), written atomically
     index.py      the SQLite index of runs (runs/index.sqlite), updated by the job; pages query it
     events.py     live events in a Redis stream per run, archived to the store at the end
-    launch.py     start (record + job), stop, and settle runs whose job died without saying so
+    launch.py     start (record + job) and stop runs; end one from outside its job
     runner.py     the job: copy the task, drive the Trial, catch every failure into the record
     local_env.py  `local`, a Harbor environment on a bubblewrap sandbox, selected by import path
     hf_sandbox_env.py  `hf`, Harbor's HF Sandbox environment on the visitor's account, selected by import path

@@ -3,7 +3,7 @@
 A batch is a record in the store (runs/batches/<id>.json, written whole, atomically) listing the tasks it covers
 and the runs it has started so far. Nothing waits in a thread: `advance` starts runs until `cap` are active, and
 it is called when the batch is created and again whenever one of its runs ends (by the rollout job's `finally`,
-or by `settle` for a job that died), under a Redis lock so two runs ending together cannot start too many.
+or by rlx/jobs/settle.py for a job that died), under a Redis lock so two runs ending together cannot start too many.
 Batch runs count against the server's overall cap (rlx/runs/limits.py); when that is full, `advance` leaves the
 rest for the next call (the next run ending, or the next look at the batch page). A visitor has at most a few
 batches running at once (a sorted set in Redis, like the run slots), and may stop one: nothing more starts, and
@@ -20,7 +20,8 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from rlx.queue.defaults import KEY_PREFIX, QUEUES
+from rlx.jobs.queues import QUEUES, ROLLOUTS
+from rlx.queue.defaults import KEY_PREFIX
 from rlx.runs import models, read_token, record, rollout_rules
 from rlx.runs.limits import LimitReached
 from rlx.runs.record import RunRecord
@@ -53,7 +54,7 @@ class BatchRecord:
     created_at: str = field(default_factory=record.now_iso)
     finished_at: str | None = None
     agents: list[str] | None = None  # one agent per entry of `refs`, when they differ (a health check's oracle, nop)
-    queue: str = "rollouts"  # "bulk" for runs nobody is waiting for
+    queue: str = ROLLOUTS  # "bulk" for runs nobody is waiting for
     purpose: str | None = None  # "health": an environment's health check (rlx/runs/health.py)
 
     def agent_at(self, i: int) -> str:
@@ -179,7 +180,7 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
                             visitor=batch.visitor,
                             visibility=batch.visibility, batch=batch.id, private_dataset=batch.private_dataset)
             if batch.private_dataset:  # an expired token lets the run start and end saying so
-                read_token.lend_batch(redis, batch.id, run.id, QUEUES["rollouts"].job_timeout)
+                read_token.lend_batch(redis, batch.id, run.id, QUEUES[ROLLOUTS].job_timeout)
             if batch.model:  # an expired key lets the run start and end saying its model settings expired
                 models.lend_batch_secret(redis, batch.id, run.id)
             try:

@@ -1,9 +1,8 @@
-"""Starting, stopping and settling runs, from whichever process asks: the web, the CLI, a test.
+"""Starting and stopping runs, from whichever process asks: the web, the CLI, a test.
 
-`start_run` writes the record and queues the job (one per rollout, on `rollouts`); the job's time limit sits
-above the task's own timeouts. `settle` is how a run whose job died without saying so (a killed work horse, a
-lost worker, RQ's own time limit) still ends as a record that says failed and why: RQ's failure callback calls
-it, and so does anyone reading a run that looks active while its job is not.
+`start_run` writes the record and queues the job (one per rollout, on `rollouts`, through rlx/jobs/enqueue.py);
+the job's time limit sits above the task's own timeouts. `finish` ends a run from outside its job: a stop before it
+started, or rlx/jobs/settle.py for a job that died without saying so.
 """
 
 from __future__ import annotations
@@ -11,16 +10,14 @@ from __future__ import annotations
 import logging
 
 from flask import current_app
-from rq import Callback
 from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
+from rq.job import Job
 
 from rlx.adapters.indexes import load_pack
-from rlx.queue import get_queue, get_redis
-from rlx.queue.defaults import QUEUES
-from rlx.queue.liveness import Liveness, job_lost
+from rlx.jobs.enqueue import enqueue_rollout
+from rlx.jobs.queues import QUEUES, ROLLOUTS
+from rlx.queue import get_redis
 from rlx.runs import events, index, limits, models, record, sandboxes
-from rlx.runs.failures import failure_from_text
 from rlx.runs.record import FAILED, QUEUED, STOPPED, RunRecord
 from rlx.store.writable import is_store_full
 from rlx.store import app_store
@@ -28,7 +25,7 @@ from rlx.store import app_store
 log = logging.getLogger("rlx.runs")
 AGENTS = ("oracle", "nop", "terminus-2")
 MARGIN_SEC = 300  # above the task's own timeouts: setup, copying files, Harbor's teardown
-MAX_JOB_SEC = QUEUES["rollouts"].job_timeout
+MAX_JOB_SEC = QUEUES[ROLLOUTS].job_timeout
 
 
 def job_timeout_for(store, env_id: str, ref: str) -> int:
@@ -46,7 +43,7 @@ def job_timeout_for(store, env_id: str, ref: str) -> int:
     return int(min(total + MARGIN_SEC, MAX_JOB_SEC))
 
 
-def start_run(run: RunRecord, pack_store=None, queue: str = "rollouts") -> RunRecord:
+def start_run(run: RunRecord, pack_store=None, queue: str = ROLLOUTS) -> RunRecord:
     """`pack_store` is where the dataset's pack is (a visitor's shelf for a private dataset; the store otherwise);
     `queue` is `rollouts`, or `bulk` for runs nobody is waiting for (an environment's health check)."""
     store = app_store()
@@ -59,12 +56,7 @@ def start_run(run: RunRecord, pack_store=None, queue: str = "rollouts") -> RunRe
         record.save(store, run)
         index.upsert(store, run)
         events.publish(redis, run.id, "status", status=QUEUED)
-        defaults = QUEUES["rollouts"]
-        get_queue(queue).enqueue(
-            "rlx.runs.runner.run_rollout", run.id, job_id=run.job_id, job_timeout=run.job_timeout,
-            result_ttl=defaults.result_ttl, failure_ttl=defaults.failure_ttl,
-            on_failure=Callback("rlx.runs.launch.job_failed"), description=f"rollout {run.id}",
-        )
+        enqueue_rollout(run.id, run.job_id, run.job_timeout, queue)
     except BaseException:
         _undo_start(store, redis, run)
         raise
@@ -95,38 +87,12 @@ def request_stop(run: RunRecord) -> RunRecord:
             Job.fetch(run.job_id, connection=redis).cancel()
         except NoSuchJobError:
             pass
-        return _finish(run, STOPPED, "Stopped by its owner before it started.", None)
+        return finish(run, STOPPED, "Stopped by its owner before it started.", None)
     return run
 
 
-def job_failed(job, connection, exc_type, exc_value, traceback) -> None:
-    """RQ's failure callback: the job raised past our own handling, or RQ stopped it."""
-    run_id = (job.args or [None])[0]
-    store = app_store()
-    run = record.load(store, run_id) if run_id else None
-    if run is not None and run.active:
-        _finish(run, FAILED, _why(exc_type, job), getattr(exc_type, "__name__", None))
-
-
-def settle(run: RunRecord) -> RunRecord:
-    """An active record whose job is no longer alive is marked failed, with the reason RQ kept."""
-    if not run.active or not run.job_id:
-        return run
-    redis = get_redis()
-    try:
-        job = Job.fetch(run.job_id, connection=redis)
-        status = job.get_status(refresh=True)
-    except NoSuchJobError:
-        return _finish(run, FAILED, "Its job disappeared from the queue (Redis was reset?).", "LostJob")
-    if status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
-        return _finish(run, FAILED, _why_from_job(job), "JobFailed")
-    if status == JobStatus.STARTED and job_lost(job, Liveness.of(current_app.config["RLX"])):
-        return _finish(run, FAILED, "The worker running it stopped (killed or restarted) before it finished.",
-                       "WorkerLost")
-    return run
-
-
-def _finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -> RunRecord:
+def finish(run: RunRecord, status: str, outcome: str, error_type: str | None) -> RunRecord:
+    """End an active run as `status`, from outside its job: its record, index entry, slot and events say so."""
     store, redis = app_store(), get_redis()
     current = record.load(store, run.id) or run
     if not current.active:
@@ -163,36 +129,6 @@ def next_batch_runs(store, redis, run: RunRecord) -> None:
         batch.advance(store, redis, run.batch)
     except Exception:
         log.warning("batch %s could not start its next runs", run.batch, exc_info=True)
-
-
-def _why(exc_type, job) -> str:
-    name = getattr(exc_type, "__name__", str(exc_type))
-    if name == "JobTimeoutException":
-        return f"It ran past its time limit ({job.timeout} s) and was stopped."
-    if name == "AbandonedJobError":
-        return "The worker running it stopped (killed or restarted) before it finished."
-    return f"The job failed: {name}."
-
-
-def _why_from_job(job) -> str:
-    text = ""
-    try:
-        result = job.latest_result()
-        text = (result.exc_string or "") if result else ""
-    except Exception:  # an old RQ result format: the generic sentence below is enough
-        pass
-    if "JobTimeoutException" in text:
-        return f"It ran past its time limit ({job.timeout} s) and was stopped."
-    if "terminated unexpectedly" in text or "Work-horse" in text:
-        return "The process running it was killed before it finished."
-    last = text.strip().splitlines()[-1] if text.strip() else ""
-    type_name, _, message = last.partition(":")
-    infrastructure = failure_from_text(type_name.strip(), last)
-    if infrastructure is not None:
-        return infrastructure[1]
-    # The exception's name only: its message (a socket path, a host's folder) is for the worker's log.
-    return f"Its job failed ({type_name.strip().rsplit('.', 1)[-1][:80]})." if last else \
-        "Its job failed; no reason was recorded."
 
 
 def _remove_scratch(run_id: str) -> None:

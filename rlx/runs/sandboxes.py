@@ -48,12 +48,11 @@ def take_token(redis, run_id: str) -> str | None:
 
 
 def after_lost_run(redis, run) -> None:
-    """A run ended without its job's own cleanup (launch.py's settle): cancel its sandbox upstream, from a worker."""
+    """A run ended without its job's own cleanup (rlx/jobs/settle.py): cancel its sandbox upstream, from a worker."""
     if run.sandbox == HF and redis.exists(token_key(run.id)):
-        from rlx.queue import get_queue
+        from rlx.jobs.enqueue import enqueue_sandbox_cancel
 
-        get_queue("rollouts").enqueue("rlx.runs.sandboxes.cancel_left_behind", run.id, job_timeout=120,
-                                      result_ttl=600, failure_ttl=24 * 3600, description=f"cancel sandbox of {run.id}")
+        enqueue_sandbox_cancel(run.id)
 
 
 def cancel_left_behind(run_id: str) -> list[str]:

@@ -126,7 +126,7 @@ def healthz_count(port: int) -> float:
 
 def test_killing_a_worker_or_a_host_loses_nothing(cluster):
     from rlx import Config, create_app
-    from rlx.queue.jobs import enqueue_once
+    from rlx.jobs.enqueue import enqueue_once
     from tests.jobs_for_tests import hold_first_step
 
     db = redis.Redis.from_url(cluster.redis_url)

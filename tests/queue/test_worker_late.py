@@ -17,7 +17,7 @@ from rq.job import Job, JobStatus
 from rq.utils import now
 
 from rlx import create_app
-from rlx.queue.defaults import QUEUES
+from rlx.jobs.queues import QUEUES
 from rlx.queue.liveness import Liveness
 from rlx.runs import record
 from tests.conftest import index_now

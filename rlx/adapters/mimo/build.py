@@ -17,7 +17,7 @@ from rlx.adapters.rows.local import local_file
 from rlx.adapters.rows.processors import RowRef, get_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
 from rlx.adapters.rows.tables import DataFile, FileTable, SplitRows
-from rlx.queue.jobs import NullProgress
+from rlx.queue.progress import NullProgress
 from rlx.sources.errors import EntryNotFound, SourceError
 
 ROWS_PER_DOMAIN = 20_000  # the release's largest domain has 2,698 rows: every row is indexed

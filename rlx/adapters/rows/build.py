@@ -15,7 +15,7 @@ from rlx.adapters.task_words import search_words
 from rlx.adapters.rows.processors import RowRef, choose_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
 from rlx.adapters.rows.tables import FileTable, SplitRows, ViewerTable
-from rlx.queue.jobs import NullProgress
+from rlx.queue.progress import NullProgress
 from rlx.sources.errors import SourceError
 
 ROWS_INDEXED_PER_SPLIT = 1000  # the task list and task search hold this many rows of each split

@@ -28,7 +28,7 @@ from rlx.adapters.task_words import search_words
 from rlx.adapters.taskdirs import find
 from rlx.adapters.withhold import withhold_task_texts
 from rlx.adapters.withhold.task import text_kind
-from rlx.queue.jobs import NullProgress
+from rlx.queue.progress import NullProgress
 from rlx.sources.errors import EntryNotFound, SourceError
 
 MAX_LISTED = 50_000

@@ -29,7 +29,7 @@ from rq import Queue
 from rq.job import Job
 
 from rlx.queue import get_redis
-from rlx.queue.defaults import QUEUES
+from rlx.jobs.queues import QUEUES
 
 bp = Blueprint("metrics", __name__)
 

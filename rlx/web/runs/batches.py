@@ -19,7 +19,7 @@ from rlx.runs.access import may_see, visibility_for
 from rlx.runs.batch import BatchRecord
 from rlx.runs.batch_results import (counts, histogram, result_rows, results, to_csv, to_jsonl, to_parquet,
                                     withdrawn_count)
-from rlx.runs.launch import settle
+from rlx.jobs.settle import settle
 from rlx.runs.limits import LimitReached
 from rlx.runs.models import ModelChoice, ModelError
 from rlx.auth.visitor import cap_holder_id, visitor_token

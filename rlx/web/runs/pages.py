@@ -18,7 +18,8 @@ from rlx.auth.shelf import needs_shelf, shelf_key
 from rlx.runs import events, read_token, record, rollout_rules
 from rlx.runs.access import may_see, visibility_for
 from rlx.runs.form import FormError, read_run_form
-from rlx.runs.launch import MAX_JOB_SEC, request_stop, settle, start_run
+from rlx.jobs.settle import settle
+from rlx.runs.launch import MAX_JOB_SEC, request_stop, start_run
 from rlx.runs.limits import LimitReached
 from rlx.runs.egress import egress_for
 from rlx.runs.models import ModelChoice, ModelError, choose_model, drop_secret, store_secret
