@@ -14,6 +14,7 @@ from flask import url_for
 
 from rlx.adapters.blocks import to_text
 from rlx.adapters.paths import safe_relpath
+from rlx.mcp import rollout_tools
 from rlx.mcp.protocol import ToolError, ToolResult
 from rlx.mcp.snippets import app_base_url
 from rlx.mcp.task_text import row_data, row_line, task_as_text
@@ -25,7 +26,7 @@ MAX_PAGE_SIZE = 100
 MAX_PAGE = 10_000
 MAX_FILTER_VALUES = 24
 READ_CHUNK = 60_000  # characters of a file per read_file call; `offset` reads on
-BUILTIN = ("describe", "list_tasks", "search_tasks", "get_task", "read_file", "random_task")
+BUILTIN = ("describe", "list_tasks", "search_tasks", "get_task", "read_file", "random_task", *rollout_tools.NAMES)
 
 _PAGING = {
     "page": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1, "description": "Page number."},
@@ -75,6 +76,8 @@ class DatasetTools:
             _tool("random_task", "Read a random task", "One task picked at random (among those the filters "
                   "keep), in full as get_task gives it.", {"filters": filters}),
         ]
+        if self.state.ready and self.state.adapter.rollout_files(self.state.index):
+            tools += rollout_tools.tool_specs(_tool)
         for extra in self.state.adapter.mcp_tools(self.state.env)[:32]:
             if isinstance(extra, dict) and extra.get("name") not in BUILTIN and isinstance(extra.get("name"), str):
                 tools.append({"name": extra["name"], "description": str(extra.get("description", "")),
@@ -103,13 +106,22 @@ class DatasetTools:
 
     def call_tool(self, name: str, arguments: dict) -> ToolResult:
         if name in BUILTIN:
-            schema = next(t["inputSchema"] for t in self.list_tools() if t["name"] == name)
+            # A partial index (a big repository published level by level) can already be listed, as on the page.
+            self._require_index(partial_ok=name in ("list_tasks", "search_tasks"))
+            schema = next((t["inputSchema"] for t in self.list_tools() if t["name"] == name), None)
+            if schema is None:
+                raise ToolError(f"{self.env_id} has no {name} tool: it holds no rollout files.")
             unknown = sorted(set(arguments) - set(schema["properties"]))
             if unknown:
                 takes = ", ".join(schema["properties"]) or "no arguments"
                 raise ToolError(f"{name} has no argument {unknown[0][:60]!r}; it takes: {takes}.")
-            # A partial index (a big repository published level by level) can already be listed, as on the page.
-            self._require_index(partial_ok=name in ("list_tasks", "search_tasks"))
+            if name == "list_rollouts":
+                number = arguments.get("file")
+                return rollout_tools.list_rollouts(self.state, self.env_id, None if number is None else
+                                                   _int(arguments, "file", 0, 0, 10_000))
+            if name == "get_rollout":
+                return rollout_tools.get_rollout(self.state, self.env_id, _int(arguments, "file", 0, 0, 10_000),
+                                                 _int(arguments, "trace", 0, 0, 10_000))
             return getattr(self, "_" + name)(arguments)
         self._require_index()
         try:
@@ -144,6 +156,11 @@ class DatasetTools:
         if facets:
             parts.append("# Filters for list_tasks, search_tasks and random_task\n" + "\n".join(
                 f"- {key} ({label}): " + ", ".join(f"{v} ({n})" for v, n, _ in values) for key, label, values in facets))
+        files = state.adapter.rollout_files(state.index)
+        if files:
+            traces = sum(len(f.get("traces") or []) for f in files)
+            parts.append(f"# Recorded runs\n{len(files):,} rollout files ({traces:,} traces) in this repository: runs, "
+                         "not tasks. list_rollouts lists them, get_rollout reads one.")
         parts.append(self._health())
         parts.append("Answers (solutions, expected outputs, graders' data) are withheld everywhere; get_task says "
                      "what it withheld from each task.")

@@ -1,5 +1,5 @@
 """The agent's text on the task page is exactly the text /api/task and MCP `get_task` give, for every task of
-every bundled dataset: read back from the page's HTML the way a browser's parser reads a <pre>, character for
+every bundled dataset (and on a recorded run's page, as /api/env/.../rollouts and `get_rollout` give it): read back from the page's HTML the way a browser's parser reads a <pre>, character for
 character. Markdown rendering (which drops `<file>`, backslashes, fences and diff lines) is only an opt-in view."""
 
 from __future__ import annotations
@@ -56,27 +56,35 @@ def examples_client(tmp_path_factory, redis_url):
     config = Config.from_env({"STORAGE_DIR": str(tmp_path_factory.mktemp("data")), "REDIS_URL": redis_url,
                               "SESSION_SECRET": "test-secret", "RLX_SOURCE": str(EXAMPLES)})
     app = create_app(config)
-    refs = {name: [row.ref for row in index_now(app, f"{ORG}/{name}").rows] for name in DATASETS}
-    return app.test_client(), refs
+    indexes = {name: index_now(app, f"{ORG}/{name}") for name in DATASETS}
+    reads = {}  # each dataset's pages: (page, its JSON, the MCP tool and arguments that read the same)
+    for name, index in indexes.items():
+        reads[name] = [(f"/t/{ORG}/{name}/{row.ref}", f"/api/task/{ORG}/{name}/{row.ref}", "get_task",
+                        {"ref": row.ref}) for row in index.rows]
+        for n, entry in enumerate(index.summary.get("rollouts") or []):  # recorded runs: each trace's page
+            reads[name] += [(f"/d/{ORG}/{name}/rollouts/{n}/{t['n']}", f"/api/env/{ORG}/{name}/rollouts/{n}/{t['n']}",
+                             "get_rollout", {"file": n, "trace": t["n"]})
+                            for t in entry.get("traces") or [] if not t.get("empty")]
+    return app.test_client(), reads
 
 
 @pytest.mark.parametrize("name", DATASETS)
 def test_every_tasks_page_shows_the_agents_text_exactly_as_the_api_and_mcp_give_it(examples_client, name):
-    client, refs = examples_client
-    assert refs[name], f"{name} lists no task"
+    client, reads = examples_client
+    assert reads[name], f"{name} lists no task and no recorded run"
     session, _ = initialize(client, url=f"/mcp/d/{ORG}/{name}")
     checked = 0
-    for ref in refs[name]:
-        api = client.get(f"/api/task/{ORG}/{name}/{ref}")
-        assert api.status_code == 200, (name, ref)
+    for page_url, api_url, tool, arguments in reads[name]:
+        api = client.get(api_url)
+        assert api.status_code == 200, api_url
         expected = [text for section in api.get_json()["sections"] for text in agent_texts(section["blocks"])]
-        page = client.get(f"/t/{ORG}/{name}/{ref}").get_data(as_text=True)
-        assert texts_on_page(page) == expected, (name, ref)
-        reply = post(client, rpc("tools/call", 1, name="get_task", arguments={"ref": ref}), session,
+        page = client.get(page_url).get_data(as_text=True)
+        assert texts_on_page(page) == expected, page_url
+        reply = post(client, rpc("tools/call", 1, name=tool, arguments=arguments), session,
                      url=f"/mcp/d/{ORG}/{name}").get_json()
         mcp_text = reply["result"]["content"][0]["text"]
         for text in expected:
-            assert text in mcp_text, (name, ref, text[:80])
+            assert text in mcp_text, (page_url, text[:80])
         checked += len(expected)
     assert checked, f"no task of {name} shows the agent's text as a prompt or a chat"
 

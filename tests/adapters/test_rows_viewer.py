@@ -154,3 +154,27 @@ def test_a_viewer_failing_while_indexing_leaves_the_files_read_directly(hub_app,
     index = index_now(hub_app, VERL_ID)
     assert index.summary["origin"] == "files" and index.summary["rows_total"] == 235
     assert any("could not be used" in p and "502" in p for p in index.summary["problems"])
+
+
+def test_eval_results_beside_the_tasks_are_read_as_runs_even_where_the_viewer_would_serve_them(hub_app, hub):
+    # The viewer folds every file not named for a split into "train": Verifiers' outputs/evals/.../results.jsonl
+    # would become tasks, each graded completion beside its prompt. The files are read directly instead.
+    tasks = [{"question": f"What is {i} + {i}?", "answer": f"ZX-ANSWER-{i:04d}"} for i in range(4)]
+    results = [{"example_id": i, "prompt": [{"role": "user", "content": f"What is {i} + {i}?"}],
+                "completion": [{"role": "assistant", "content": f"ZX-ANSWER-{i:04d}"}], "reward": 1.0,
+                "answer": f"ZX-ANSWER-{i:04d}"} for i in range(4)]
+    hub.add_repo("dataset", "lab/with-evals", {
+        "README.md": "---\ntags: [verifiers, rl-environment]\n---\n# Sums\n",
+        "data/train.jsonl": "".join(json.dumps(r) + "\n" for r in tasks),
+        "outputs/evals/sums--model/abc/results.jsonl": "".join(json.dumps(r) + "\n" for r in results)})
+    assert hub_app.extensions["rlx.source"].viewer.is_valid("lab/with-evals")["viewer"] is True
+    index = index_now(hub_app, "lab/with-evals")
+    assert index.summary["origin"] == "files" and index.summary["rows_total"] == 4 and len(index.rows) == 4
+    [runs] = index.summary["rollouts"]
+    assert runs["path"] == "outputs/evals/sums--model/abc/results.jsonl" and runs["format"] == "verifiers"
+    assert any("results.jsonl (runs, not tasks)" in p for p in index.summary["problems"])
+    client = hub_app.test_client()
+    page = client.get("/d/lab/with-evals").get_data(as_text=True)
+    assert "Rollouts in this repository" in page and "4 tasks" in page
+    trace = client.get("/d/lab/with-evals/rollouts/0/2").get_data(as_text=True)
+    assert "What is 2 + 2?" in trace and not SECRET.search(trace)

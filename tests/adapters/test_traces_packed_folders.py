@@ -1,5 +1,5 @@
-"""The three bundled formats added last, as a visitor sees them: agent traces (turns, tool calls beside their
-outputs, the result), Harbor tasks packed into parquet (shown as the same tasks in their folders are, answers
+"""The three bundled formats added last, as a visitor sees them: agent traces (recorded runs, so listed as rollouts,
+never as tasks: turns, tool calls beside their outputs, the result), Harbor tasks packed into parquet (shown as the same tasks in their folders are, answers
 withheld alike, files in the viewer), and a repository of task folders without task.toml. Every page of each is
 crawled for the answers planted in the fixtures."""
 
@@ -41,7 +41,7 @@ def text_of(html: str) -> str:
     return html_module.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
 
 
-@pytest.mark.parametrize("repo_id, adapter, processor", [(TRACES, "rows", "traces"), (PACKED, "rows", "packed-harbor"),
+@pytest.mark.parametrize("repo_id, adapter, processor", [(PACKED, "rows", "packed-harbor"),
                                                          (KATAS, "task-folders", None)])
 def test_each_new_example_is_read_in_its_format(more_app, repo_id, adapter, processor):
     from rlx.adapters.indexes import load_index
@@ -51,24 +51,60 @@ def test_each_new_example_is_read_in_its_format(more_app, repo_id, adapter, proc
     assert index.rows and not any(row.error for row in index.rows)
 
 
-# Agent traces
+# Agent traces: recorded runs, so rollouts, never tasks
+
+
+def test_a_dataset_of_traces_lists_its_runs_as_rollouts_and_no_task(more_app, client):
+    from rlx.adapters.indexes import load_index
+
+    index = load_index(more_app.extensions["rlx.store"], TRACES)
+    assert index.summary["processor"] == "traces" and index.rows == []
+    files = index.summary["rollouts"]
+    assert [(f["path"], f["format"], len(f["traces"])) for f in files] == [("data/train.jsonl", "traces", 6)]
+    page = text_of(client.get(f"/d/{TRACES}").get_data(as_text=True))
+    assert "This repository holds recorded runs, not tasks" in page and "Traces 6 in 1 file" in page
+    assert "No tasks in this dataset" not in page and "Search 0 tasks" not in page and "Health" not in page
+    assert client.get(f"/t/{TRACES}/train/0").status_code == 404  # a run is not a task
+    assert TRACES not in {t["env_id"] for t in client.get("/api/search/tasks?q=umbrella").get_json()["tasks"]}
 
 
 def test_a_trace_shows_the_prompt_each_call_beside_its_output_and_the_result(client):
-    page = text_of(client.get(f"/t/{TRACES}/train/1").get_data(as_text=True))
-    assert "What the agent gets" in page and "Should I pack an umbrella for Bergen today?" in page
+    page = text_of(client.get(f"/d/{TRACES}/rollouts/0/1").get_data(as_text=True))
+    assert "What the agent got" in page and "Should I pack an umbrella for Bergen today?" in page
     call = page.index("calls get_forecast")
     assert page.index("get_forecast returned") > call and '{"rain_chance": 80}' in page[call:call + 300]
     assert 'get_weather returned 1 {"temp_c": 9, "sky": "rain"}' in page
     assert "Reward 1.0" in page and "Success yes" in page  # the columns, labelled
-    # listed as withheld, by name only: the answer by its name, the metadata beside the trace as the grader's side
-    assert "final_answer : its name marks it" in page and "metadata : the grader's side of the row" in page
+    # listed as withheld, by name only: the answer by its name, the fields beside the trace as not drawn
+    assert "final_answer : its name marks it" in page and "metadata : a field of the rollout record" in page
+    assert "success : a field" not in page  # drawn under The result, so not said to be left out
     assert not SECRET.search(page)
 
 
+def test_the_traces_are_read_over_the_json_api_and_mcp_alike(client):
+    listed = client.get(f"/api/env/{TRACES}/rollouts").get_json()
+    assert [t["title"][:32] for t in listed["files"][0]["traces"]][:2] == [
+        "Should I pack an umbrella for Li", "Should I pack an umbrella for Be"]
+    one = client.get(f"/api/env/{TRACES}/rollouts/0/1").get_json()
+    assert one["path"] == "data/train.jsonl" and {"task", "trace", "result"} <= {s["id"] for s in one["sections"]}
+    assert not SECRET.search(str(one)) and not SECRET.search(str(listed))
+    assert client.get(f"/api/env/{TRACES}/rollouts/0/99").status_code == 404
+    assert client.get(f"/api/env/{PACKED}/rollouts").get_json()["files"] == []
+
+
+def _trace_text(record: dict) -> str:
+    from rlx.adapters.blocks import to_text
+    from rlx.adapters.rollouts import trace_sections
+    from rlx.adapters.rollouts.formats import to_trace
+
+    trace = to_trace("traces", record)
+    assert trace is not None, record
+    sections, _ = trace_sections(trace)
+    return "\n".join(to_text(b) for s in sections for b in s.blocks)
+
+
 def test_tool_outputs_pair_with_their_calls_by_id_whatever_their_order():
-    from rlx.adapters.rows.processors import RowRef, render_row
-    from rlx.adapters.rows.processors.traces import TraceProcessor
+    from rlx.adapters.rows.processors.traces import turns
 
     messages = [{"role": "user", "content": "two lookups"},
                 {"role": "assistant", "content": "", "tool_calls": [
@@ -76,16 +112,14 @@ def test_tool_outputs_pair_with_their_calls_by_id_whatever_their_order():
                     {"id": "b", "function": {"name": "second", "arguments": "{}"}}]},
                 {"role": "tool", "tool_call_id": "b", "content": "OUT-OF-SECOND"},
                 {"role": "tool", "tool_call_id": "a", "content": "OUT-OF-FIRST"}]
-    task = render_row(TraceProcessor(), {"messages": messages, "answer": "ZX-ANSWER-9000"}, RowRef("train", 0))
-    steps = next(b for s in task.sections for b in s.blocks if b.kind == "steps").data
-    codes = [(blk.title, blk.data["text"]) for part in steps for blk in part["blocks"] if blk.kind == "code"]
-    assert codes == [("calls first", "{}"), ("first returned", "OUT-OF-FIRST"),
-                     ("calls second", "{}"), ("second returned", "OUT-OF-SECOND")]
-    assert [w.where for w in task.withheld] == ["answer"]
+    calls = [(call["name"], call["output"]) for turn in turns(messages) for call in turn["calls"]]
+    assert calls == [("first", "OUT-OF-FIRST"), ("second", "OUT-OF-SECOND")]
+    text = _trace_text({"messages": messages, "answer": "ZX-ANSWER-9000"})
+    assert text.index("first returned") < text.index("OUT-OF-FIRST") < text.index("calls second")
+    assert "ZX-ANSWER-9000" not in text
 
 
 def test_sharegpt_and_step_traces_read_too():
-    from rlx.adapters.rows.processors import RowRef, render_row
     from rlx.adapters.rows.processors.traces import TraceProcessor
 
     sharegpt = {"conversations": [{"from": "human", "value": "list files"},
@@ -96,10 +130,8 @@ def test_sharegpt_and_step_traces_read_too():
              "resolved": False}
     for row, shown in ((sharegpt, ["ls returned", "README.md"]), (steps, ["action returned", "total 0"])):
         assert TraceProcessor().claim(list(row), [row]) >= 0.9
-        task = render_row(TraceProcessor(), row, RowRef("train", 0))
-        from rlx.adapters.blocks import to_text
-        text = "\n".join(to_text(b) for s in task.sections for b in s.blocks)
-        assert task.error is None and all(words in text for words in shown), text
+        text = _trace_text(row)
+        assert all(words in text for words in shown), text
 
 
 # Packed Harbor
@@ -194,8 +226,11 @@ def test_task_folders_list_each_kata_with_its_instruction_and_grader(client):
 def test_no_planted_answer_on_any_page_file_or_json(client, repo_id):
     on_disk = FOLDERS / "shell-katas" if repo_id == KATAS else None  # every file asked for, withheld ones too
     pages = crawl(client, repo_id, on_disk)
-    task_pages = [u for u in pages if u.startswith(f"/t/{repo_id}/") and "?" not in u]
-    assert len(task_pages) >= 3
+    opened = [u for u in pages if u.startswith((f"/t/{repo_id}/", f"/d/{repo_id}/rollouts/0/")) and "?" not in u]
+    assert len(opened) >= 3
+    if repo_id == TRACES:
+        for url in (f"/api/env/{TRACES}/rollouts", *(f"/api/env/{TRACES}/rollouts/0/{i}" for i in range(6))):
+            pages[url] = client.get(url).get_data(as_text=True)
     if repo_id == KATAS:
         assert f"/t/{KATAS}/katas/rot13?f=cases.txt" in pages and f"/t/{KATAS}/katas/rot13?f=answers.json" in pages
     if repo_id == PACKED:  # withheld files are not linked: ask for each solution by name too
@@ -211,7 +246,7 @@ def test_no_planted_answer_on_any_page_file_or_json(client, repo_id):
     assert client.get("/api/search/tasks?q=ZX-ANSWER").get_json()["total"] == 0
 
 
-@pytest.mark.parametrize("words, repo_id", [("umbrella Bergen", TRACES), ("molar", PACKED), ("rot13", KATAS)])
+@pytest.mark.parametrize("words, repo_id", [("molar", PACKED), ("rot13", KATAS)])
 def test_task_search_finds_each_formats_tasks(client, words, repo_id):
     found = client.get(f"/api/search/tasks?q={words}").get_json()["tasks"]
     assert repo_id in {t["env_id"] for t in found}
@@ -235,25 +270,26 @@ def test_the_packed_example_is_what_the_build_script_writes(tmp_path):
         assert committed.read_bytes() == written.read_bytes(), committed
 
 
-@pytest.mark.parametrize("row, problem", [
-    ({"messages": "not a list"}, "holds no turns"),
-    ({"messages": [1, 2]}, "holds no turns"),
-    ({"messages": [{"role": "assistant", "tool_calls": "garbage"}]}, None),
-    ({"messages": [{"role": "tool", "content": "an output no call asked for"}]}, None),
-    ({"messages": [{"role": "assistant", "content": None, "tool_calls": [{"id": 5, "function": "x"}]}]}, None),
-    ({"messages": [{"role": "user", "content": [{"type": "image"}]}], "reward": {"a": [1]}}, None),
+@pytest.mark.parametrize("row", [
+    {"messages": "not a list"},
+    {"messages": [1, 2]},
+    {"messages": [{"role": "assistant", "tool_calls": "garbage"}]},
+    {"messages": [{"role": "tool", "content": "an output no call asked for"}]},
+    {"messages": [{"role": "assistant", "content": None, "tool_calls": [{"id": 5, "function": "x"}]}]},
+    {"messages": [{"role": "user", "content": [{"type": "image"}]}], "reward": {"a": [1]}},
 ])
-def test_a_malformed_trace_is_a_message_or_a_page_never_an_error(row, problem):
+def test_a_malformed_trace_is_no_trace_or_a_page_never_an_error(row):
     import json
 
     from rlx.adapters import public
-    from rlx.adapters.rows import sections
-    from rlx.adapters.rows.processors import RowRef, render_row
-    from rlx.adapters.rows.processors.traces import TraceProcessor
+    from rlx.adapters.contract import TaskView
+    from rlx.adapters.rollouts import trace_sections
+    from rlx.adapters.rollouts.formats import to_trace
 
-    task = render_row(TraceProcessor(), row, RowRef("train", 0))
-    assert (problem in task.error) if problem else task.error is None
-    json.dumps(public(sections.task_view("train/0", task)))  # the JSON API can send it
+    trace = to_trace("traces", row)
+    if trace is not None:  # a record without turns is listed as "(no turns)" by the file's page
+        sections, withheld = trace_sections(trace)
+        json.dumps(public(TaskView(ref="0/0", title="t", sections=sections, withheld=withheld)))
 
 
 def test_a_katas_own_files_show_in_the_viewer_and_its_graders_data_does_not(client):
@@ -265,8 +301,8 @@ def test_a_katas_own_files_show_in_the_viewer_and_its_graders_data_does_not(clie
     assert "Uryyb" not in cases and "withheld" in cases.lower()
 
 
-def test_a_trace_task_labels_its_chips_and_numbers_its_turns_from_one(client):
-    text = text_of(client.get(f"/t/{TRACES}/train/0").get_data(as_text=True))
-    assert "Reward: 1.0" in text and "Turns recorded: 5" in text  # never a bare "1.0" or "5"
+def test_a_trace_labels_its_chips_and_numbers_its_turns_from_one(client):
+    text = text_of(client.get(f"/d/{TRACES}/rollouts/0/0").get_data(as_text=True))
+    assert "reward: 1.0" in text and "model: demo-model-small" in text  # never a bare "1.0"
     turns = [int(n) for n in re.findall(r"Turn (\d+) ·", text)]
     assert turns and turns == list(range(1, len(turns) + 1))

@@ -48,7 +48,7 @@ PAGES = {
     "harbor-task": ("/t/rlx-examples/terminal-basics/csv-sales-rollup?f=tests/test.sh", 200),
     "packed-task": (f"/t/{PACKED_EXAMPLE}/train/0", 200),
     "mimo-env": (f"/d/{MIMO_EXAMPLE}", 200),
-    "trace-task": (f"/t/{TRACES_EXAMPLE}/train/0", 200),
+    "trace": (f"/d/{TRACES_EXAMPLE}/rollouts/0/0", 200),
     "rows-env": (f"/d/{ROWS_EXAMPLE}", 200),
     "row-task": (f"/t/{ROWS_EXAMPLE}/train/5", 200),
     "space": ("/s/rlx-examples/echo-env", 200),

@@ -9,6 +9,7 @@ from pathlib import Path
 from rlx.adapters.rollouts import sessions
 from rlx.adapters.rollouts.formats import ONE_PER_FILE, Trace, to_trace
 from rlx.adapters.rows import readers
+from rlx.adapters.rows.datafiles import data_format
 
 MAX_TRACES = 200  # traces of one file listed and opened
 MAX_FILE_BYTES = 32 * 1024 * 1024  # a whole-file trace (.traj, a session) larger than this is not read
@@ -24,7 +25,7 @@ def read_file(path: Path, fmt: str) -> list[Trace | None]:
     if fmt in ONE_PER_FILE:
         return [_whole_trace(path, fmt)]
     try:
-        records = readers.read_head(path, "jsonl" if path.suffix != ".json" else "json", MAX_TRACES)
+        records = readers.read_head(path, data_format(path.name) or "jsonl", MAX_TRACES)
     except readers.DataFileError as exc:
         raise RolloutFileError(str(exc)) from None
     return [to_trace(fmt, r) if isinstance(r, dict) else None for r in records]

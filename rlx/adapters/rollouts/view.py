@@ -10,13 +10,13 @@ from rlx.adapters.key_labels import labelled
 from rlx.adapters.rollouts.formats import Trace
 from rlx.adapters.rows.processors import common as c
 from rlx.adapters.rows.processors.answers import answer_walk
-from rlx.adapters.rows.processors.traces import TRACE_COLUMNS, turn_steps
+from rlx.adapters.rows.processors.traces import RESULT_COLUMNS, TRACE_COLUMNS, turn_steps
 from rlx.adapters.withhold import Withheld
 from rlx.adapters.withhold.values import drop_public, mask_values
 
 SHOWN = {*TRACE_COLUMNS, "prompt", "completion", "question", "responses_create_params", "response", "history",
          "lines", "info", "model", "agent", "reward", "metrics", "example_id", "instance_id", "task_id", "id",
-         "_ng_task_index", "_ng_rollout_index", "agent_ref", "task"}
+         "_ng_task_index", "_ng_rollout_index", "agent_ref", "task", *RESULT_COLUMNS}
 NOT_DRAWN_WHY = "a field of the rollout record this page does not draw (the grader's side may be among them)"
 
 

@@ -14,7 +14,7 @@ from rlx.adapters.rows.rollout_files import index_rollouts
 from rlx.adapters.task_words import search_words
 from rlx.adapters.rows.processors import RowRef, choose_processor, render_row
 from rlx.adapters.rows.readers import BadRow, DataFileError
-from rlx.adapters.rows.tables import FileTable, SplitRows, ViewerTable
+from rlx.adapters.rows.tables import MAX_ROLLOUT_FILES, FileTable, SplitRows, ViewerTable, rollouts_in_tree
 from rlx.queue.progress import NullProgress
 from rlx.sources.errors import SourceError
 
@@ -31,9 +31,13 @@ def open_source_table(env, progress):
     if viewer is not None:
         try:  # a viewer failing at any step leaves the files, read directly
             valid = viewer.is_valid(env.id, token=env.token)
-            if valid.get("viewer") or valid.get("preview"):
+            served = valid.get("viewer") or valid.get("preview")
+            runs = rollouts_in_tree(env) if served else []
+            if served and not runs:
                 return ViewerTable.survey(env, viewer), None
-            note = "The dataset viewer does not serve this dataset; its files were read directly."
+            note = (f"The dataset viewer would read {runs[0]} (runs, not tasks) as tasks; the files were read "
+                    "directly." if runs else "The dataset viewer does not serve this dataset; its files were read "
+                    "directly.")
         except SourceError as exc:
             note = f"The dataset viewer could not be used ({exc}); the files were read directly."
     else:
@@ -66,6 +70,9 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     sample = [r for rows in heads.values() for r in rows if isinstance(r, dict)][:SAMPLE_ROWS]
     columns = list(dict.fromkeys(k for r in sample for k in r))
     processor, score = choose_processor(columns, sample, tags=env.record.tags)
+    traces_only = processor.key == "traces"
+    if traces_only:  # recorded runs, not tasks: every file of them is listed as rollouts, none as a task
+        table, splits, heads = _traces_as_rollouts(env, table, splits)
     surveyed = [r for rows in heads.values() for r in rows if isinstance(r, dict)]
     hints = processor.survey(list(dict.fromkeys(k for r in surveyed for k in r)), surveyed)
     _step(progress, "finish", "fetching", f"Read as {processor.label}")
@@ -96,7 +103,7 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
         "claim": round(score, 3), "origin": table.origin, "rows_total": sum(s.rows for s in splits),
         "several_configs": several_configs, "splits": [s.as_json() for s in splits], "problems": problems[:50],
         "columns": column_stats, "openings": split_openings, "hints": hints,
-        "rollouts": rollouts, "manifest": read_manifest(env),
+        "rollouts": rollouts, "manifest": read_manifest(env), "traces_only": traces_only,
         "seconds": round(time.monotonic() - started, 2),
     }
     index = Index(env_id=env.id, adapter=adapter_key, revision=env.revision, version=version,
@@ -107,6 +114,18 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     save_index(env.store, index)
     _step(progress, "finish", "packing", f"{len(rows):,} rows indexed")
     return index
+
+
+def _traces_as_rollouts(env, table, splits):
+    """The table's data files as rollout files of agent traces (read from the files themselves: a trace page reads
+    its file again), with no split left to list as tasks."""
+    if table.origin == "viewer":
+        table = FileTable.survey(env)
+        splits = table.splits()[:MAX_SPLITS]
+    found = [{"path": f.path, "format": "traces", "why": "agent traces: recorded runs, not tasks", "records": f.rows}
+             for split in splits for f in split.files if not f.error]
+    table.rollouts = (found + table.rollouts)[:MAX_ROLLOUT_FILES]
+    return table, [], {}
 
 
 def _task_row(raw, task, text: str, ref: RowRef, show_split: bool) -> TaskRow:

@@ -18,6 +18,12 @@ def overview(index) -> list[Section]:
                    f"{s['rows']:,} rows" + _listed(shown.get(f"{s['config']}/{s['split']}" if several else s["split"],
                                                              0), s["rows"])] for s in splits]
     origin = {"viewer": "the Hub's dataset viewer", "files": "the data files, read directly"}.get(summary.get("origin"))
+    if summary.get("traces_only"):  # recorded runs, listed as rollouts below: no split of tasks to count
+        files = summary.get("rollouts") or []
+        traces = sum(f.get("records") or len(f.get("traces") or []) for f in files)
+        return [Section("summary", "The dataset", [b.kv([("Format", summary.get("processor_label")),
+                                                         ("Traces", f"{traces:,} in {len(files):,} file(s)"),
+                                                         ("Read from", origin)])])]
     parts = [
         b.kv([("Format", summary.get("processor_label")), ("Rows", f"{summary.get('rows_total', 0):,}"),
               ("Read from", origin)]),

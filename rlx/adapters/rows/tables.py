@@ -126,6 +126,32 @@ class FileTable:
             raise BadRow(str(exc).replace(f"Row {i - starts[k]}", f"Row {i}", 1)) from None
 
 
+# Names eval harnesses give their outputs (Verifiers' outputs/evals/.../results.jsonl, predictions, generations):
+# files the viewer would serve as a split of tasks. Their first record tells.
+_OUTPUT_STEMS = {"results", "outputs", "predictions", "preds", "generations", "completions", "samples", "evals"}
+MAX_SNIFFED = 10
+MAX_SNIFFED_BYTES = 64 * 2**20
+
+
+def rollouts_in_tree(env: Env) -> list[str]:
+    """Data files of rollouts (by name, or by their first record when named as outputs) that the viewer would
+    read as tasks: when there are any, the files are read directly, so they are listed as runs instead."""
+    entries = []
+    for entry in env.source.list_tree(env.repo_type, env.id, recursive=True, revision=env.revision, token=env.token):
+        entries.append(entry)
+        if len(entries) >= MAX_TREE_ENTRIES:
+            break
+    found = [p for p in rollout_files(entries) if data_format(p)]
+    candidates = [e for e in entries if not e.is_dir and data_format(e.path) in ("jsonl", "json")
+                  and e.size <= MAX_SNIFFED_BYTES and e.path not in found
+                  and (e.path.rsplit("/", 1)[-1].split(".", 1)[0].lower() in _OUTPUT_STEMS
+                       or "outputs/" in e.path.lower())]
+    for entry in candidates[:MAX_SNIFFED]:
+        if detect(entry.path, _first_record(env, entry.path, data_format(entry.path) or "")):
+            found.append(entry.path)
+    return found
+
+
 def _first_record(env: Env, path: str, fmt: str):
     """The first record of a JSON Lines or JSON file, or None (parquet and CSV hold no rollout formats we read)."""
     if fmt not in ("jsonl", "json"):

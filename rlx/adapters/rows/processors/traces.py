@@ -1,9 +1,9 @@
 """Agent traces: a row is one episode, its turns in `messages` / `conversations` / `trajectory` (OpenAI chat with
 `tool_calls`, ShareGPT `from`/`value`, or SWE-agent-style steps of thought/action/observation), plus its result.
 
-The page shows what the agent was given (system prompt, first user turn), then each turn with every tool call
-paired with the output it got back (by `tool_call_id`, else the next tool turn in order), then the result
-(reward, success, exit status). A final answer or a reference beside the trace is withheld by the shared rule.
+The processor only claims such a dataset: its rows are recorded runs, so the build lists its files as rollouts
+(rollouts/ draws each trace). `turns` reads one trace, each tool call paired with the output it got back (by
+`tool_call_id`, else the next tool turn in order); `turn_steps` draws them.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 from rlx.adapters import blocks as b
-from rlx.adapters.key_labels import labelled
 from rlx.adapters.rows.processors import common as c
 from rlx.adapters.rows.processors.base import Processor, RowProblem, RowTask
 
@@ -53,32 +52,8 @@ class TraceProcessor(Processor):
         return 0.55 if has_agent else 0.0
 
     def to_task(self, row, ref, withheld) -> RowTask:
-        column = next((n for n in TRACE_COLUMNS if n in row), None)
-        trace = turns(row.get(column)) if column else None
-        if not trace:
-            raise RowProblem(f"Row {ref} holds no turns (looked for {', '.join(TRACE_COLUMNS[:4])}).")
-        system = [t for t in trace if t["role"] == "system"]
-        first_user = next((t for t in trace if t["role"] == "user"), None)
-        given = [b.disclose("The system prompt", [b.prompt(t["content"]) for t in system])] if system else []
-        given.append(b.prompt(first_user["content"]) if first_user else
-                     b.note("The trace has no user turn: the agent started from the system prompt.", "info"))
-        pairs = _result_pairs(row)
-        calls = sum(len(t.get("calls", [])) for t in trace)
-        summary = b.kv([("Turns", len(trace)), ("Tool calls", calls), *labelled(pairs)])
-        name = next((c.as_text(row[n]) for n in NAME_COLUMNS if row.get(n) not in (None, "")), None)
-        title = c.title_from(first_user["content"] if first_user else "", name or f"Trace {ref.index}")
-        shown = {column, *RESULT_COLUMNS}
-        return RowTask(
-            title=title, brief=c.brief_from(first_user["content"]) if first_user else "",
-            facets=c.facets_from(row, FACET_COLUMNS),
-            facts={k: c.as_text(v) for k, v in pairs[:3]},
-            sections=c.sections(
-                c.section("task", "What the agent gets", given),
-                c.section("trace", f"The trace ({len(trace)} turns)", [summary, turn_steps(trace, first_user)]),
-                c.section("result", "The result", [b.kv(labelled(pairs)) if pairs else
-                                                   b.note("The row records no reward or outcome.", "info")]),
-                c.section("other", "Other fields", [c.leftovers(row, shown, title=None)]),
-            ))
+        # Never reached: a dataset this processor claims is listed as rollouts (rows/build.py), not as tasks.
+        raise RowProblem("Agent traces are recorded runs; they open as traces, not as tasks.")
 
 
 def turns(value: Any) -> list[dict] | None:
@@ -170,16 +145,6 @@ def turn_steps(trace: list[dict], first_user: dict | None):
         parts.append({"title": "More turns", "blocks": [
             b.note(f"{len(trace) - MAX_TURNS:,} later turns are not drawn on this page.", "info")]})
     return b.steps(parts, title="Each turn, tool calls beside what they returned")
-
-
-def _result_pairs(row: dict) -> list[tuple[str, Any]]:
-    pairs = []
-    for name in RESULT_COLUMNS:
-        value = c.nested(row.get(name))
-        if value in (None, "", [], {}):
-            continue
-        pairs.append((name, value if isinstance(value, (str, int, float, bool)) else c.as_text(value)))
-    return pairs
 
 
 def _cut(text: str) -> str:
