@@ -1,8 +1,9 @@
-"""The registry: built-in adapters register through the same door a new format would."""
+"""The registry and the adapter choice: built-in adapters register through the same door a new format would
+(rlx/adapters/builtin.py, run when the package is imported), so this module imports no adapter of its own and an
+adapter may look another up by key."""
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
 from rlx.adapters.contract import Adapter
@@ -26,35 +27,11 @@ def unregister(key: str) -> None:
 
 
 def get(key: str) -> Adapter | None:
-    _ensure_builtin()
     return _ADAPTERS.get(key)
 
 
 def all_adapters() -> list[Adapter]:
-    _ensure_builtin()
     return list(_ADAPTERS.values())
-
-
-def _ensure_builtin() -> None:
-    """The built-in formats register on first use, through the same `register` a new format calls."""
-    if _builtin_done:
-        return
-    with _builtin_lock:  # concurrent first requests must all see the built-ins, not an empty registry
-        if not _builtin_done:
-            from rlx.adapters.harbor.adapter import HarborAdapter
-            from rlx.adapters.mimo.adapter import MimoAdapter
-            from rlx.adapters.rows.adapter import RowsAdapter
-            from rlx.adapters.taskdirs.adapter import TaskFoldersAdapter
-
-            register(HarborAdapter())
-            register(MimoAdapter())
-            register(RowsAdapter())
-            register(TaskFoldersAdapter())
-            _builtin_done.append(True)
-
-
-_builtin_done: list[bool] = []
-_builtin_lock = threading.Lock()
 
 
 def _ranked(record) -> list[tuple[float, Adapter]]:

@@ -54,7 +54,7 @@ def index_dataset(repo_id: str, revision: str | None = None) -> dict:
 
 def _check_health(env, adapter, index) -> None:
     """A new revision's health check, when the server checks every revision (RLX_HEALTH_CHECKS=auto)."""
-    from rlx.runs.health import after_index
+    from rlx.runs.health_check import after_index
 
     try:
         after_index(env, adapter, index)

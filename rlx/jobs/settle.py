@@ -16,6 +16,7 @@ from rlx.queue import get_redis
 from rlx.queue.liveness import Liveness, job_lost
 from rlx.runs import record
 from rlx.runs.failures import failure_from_text
+from rlx.runs.batch import after_run
 from rlx.runs.launch import finish
 from rlx.runs.record import FAILED, RunRecord
 from rlx.store import app_store
@@ -27,7 +28,7 @@ def job_failed(job, connection, exc_type, exc_value, traceback) -> None:
     store = app_store()
     run = record.load(store, run_id) if run_id else None
     if run is not None and run.active:
-        finish(run, FAILED, _why(exc_type, job), getattr(exc_type, "__name__", None))
+        _end(run, FAILED, _why(exc_type, job), getattr(exc_type, "__name__", None))
 
 
 def settle(run: RunRecord) -> RunRecord:
@@ -39,11 +40,11 @@ def settle(run: RunRecord) -> RunRecord:
         job = Job.fetch(run.job_id, connection=redis)
         status = job.get_status(refresh=True)
     except NoSuchJobError:
-        return finish(run, FAILED, "Its job disappeared from the queue (Redis was reset?).", "LostJob")
+        return _end(run, FAILED, "Its job disappeared from the queue (Redis was reset?).", "LostJob")
     if status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
-        return finish(run, FAILED, _why_from_job(job), "JobFailed")
+        return _end(run, FAILED, _why_from_job(job), "JobFailed")
     if status == JobStatus.STARTED and job_lost(job, Liveness.of(current_app.config["RLX"])):
-        return finish(run, FAILED, "The worker running it stopped (killed or restarted) before it finished.",
+        return _end(run, FAILED, "The worker running it stopped (killed or restarted) before it finished.",
                        "WorkerLost")
     return run
 
@@ -76,3 +77,10 @@ def _why_from_job(job) -> str:
     # The exception's name only: its message (a socket path, a host's folder) is for the worker's log.
     return f"Its job failed ({type_name.strip().rsplit('.', 1)[-1][:80]})." if last else \
         "Its job failed; no reason was recorded."
+
+
+def _end(run: RunRecord, status: str, outcome: str, error_type: str | None) -> RunRecord:
+    """End the run, then let its batch, if any, start its next runs."""
+    ended = finish(run, status, outcome, error_type)
+    after_run(app_store(), get_redis(), ended)
+    return ended

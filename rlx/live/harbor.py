@@ -7,7 +7,7 @@ import json
 
 from rlx.live.client import SpaceClient
 from rlx.live.errors import LiveError
-from rlx.live.introspect import hub_dataset_id
+from rlx.sources.names import is_repo_id
 
 MAX_ITEMS = 60
 
@@ -70,3 +70,13 @@ def _capabilities(client: SpaceClient) -> dict:
 
 def _items(value) -> list[dict]:
     return [v for v in value[:MAX_ITEMS] if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def hub_dataset_id(spec: str) -> str | None:
+    """A split or dataset spec that names a Hub dataset ("org/name", maybe "hf://datasets/org/name[@rev]")."""
+    text = spec.strip()
+    for prefix in ("hf://datasets/", "datasets/", "https://huggingface.co/datasets/"):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    text = text.split("@", 1)[0].rstrip("/")
+    return text if is_repo_id(text) else None

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from rlx.live.client import SpaceClient
 from rlx.live.errors import LiveError, SpaceRefused
-from rlx.sources.names import is_repo_id
+from rlx.live.harbor import harbor_facts
 
 METHODS = ("get", "post", "put", "patch", "delete")
 MAX_ROUTES = 200
@@ -118,8 +118,6 @@ def introspect(client: SpaceClient, base_path: str | None = None) -> dict:
         report["mode"] = "simulation" if {"/reset", "/step"} <= listed else "production"
     if not answered:
         report["error"] = next(iter(problems.values()), "The server did not answer.")
-    from rlx.live.harbor import harbor_facts  # here: harbor.py reads this module's helpers
-
     report["harbor"] = harbor_facts(client, report)
     return report
 
@@ -209,16 +207,6 @@ def _splits(value) -> list[dict]:
                 split["num_tasks"] = item["num_tasks"]
             out.append(split)
     return out
-
-
-def hub_dataset_id(spec: str) -> str | None:
-    """A split or dataset spec that names a Hub dataset ("org/name", maybe "hf://datasets/org/name[@rev]")."""
-    text = spec.strip()
-    for prefix in ("hf://datasets/", "datasets/", "https://huggingface.co/datasets/"):
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-    text = text.split("@", 1)[0].rstrip("/")
-    return text if is_repo_id(text) else None
 
 
 def _find_ui(client: SpaceClient, base_path: str | None, problems: dict) -> str | None:

@@ -5,6 +5,8 @@
     events.py     live events in a Redis stream per run, archived to the store at the end
     launch.py     start (record + job) and stop runs; end one from outside its job
     runner.py     the job: copy the task, drive the Trial, catch every failure into the record
+    batch_record.py  a batch's record; batch.py starts its runs, at most its cap at once, as runs end
+    health.py     an environment's health check and its verdicts; health_check.py starts one
     local_env.py  `local`, a Harbor environment on a bubblewrap sandbox, selected by import path
     hf_sandbox_env.py  `hf`, Harbor's HF Sandbox environment on the visitor's account, selected by import path
     sandboxes.py  which sandbox a run uses, from the web and the job (who may use HF Sandboxes, the token's handoff)

@@ -16,76 +16,23 @@ under the batch's id with an expiry, never in the batch record; `advance` copies
 
 from __future__ import annotations
 
+import logging
 import time
-from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
 
 from rlx.jobs.queues import QUEUES, ROLLOUTS
 from rlx.queue.defaults import KEY_PREFIX
-from rlx.runs import models, read_token, record, rollout_rules
+from rlx.runs import health, models, read_token, record, rollout_rules
 from rlx.runs.limits import LimitReached
+from rlx.runs.batch_record import FINISHED, RUNNING, STOPPED, BatchRecord, load, runs_of, save
 from rlx.runs.record import RunRecord
-from rlx.store import Store, read_json, write_json
+from rlx.store import Store
 
+log = logging.getLogger("rlx.runs")
 MAX_TASKS = 500  # one batch covers at most this many tasks
 MAX_CAP = 4  # runs of one batch active at once, at most
-RUNNING, FINISHED, STOPPED = "running", "finished", "stopped"
 LOCK_SEC = 60
 MAX_ACTIVE_PER_VISITOR = 2  # batches one visitor may have running at once (RLX_MAX_BATCHES_PER_VISITOR)
 BATCH_SLOT_SEC = 48 * 60 * 60  # a slot a lost batch never gave back frees itself after this
-
-
-@dataclass
-class BatchRecord:
-    id: str
-    env_id: str
-    agent: str
-    refs: list[str]
-    cap: int
-    model: str | None = None  # terminus-2's model name; where it is served and its key stay in Redis
-    revision: str | None = None
-    visitor: str | None = None
-    private_dataset: bool = False  # its runs read the task with the visitor's token (rlx/runs/read_token.py)
-    cap_holder: str | None = None  # whose cap of running batches it counts against (as a run's: never a cookie)
-    visibility: str = "private"
-    filters: dict = field(default_factory=dict)  # the task filters that chose `refs` (q, f), to say so on the page
-    run_ids: list[str] = field(default_factory=list)  # runs started, in the order of `refs`
-    status: str = RUNNING
-    created_at: str = field(default_factory=record.now_iso)
-    finished_at: str | None = None
-    agents: list[str] | None = None  # one agent per entry of `refs`, when they differ (a health check's oracle, nop)
-    queue: str = ROLLOUTS  # "bulk" for runs nobody is waiting for
-    purpose: str | None = None  # "health": an environment's health check (rlx/runs/health.py)
-
-    def agent_at(self, i: int) -> str:
-        return self.agents[i] if self.agents else self.agent
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict) -> "BatchRecord":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-
-def batch_path(store: Store, batch_id: str) -> Path:
-    return store.runs_dir / "batches" / f"{batch_id}.json"
-
-
-def save(store: Store, batch: BatchRecord) -> None:
-    write_json(batch_path(store, batch.id), batch.to_json())
-
-
-def load(store: Store, batch_id: str) -> BatchRecord | None:
-    if not record.valid_run_id(batch_id):
-        return None
-    data = read_json(batch_path(store, batch_id))
-    return BatchRecord.from_json(data) if isinstance(data, dict) else None
-
-
-def runs_of(store: Store, batch: BatchRecord) -> list[RunRecord | None]:
-    return [record.load(store, run_id) for run_id in batch.run_ids]
 
 
 def create(store: Store, redis, batch: BatchRecord, max_active: int = MAX_ACTIVE_PER_VISITOR,
@@ -128,8 +75,6 @@ def _end(store: Store, redis, batch: BatchRecord, status: str) -> None:
     if batch.cap_holder or batch.visitor:
         redis.zrem(_slots_key(batch.cap_holder or batch.visitor), batch.id)
     if batch.purpose == "health":
-        from rlx.runs import health
-
         try:
             health.keep_verdicts(store, batch)
         except Exception:  # the page computes them from the runs anyway; the kept copy waits for the next end
@@ -162,6 +107,16 @@ def _active_runs(store: Store, batch: BatchRecord) -> int:
         indexed = db.execute("SELECT COUNT(*), SUM(status IN ('queued', 'running')) FROM runs WHERE batch=?",
                              (batch.id,)).fetchone()
     return (indexed[1] or 0) + max(0, len(batch.run_ids) - indexed[0])  # a run not indexed yet counts as active
+
+
+def after_run(store: Store, redis, run: RunRecord) -> None:
+    """A batch's run has ended: let its batch start the next ones. A failure here must not undo the run's end."""
+    if not run.batch:
+        return
+    try:
+        advance(store, redis, run.batch)
+    except Exception:
+        log.warning("batch %s could not start its next runs", run.batch, exc_info=True)
 
 
 def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:

@@ -17,8 +17,9 @@ from rlx.adapters.indexes import load_pack
 from rlx.jobs.enqueue import enqueue_rollout
 from rlx.jobs.queues import QUEUES, ROLLOUTS
 from rlx.queue import get_redis
+from rlx.queue.defaults import KEY_PREFIX
 from rlx.runs import events, index, limits, models, record, sandboxes
-from rlx.runs.record import FAILED, QUEUED, STOPPED, RunRecord
+from rlx.runs.record import QUEUED, STOPPED, RunRecord
 from rlx.store.writable import is_store_full
 from rlx.store import app_store
 
@@ -76,10 +77,13 @@ def _undo_start(store, redis, run: RunRecord) -> None:
             log.warning("run %s: undoing its start failed", run.id, exc_info=True)
 
 
+def stop_key(run_id: str) -> str:
+    """Set while the run's owner (or its batch's) asks it to stop; its job polls it (rlx/runs/runner.py)."""
+    return f"{KEY_PREFIX}run:{run_id}:stop"
+
+
 def request_stop(run: RunRecord) -> RunRecord:
     """Ask a run to stop: a queued one is cancelled at once, a running one by its job within a second."""
-    from rlx.runs.runner import stop_key
-
     redis = get_redis()
     redis.set(stop_key(run.id), "1", ex=24 * 60 * 60)
     if run.status == QUEUED:
@@ -115,20 +119,7 @@ def finish(run: RunRecord, status: str, outcome: str, error_type: str | None) ->
     events.publish(redis, current.id, "end", status=status, outcome=outcome)
     events.archive(redis, store, current.id)
     sandboxes.after_lost_run(redis, current)
-    next_batch_runs(store, redis, current)
     return current
-
-
-def next_batch_runs(store, redis, run: RunRecord) -> None:
-    """A batch's run has ended: let its batch start the next ones. A failure here must not undo the run's end."""
-    if not run.batch:
-        return
-    from rlx.runs import batch
-
-    try:
-        batch.advance(store, redis, run.batch)
-    except Exception:
-        log.warning("batch %s could not start its next runs", run.batch, exc_info=True)
 
 
 def _remove_scratch(run_id: str) -> None:

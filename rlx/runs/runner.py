@@ -20,7 +20,8 @@ from flask import current_app
 
 from rlx.queue import get_redis
 from rlx.runs import admin_stop, events, index, limits, read_token, record, sandboxes
-from rlx.runs.launch import next_batch_runs
+from rlx.runs.batch import after_run
+from rlx.runs.launch import stop_key
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
 from rlx.runs.egress import egress_for, route_litellm_through
 from rlx.runs.models import ModelError, check_endpoint_live, take_secret
@@ -37,12 +38,6 @@ MAX_TURNS = 30  # terminus-2 episodes per run: a model that never says "done" st
 MODEL_CALL_TIMEOUT = 90  # seconds for one model answer (RLX_MODEL_CALL_TIMEOUT, 1-600, for an operator or a test)
 # litellm would fetch its price list from GitHub at import; workers may have no internet.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-
-def stop_key(run_id: str) -> str:
-    from rlx.queue.defaults import KEY_PREFIX
-
-    return f"{KEY_PREFIX}run:{run_id}:stop"
 
 
 def run_rollout(run_id: str) -> dict:
@@ -102,7 +97,7 @@ def _end(run: RunRecord, store, redis, scratch: Path | None) -> None:
         lambda: _save_last(store, redis, run),
         lambda: events.publish(redis, run.id, "end", status=run.status, outcome=run.outcome),
         lambda: events.archive(redis, store, run.id),
-        lambda: next_batch_runs(store, redis, run),
+        lambda: after_run(store, redis, run),
     ]
     for step in steps:
         try:

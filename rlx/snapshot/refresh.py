@@ -256,7 +256,7 @@ class BudgetWatch:
 
 def _check_health(env, adapter, index) -> None:
     """A new revision's health check, when the server checks every revision (RLX_HEALTH_CHECKS=auto)."""
-    from rlx.runs.health import after_index
+    from rlx.runs.health_check import after_index
 
     try:
         after_index(env, adapter, index)

@@ -85,39 +85,14 @@ def to_trace(fmt: str, record: Any) -> Trace | None:
     return trace
 
 
-def responses_items(items: Any) -> list[dict]:
-    """Responses API items (NeMo Gym, Codex) as chat messages that `turns` reads."""
-    out = []
-    for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict):
-            continue
-        kind = item.get("type")
-        if kind in ("function_call", "custom_tool_call", "local_shell_call"):
-            arguments = item.get("arguments", item.get("input", item.get("action", "")))
-            out.append({"role": "assistant", "content": "", "tool_calls": [
-                {"id": item.get("call_id") or item.get("id"),
-                 "function": {"name": item.get("name") or kind, "arguments": arguments}}]})
-        elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
-            out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": c.as_text(item.get("output"))})
-        elif kind == "reasoning":
-            summary = item.get("summary") or item.get("content") or []
-            text = c.content_text(summary) if isinstance(summary, list) else c.as_text(summary)
-            if text.strip():
-                out.append({"role": "assistant", "content": f"(reasoning) {text}"})
-        elif "role" in item:
-            role = "system" if item["role"] == "developer" else item["role"]
-            out.append({"role": role, "content": c.content_text(item.get("content", ""))})
-    return out
-
-
 def _nemo_gym(record: dict) -> Trace | None:
     params = c.nested(record.get("responses_create_params")) or {}
     given = params.get("input") if isinstance(params, dict) else None
-    messages = [{"role": "user", "content": given}] if isinstance(given, str) else responses_items(given)
+    messages = [{"role": "user", "content": given}] if isinstance(given, str) else sessions.responses_items(given)
     if isinstance(params, dict) and isinstance(params.get("instructions"), str):
         messages.insert(0, {"role": "system", "content": params["instructions"]})
     response = c.nested(record.get("response")) or {}
-    messages += responses_items(response.get("output") if isinstance(response, dict) else None)
+    messages += sessions.responses_items(response.get("output") if isinstance(response, dict) else None)
     index = record.get("_ng_task_index")
     model = response.get("model") if isinstance(response, dict) else None
     return Trace(turns(messages) or [], model=model if isinstance(model, str) else None,

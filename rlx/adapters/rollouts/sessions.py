@@ -34,8 +34,6 @@ def detect(first: dict) -> str | None:
 
 def messages_of(fmt: str, lines: list[Any]) -> tuple[list[dict], str | None]:
     """The session's lines as chat messages that `turns` reads, and the model when a line names it."""
-    from rlx.adapters.rollouts.formats import responses_items
-
     out, model = [], None
     for line in lines:
         if not isinstance(line, dict):
@@ -104,3 +102,28 @@ def _pi_or_sts(message: dict) -> list[dict]:
     if message.get("toolCallId"):  # STS: a tool message answers its call by id
         turn["tool_call_id"] = message["toolCallId"]
     return [turn]
+
+
+def responses_items(items: Any) -> list[dict]:
+    """Responses API items (NeMo Gym, Codex) as chat messages that `turns` reads."""
+    out = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            arguments = item.get("arguments", item.get("input", item.get("action", "")))
+            out.append({"role": "assistant", "content": "", "tool_calls": [
+                {"id": item.get("call_id") or item.get("id"),
+                 "function": {"name": item.get("name") or kind, "arguments": arguments}}]})
+        elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+            out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": c.as_text(item.get("output"))})
+        elif kind == "reasoning":
+            summary = item.get("summary") or item.get("content") or []
+            text = c.content_text(summary) if isinstance(summary, list) else c.as_text(summary)
+            if text.strip():
+                out.append({"role": "assistant", "content": f"(reasoning) {text}"})
+        elif "role" in item:
+            role = "system" if item["role"] == "developer" else item["role"]
+            out.append({"role": role, "content": c.content_text(item.get("content", ""))})
+    return out

@@ -11,7 +11,7 @@ from rlx.http.ratelimit import rate_limited
 from rlx.http.render import render
 from rlx.queue import get_redis
 from rlx.runs import batch as batches
-from rlx.runs import health, rollout_rules
+from rlx.runs import health, health_check, rollout_rules
 from rlx.web.environments.loaders import load_env
 
 bp = Blueprint("env_health", __name__)
@@ -41,9 +41,9 @@ def start_check(org: str, name: str):
         rollout_rules.check_open()
     except rollout_rules.RolloutRefused as exc:
         return error_response(exc.status, str(exc), retry_after=exc.retry_after)
-    runnable, cannot = health.plan(state.adapter, state.env, state.index)
+    runnable, cannot = health_check.plan(state.adapter, state.env, state.index)
     config = current_app.config["RLX"]
-    health.start(current_app.extensions["rlx.store"], get_redis(), state.env.id, state.env.revision, runnable,
+    health_check.start(current_app.extensions["rlx.store"], get_redis(), state.env.id, state.env.revision, runnable,
                  cannot, config.health_cap, config.health_budget)
     return redirect(url_for("envs.env_page", org=org, name=name) + "#health", 303)
 

@@ -15,7 +15,7 @@ from flask import Blueprint, Response, abort, current_app, redirect, render_temp
 
 from rlx.queue import get_redis
 from rlx.auth.shelf import needs_shelf, shelf_key
-from rlx.runs import events, read_token, record, rollout_rules
+from rlx.runs import batch as batches, events, read_token, record, rollout_rules
 from rlx.runs.access import may_see, visibility_for
 from rlx.runs.form import FormError, read_run_form
 from rlx.jobs.settle import settle
@@ -177,8 +177,18 @@ def _sse(name: str, html: str, event_id: str | None) -> str:
 def stop(run_id: str):
     run = _visible_run(run_id)
     if request.form.get("back") == "mine":  # the Stop of the "My runs" list goes back to that list
-        return stop_as_owner(run, "run", lambda r: request_stop(r) if r.active else r, "rollouts.my_runs")
-    return stop_as_owner(run, "run", lambda r: request_stop(r) if r.active else r, "runs.run_page", run_id=run.id)
+        return stop_as_owner(run, "run", _stop, "rollouts.my_runs")
+    return stop_as_owner(run, "run", _stop, "runs.run_page", run_id=run.id)
+
+
+def _stop(run: RunRecord) -> RunRecord:
+    """Stop an active run; one stopped before it started frees its batch's place at once."""
+    if not run.active:
+        return run
+    stopped = request_stop(run)
+    if not stopped.active:
+        batches.after_run(app_store(), get_redis(), stopped)
+    return stopped
 
 
 @bp.get("/api/runs/<run_id>")
