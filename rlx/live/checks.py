@@ -41,6 +41,18 @@ def cached_check(db: redis.Redis, space_id: str) -> dict | None:
     return report if isinstance(report, dict) else None
 
 
+def cached_checks(db: redis.Redis, space_ids: list[str]) -> list[dict | None]:
+    """The last check of each Space, in one round trip (None where there is none or it does not read)."""
+    found = []
+    for raw in db.mget([_key(i) for i in space_ids]) if space_ids else []:
+        try:
+            report = json.loads(raw) if raw else None
+        except ValueError:
+            report = None
+        found.append(report if isinstance(report, dict) else None)
+    return found
+
+
 def age_s(report: dict | None) -> float | None:
     if not report or not isinstance(report.get("checked_ts"), (int, float)):
         return None

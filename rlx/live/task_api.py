@@ -41,6 +41,13 @@ def list_tasks(client: SpaceClient, env: str, split: str, start: int = 0, count:
 
 def get_task(client: SpaceClient, env: str, split: str, index: int) -> dict:
     """One task: {"task", "withheld": [field paths taken out]}."""
+    clean, withheld = strip_answers(fetch_task(client, env, split, index))
+    return {"task": clean, "withheld": [w.where for w in withheld]}
+
+
+def fetch_task(client: SpaceClient, env: str, split: str, index: int):
+    """One task as the server sent it, answers and all: only for code that withholds before anything leaves
+    (get_task here, a Space's task page through the rows withholding: rlx.adapters.openenv.live_tasks)."""
     if not 0 <= index <= MAX_INDEX:
         raise LiveError(f"A task index is between 0 and {MAX_INDEX:,}.", "refused")
     answer = client.post_json(f"/{env}/task", {"split": _split(split), "index": index},
@@ -48,8 +55,7 @@ def get_task(client: SpaceClient, env: str, split: str, index: int) -> dict:
     task = answer.get("task") if isinstance(answer, dict) else None
     if task is None:
         raise LiveError("The Task API answered without a task.", "not_json")
-    clean, withheld = strip_answers(task)
-    return {"task": clean, "withheld": [w.where for w in withheld]}
+    return task
 
 
 def _split(split: str) -> str:

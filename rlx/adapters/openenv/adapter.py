@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 
 from rlx.adapters import blocks
 from rlx.adapters.contract import Adapter, FileView, Index, Section
+from rlx.adapters.openenv import live_tasks
 from rlx.adapters.paths import safe_relpath
 from rlx.adapters.withhold.files import withheld_file_reason
 from rlx.sources.errors import EntryNotFound, SourceError
@@ -64,7 +65,21 @@ class SpaceAdapter(Adapter):
         return sections
 
     def task(self, env, index, ref):
-        return None  # a Space's tasks are served live by its Task API
+        return None  # a Space's tasks are served live by its Task API: live_task below
+
+    # A Space's live tasks (rlx.adapters.openenv.live_tasks): what its last check advertised, read by ref.
+
+    def live_task_ref(self, report: dict | None, ref: str):
+        """The advertised task `ref` names ({env, split, index}), or None."""
+        return live_tasks.parse_ref(report, ref)
+
+    def live_task_refs(self, report: dict | None, cap: int):
+        """Up to `cap` (ref, task) of the advertised tasks, for the Space's page and the sitemap."""
+        return live_tasks.listed_refs(report, cap)
+
+    def live_task(self, report: dict | None, task_ref, task):
+        """The task its server answered as a TaskView, answers withheld as a dataset row's are."""
+        return live_tasks.task_view(report, task_ref, task)
 
     def list_folder(self, env, index: Index, ref: str, path: str):
         folder = safe_relpath(path)

@@ -13,7 +13,11 @@ MODE_WORDS = {"simulation": "simulation (HTTP reset and step, and /ws)",
               "production": "production (episodes over /ws and MCP only)"}
 
 
-def live_sections(report: dict | None, age_words: str | None, verified: bool) -> list[Section]:
+LISTED_TASKS = 30  # a Space's page links this many of its advertised tasks; its /tasks pages list them all
+
+
+def live_sections(report: dict | None, age_words: str | None, verified: bool,
+                  space_id: str | None = None) -> list[Section]:
     if not report:
         return []
     if not report.get("ok"):
@@ -50,6 +54,8 @@ def live_sections(report: dict | None, age_words: str | None, verified: bool) ->
             else:
                 rows.append((env, [_split_words(s) for s in answer.get("splits") or []] or "no splits", env))
         sections.append(Section("task-api", "Task API", [blocks.kv(rows)]))
+        if space_id:
+            sections.extend(_task_list(report, space_id))
     custom = report.get("custom_routes") or []
     if custom:
         sections.append(Section("routes", f"Its own routes ({len(custom)})", [
@@ -63,6 +69,21 @@ def live_sections(report: dict | None, age_words: str | None, verified: bool) ->
     if report.get("harbor"):
         sections.append(harbor_section(report["harbor"]))
     return sections
+
+
+def _task_list(report: dict, space_id: str) -> list[Section]:
+    """Links to the first advertised tasks' own pages (split, index), and to the browser of all of them."""
+    from rlx.adapters.registry import space_adapter
+
+    org, name = space_id.split("/", 1)
+    items = [{"label": f"{task.split} · task {task.index}",
+              "href": url_for("space_tasks.task_page", org=org, name=name, ref=ref)}
+             for ref, task in space_adapter().live_task_refs(report, LISTED_TASKS)]
+    if not items:
+        return []
+    items.append({"label": "All its tasks, split by split", "href": url_for("space_tasks.task_browser", org=org,
+                                                                          name=name)})
+    return [Section("tasks", "Its tasks", [blocks.links(items)])]
 
 
 def _split_words(split: dict) -> str:

@@ -1,4 +1,5 @@
-"""/sitemap.xml (a sitemap index) and its shards /sitemap-<n>.xml, from the catalog snapshot.
+"""/sitemap.xml (a sitemap index) and its shards /sitemap-<n>.xml, from the catalog snapshot, and the Spaces' task
+pages from their servers' last checks (/sitemap-space-tasks.xml, rlx/web/seo/space_tasks_sitemap.py).
 
 Each shard is written while its rows come off the database (rlx/snapshot/public_pages.py): a response streams in
 chunks of a few hundred URLs, so serving the whole catalog never holds more than one chunk. Every URL is absolute on
@@ -13,6 +14,7 @@ from flask import Blueprint, Response, abort, current_app
 
 from rlx.snapshot import public_pages
 from rlx.web.catalog_db import reader, settings
+from rlx.web.seo import space_tasks_sitemap
 from rlx.web.seo.page_meta import public_origin, url_path
 
 bp = Blueprint("sitemap", __name__)
@@ -51,6 +53,7 @@ def sitemap_index():
     lastmod = f"<lastmod>{escape(_lastmod(None, built_at))}</lastmod>" if built_at else ""
     entries = "".join(f"<sitemap><loc>{escape(origin)}/sitemap-{n}.xml</loc>{lastmod}</sitemap>\n"
                       for n in range(1, shards.count + 1))
+    entries += f"<sitemap><loc>{escape(origin)}{space_tasks_sitemap.PATH}</loc>{lastmod}</sitemap>\n"
     body = f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{XMLNS}">\n{entries}</sitemapindex>\n'
     return Response(body, mimetype="application/xml", headers={"Cache-Control": CACHE})
 
@@ -66,6 +69,30 @@ def sitemap_shard(number: int):
             abort(404, f"There is no sitemap {number}: /sitemap.xml lists them all.")
     return Response(_shard_body(snapshot, number, hidden, size, origin, built_at), mimetype="application/xml",
                     headers={"Cache-Control": CACHE})
+
+
+@bp.get(space_tasks_sitemap.PATH)
+def sitemap_space_tasks():
+    """The Spaces' task pages their servers' last checks advertised (rlx/web/seo/space_tasks_sitemap.py)."""
+    from rlx.queue import get_redis
+
+    origin, snapshot, hidden = public_origin(), reader(), settings().hidden
+    built_at, redis_db = snapshot.status().get("built_at") or "", get_redis()
+
+    def body():
+        yield f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{XMLNS}">\n'
+        with snapshot.connection() as db:
+            chunk = []
+            for path, modified in space_tasks_sitemap.space_task_pages(db, redis_db, hidden):
+                chunk.append(f"<url><loc>{escape(origin)}{escape(url_path(path))}</loc>"
+                             f"<lastmod>{escape(_lastmod(modified, built_at))}</lastmod></url>\n")
+                if len(chunk) >= CHUNK_URLS:
+                    yield "".join(chunk)
+                    chunk.clear()
+            yield "".join(chunk)
+        yield "</urlset>\n"
+
+    return Response(body(), mimetype="application/xml", headers={"Cache-Control": CACHE})
 
 
 def _shard_body(snapshot, number: int, hidden, size: int, origin: str, built_at: str):

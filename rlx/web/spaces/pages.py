@@ -93,7 +93,7 @@ def _live_context(record, report):
     age = age_s(report)
     age_words = relative_date(report.get("checked_at")) if report and report.get("checked_at") else None
     return {"report": report, "verified": verified, "check_age": age, "age_words": age_words,
-            "live_sections": live_sections(report, age_words, verified)}
+            "live_sections": live_sections(report, age_words, verified, record.id)}
 
 
 def _status_context(record):
