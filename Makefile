@@ -5,7 +5,7 @@ UV := $(CURDIR)/.tools/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(CURDIR)/.venv
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench agents clean
 
 # uv is not on a fresh machine: install it once into .tools/ with the machine's Python 3.12.
 $(UV):
@@ -32,6 +32,11 @@ bench: $(UV)
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null)
 	@$(UV) sync --frozen --inexact --quiet --group bench
 	@.venv/bin/python -m benchmarks.run $(BENCH_ARGS)
+
+# The agents the local sandbox runs besides oracle, nop and terminus-2, installed ahead of time and pinned
+# (docs/OPERATIONS.md, "Agents"); idempotent, so CI and `make demo` can call it every time.
+agents: $(UV)
+	@UV=$(UV) deploy/agents/install.sh
 
 clean:
 	rm -rf .venv .tools data

@@ -85,9 +85,13 @@ SETTINGS = [
     Setting("RLX_PREVIEWS_MAX_MB", "32", "Megabytes (1 to 100000) of link-preview pictures kept in "
             "STORAGE_DIR/previews; past that, drawing a new one removes the least recently served (drawn again "
             "when next asked for)."),
+    Setting("RLX_AGENTS_DIR", None, "The folder of agents installed ahead of time for the local sandbox "
+            "(`deploy/agents/install.sh` fills it: mini-swe-agent's venv, the npm agents). An agent missing from it "
+            "is shown on the run form as not installed, with the reason. Default: .tools/agents in the checkout."),
 ]
 
 _DEFAULT_SOURCE = Path(__file__).resolve().parent.parent / "examples"
+_DEFAULT_AGENTS_DIR = Path(__file__).resolve().parent.parent / ".tools" / "agents"
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,7 @@ class Config:
     health_cap: int = 4
     health_budget: int = 300
     hf_router_url: str = "https://router.huggingface.co/v1"  # Inference Providers: terminus-2 with the visitor's token
+    agents_dir: Path = _DEFAULT_AGENTS_DIR  # the agents installed ahead of time (rlx/runs/agents.py)
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -137,6 +142,7 @@ class Config:
             hf_router_url=_check_http_url(env.get("HF_ROUTER_URL") or "https://router.huggingface.co/v1",
                                           "HF_ROUTER_URL"),
             source=_check_source(env.get("RLX_SOURCE") or str(_DEFAULT_SOURCE)),
+            agents_dir=Path(env.get("RLX_AGENTS_DIR") or _DEFAULT_AGENTS_DIR).expanduser().resolve(),
             session_secret=env.get("SESSION_SECRET") or _stored_secret(storage),
             public_url=_check_public_url(env.get("RLX_PUBLIC_URL") or None),
             admin_url=_check_public_url(env.get("RLX_ADMIN_URL") or None, "RLX_ADMIN_URL"),

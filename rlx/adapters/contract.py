@@ -86,7 +86,8 @@ class RunField:
     type: str = "text"  # text, number, choice
     choices: list[str] = field(default_factory=list)
     default: Any = None
-    for_agent: str | None = None  # asked only when this agent is chosen (the page hides it for the others)
+    for_agent: str | None = None  # asked only when one of these agents (space-separated) is chosen; hidden otherwise
+    unavailable: list[list[str]] = field(default_factory=list)  # [choice, why] shown greyed, never accepted
 
 
 @dataclass

@@ -54,6 +54,9 @@ def read_run_form(form, options: list[RunOption]) -> RunChoice:
             raise FormError(f"{spec.label} is longer than {MAX_TEXT} characters.")
         if spec.type == "choice":
             value = value or (spec.default or "")
+            why = dict(map(tuple, spec.unavailable)).get(value)
+            if why:
+                raise FormError(f"{value} cannot run here: {why}")
             if value not in spec.choices:
                 raise FormError(f"{spec.label} must be one of {', '.join(spec.choices)}, not {value[:40]!r}.")
         values[name] = value

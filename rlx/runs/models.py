@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 import httpx
 
 from rlx.queue.defaults import KEY_PREFIX
+from rlx.runs.agents import needs_model
 from rlx.runs.egress import Egress, ModelError, guarded_client
 
 CHECK_TIMEOUT = 5.0
@@ -61,17 +62,17 @@ def choose_model(agent: str, model: str, endpoint: str, key: str | None, visitor
                  router_url: str, egress: Egress) -> ModelChoice | None:
     """What the run form's model fields ask for: None for an agent that uses no model, else the model and
     where to reach it; ModelError with one sentence when the fields do not fit together."""
-    if agent != "terminus-2":
+    if not needs_model(agent):
         return None  # fields typed before choosing another agent (with JS off they stay on screen) are ignored
     if not model or len(model) > MAX_MODEL_NAME or any(c.isspace() for c in model):
-        raise ModelError("terminus-2 needs a model: its name (no spaces), and either an OpenAI-compatible endpoint "
+        raise ModelError(f"{agent} needs a model: its name (no spaces), and either an OpenAI-compatible endpoint "
                          "(https://…/v1) with its key, or your Hugging Face sign-in for Inference Providers.")
     if endpoint:
         return ModelChoice(model, check_endpoint_address(endpoint, egress), key)
     if key:
         raise ModelError("An API key goes with an endpoint; to use Inference Providers leave both empty and sign in.")
     if not visitor_token:
-        raise ModelError("terminus-2 needs a model reachable with your key: sign in to use Inference Providers with "
+        raise ModelError(f"{agent} needs a model reachable with your key: sign in to use Inference Providers with "
                          "your Hugging Face account, or give an OpenAI-compatible endpoint (https://…/v1).")
     return ModelChoice(model if ":" in model else model + ROUTER_POLICY, router_url.rstrip("/"), visitor_token)
 

@@ -7,7 +7,10 @@ file changed), so an admin's save holds within a request on every host:
   503 with Retry-After, and running batches start no more runs;
 - `per_visitor_per_hour`: rollouts a visitor may start per hour (a batch counts once), counted in Redis per
   signed-in account, else per address (a cookie anyone can mint would not hold); over it, 429 with Retry-After;
-- `agents`: only those are offered and accepted (empty: every agent the app knows).
+- `agents`: only those are offered and accepted (empty: every agent the app knows);
+
+and, beneath the admin's choice, this host's: an agent that is not installed here (rlx/runs/agents.py) is shown
+greyed with the reason, and refused.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ import dataclasses
 
 from flask import current_app
 
+from rlx.runs import agents as agent_registry
 from rlx.store.settings import RolloutSettings
 
-KNOWN_AGENTS = ("oracle", "nop", "terminus-2")
+KNOWN_AGENTS = agent_registry.NAMES
 SWITCHED_OFF = ("Rollouts are switched off on this server for now by its admins: no new run or batch starts. "
                 "Every task can still be read here, or handed to your own agent over MCP.")
 SWITCHED_OFF_RETRY_S = 600
@@ -42,17 +46,33 @@ def switched_off() -> str | None:
     return None if current().enabled else SWITCHED_OFF
 
 
-def offered_agents() -> list[str]:
+def allowed_agents() -> list[str]:
     allowed = current().agents
     return [a for a in KNOWN_AGENTS if not allowed or a in allowed]
+
+
+def agent_choices(sandbox: str = agent_registry.LOCAL) -> tuple[list[str], list[list[str]]]:
+    """The admin's agents split by this host: (those that can run in `sandbox`, [name, why not] for the rest)."""
+    why = agent_registry.availability(current_app.config["RLX"].agents_dir, sandbox)
+    allowed = allowed_agents()
+    return [a for a in allowed if why[a] is None], [[a, why[a]] for a in allowed if why[a] is not None]
+
+
+def offered_agents(sandbox: str = agent_registry.LOCAL) -> list[str]:
+    return agent_choices(sandbox)[0]
+
+
+def unavailable_agents(sandbox: str = agent_registry.LOCAL) -> list[list[str]]:
+    return agent_choices(sandbox)[1]
 
 
 def offer(options: list) -> list:
     """The run options as the admin's settings allow them: none runnable when switched off, and the agent
     field's choices cut to the allowed agents."""
-    off, agents = switched_off(), offered_agents()
+    off = switched_off()
     shown = []
     for option in options:
+        agents, unavailable = agent_choices(option.key)
         if not option.can_run:
             shown.append(option)
         elif off:
@@ -62,16 +82,18 @@ def offer(options: list) -> list:
                                              why_not="None of the agents this task can run is offered on this "
                                                      "server at the moment."))
         else:
-            shown.append(dataclasses.replace(option, fields=[_agents_cut(f, agents) for f in option.fields]))
+            shown.append(dataclasses.replace(option, fields=[_agents_cut(f, agents, unavailable)
+                                                             for f in option.fields]))
     return shown
 
 
-def _agents_cut(spec, agents: list[str]):
+def _agents_cut(spec, agents: list[str], unavailable: list[list[str]]):
     if spec.name != "agent" or spec.type != "choice":
         return spec
     choices = [c for c in spec.choices if c in agents]
     return dataclasses.replace(spec, choices=choices, default=spec.default if spec.default in choices else
-                               (choices[0] if choices else None))
+                               (choices[0] if choices else None),
+                               unavailable=[pair for pair in unavailable if pair[0] in spec.choices])
 
 
 def check_open() -> None:
@@ -80,8 +102,11 @@ def check_open() -> None:
         raise RolloutRefused(503, off, SWITCHED_OFF_RETRY_S)
 
 
-def check_agent(agent: str) -> None:
-    agents = offered_agents()
+def check_agent(agent: str, sandbox: str = agent_registry.LOCAL) -> None:
+    agents, unavailable = agent_choices(sandbox)
+    why = dict(unavailable).get(agent)
+    if why:
+        raise RolloutRefused(400, f"The agent {agent!r} cannot run here: {why}")
     if agent not in agents:
         raise RolloutRefused(400, f"The agent {agent[:40]!r} is not offered on this server; choose one of "
                                   f"{', '.join(agents) or 'none (no agent is offered at the moment)'}.")
@@ -104,8 +129,8 @@ def count_start() -> None:
                                   f"on this server (counted for {whose}); try again in {wait} s.", wait)
 
 
-def check_start(agent: str) -> None:
+def check_start(agent: str, sandbox: str = agent_registry.LOCAL) -> None:
     """Everything the admin's settings ask of a start, in order: open, the agent offered, the hourly limit."""
     check_open()
-    check_agent(agent)
+    check_agent(agent, sandbox)
     count_start()

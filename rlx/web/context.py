@@ -12,7 +12,7 @@ from rlx.queue.outage import retry_sentence
 from rlx.adapters.key_labels import readable
 from rlx.catalog.kinds import KINDS
 from rlx.runs.outcome import LABELS as OUTCOME_LABELS
-from rlx.runs.rollout_rules import offered_agents
+from rlx.runs.rollout_rules import offered_agents, unavailable_agents
 from rlx.web.format import compact_number, file_size, operator_hint, relative_date
 from rlx.web.naming import ref_beside_title
 from rlx.web.richtext import render_code, render_markdown, render_verbatim
@@ -36,7 +36,8 @@ def init_context(app: Flask) -> None:
     @app.context_processor
     def _globals():
         return {"app_name": "HF RL Explorer", "kind_labels": {k: v.label for k, v in KINDS.items()},
-                "header_trending": header_trending, "inline_css": inline_css, "offered_agents": offered_agents}
+                "header_trending": header_trending, "inline_css": inline_css, "offered_agents": offered_agents,
+                "unavailable_agents": unavailable_agents}
 
 
 def header_trending() -> list[dict]:

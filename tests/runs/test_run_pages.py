@@ -42,12 +42,12 @@ def stored_runs(app) -> list:
         return index.with_status(app.extensions["rlx.store"], ("queued", "running", "finished", "failed", "stopped"))
 
 
-def test_the_task_page_offers_the_run_form_and_says_what_terminus_needs(indexed_client):
+def test_the_task_page_offers_the_run_form_and_says_what_the_model_agents_need(indexed_client):
     html = indexed_client.get(TASK).get_data(as_text=True)
     assert f'action="{TASK}/run"' in html
     for agent in ("oracle", "nop", "terminus-2"):
         assert f'<option value="{agent}"' in html
-    assert "terminus-2 needs a model" in html
+    assert "The other agents need a model" in html
 
 
 def test_a_task_the_sandbox_cannot_replay_says_why_instead_of_a_form(indexed_client):
@@ -89,7 +89,8 @@ def test_a_private_run_is_not_shown_to_another_browser(indexed_app):
 
 
 @pytest.mark.parametrize("forged, sentence", [
-    ({"agent": "claude-code"}, "Agent must be one of"),
+    ({"agent": "hal-9000"}, "Agent must be one of"),
+    ({"agent": "claude-code"}, "claude-code cannot run here: Claude Code speaks only Anthropic"),
     ({"visibility": "everyone"}, "must be one of"),
     ({"option": "hf-sandbox"}, "no run option"),
     ({"timeout": "99999"}, "does not take"),

@@ -11,8 +11,10 @@ step the sandbox cannot replay, GPUs, compose services or an allowlist gets the 
 from __future__ import annotations
 
 from rlx.adapters.contract import RunField, RunOption
+from rlx.runs.agents import MODEL_AGENTS, NAMES
 
-AGENTS = ["oracle", "nop", "terminus-2"]
+AGENTS = list(NAMES)  # which of them runs on this host is decided per request (rlx/runs/rollout_rules.py)
+_FOR_MODEL = " ".join(MODEL_AGENTS)
 VISIBILITY = ["private", "public"]
 
 
@@ -61,9 +63,9 @@ def _fields() -> list[RunField]:
     return [
         RunField("agent", "Agent", "choice", AGENTS, "oracle"),
         RunField("visibility", "Who can see the run", "choice", VISIBILITY, "private"),
-        RunField("model", "Model (terminus-2 only)", "text", for_agent="terminus-2"),
-        RunField("endpoint", "OpenAI-compatible endpoint (terminus-2 only)", "url", for_agent="terminus-2"),
-        RunField("api_key", "API key for that endpoint (terminus-2 only)", "password", for_agent="terminus-2"),
+        RunField("model", "Model (agents that use one)", "text", for_agent=_FOR_MODEL),
+        RunField("endpoint", "OpenAI-compatible endpoint (agents that use a model)", "url", for_agent=_FOR_MODEL),
+        RunField("api_key", "API key for that endpoint", "password", for_agent=_FOR_MODEL),
     ]
 
 

@@ -87,7 +87,7 @@
     var agent = form.querySelector("select[name=agent]");
     if (!agent) return;
     form.querySelectorAll("[data-for-agent]").forEach(function (label) {
-      var off = label.getAttribute("data-for-agent") !== agent.value;
+      var off = label.getAttribute("data-for-agent").split(" ").indexOf(agent.value) < 0;
       label.hidden = off;
       label.querySelectorAll("input, select, textarea").forEach(function (el) { el.disabled = off; });
     });

@@ -12,6 +12,7 @@ from werkzeug.datastructures import MultiDict
 
 from rlx.queue import get_redis
 from rlx.runs import batch as batches
+from rlx.runs import agents as agent_registry
 from rlx.runs import record, rollout_rules
 from rlx.auth.shelf import needs_shelf, shelf_key
 from rlx.runs import read_token
@@ -35,7 +36,7 @@ from rlx.web.runs.owner import owns, stop_as_owner, visitor_id
 from rlx.store import app_store
 
 bp = Blueprint("batches", __name__)
-AGENTS = ("oracle", "nop", "terminus-2")
+AGENTS = agent_registry.NAMES  # which of them this host runs: rollout_rules.check_start
 VISIBILITIES = ("private", "public")
 FIELDS = {"agent", "visibility", "cap", "q", "f", "model", "endpoint", "api_key"}
 MAX_TEXT, MAX_SECRET = 200, 400
@@ -56,6 +57,8 @@ def read_batch_form(form) -> tuple[str, str, int, TaskQuery, ModelChoice | None]
     agent = form.get("agent", "")
     if agent not in AGENTS:
         raise BatchFormError(f"A batch runs one of {', '.join(AGENTS)}, not {agent[:40]!r}.")
+    if why := dict(map(tuple, rollout_rules.unavailable_agents())).get(agent):
+        raise BatchFormError(f"{agent} cannot run here: {why}")
     visibility = form.get("visibility", "private")
     if visibility not in VISIBILITIES:
         raise BatchFormError(f"Visibility must be private or public, not {visibility[:40]!r}.")

@@ -65,7 +65,7 @@ def start(org: str, name: str, ref: str):
     except (FormError, ModelError) as exc:
         abort(400, str(exc))
     try:
-        rollout_rules.check_start(choice.values["agent"])
+        rollout_rules.check_start(choice.values["agent"], choice.option.key)
     except rollout_rules.RolloutRefused as exc:
         return error_response(exc.status, str(exc), retry_after=exc.retry_after)
     run = RunRecord(id=record.new_run_id(), env_id=state.env.id, ref=ref, agent=choice.values["agent"],

@@ -1,0 +1,78 @@
+"""The run and batch forms offer the agents this host can run, and show each other one greyed with the reason."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import index_now
+from tests.runs_helpers import SCIENCE
+
+TASK = f"/t/{SCIENCE}/chemistry/molar-mass-table"
+OURS = {"Origin": "http://localhost"}
+INSTALLED = ("mini-swe-agent/bin/mini-swe-agent", "npm/node_modules/.bin/codex")
+
+
+def _agents_dir(tmp_path, *installed: str):
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    for path in installed:
+        program = folder / path
+        program.parent.mkdir(parents=True, exist_ok=True)
+        program.write_text("#!/bin/sh\n")
+        program.chmod(0o755)
+    return folder
+
+
+@pytest.fixture
+def host_app(make_config, redis_client, tmp_path, request):
+    from rlx import create_app
+
+    app = create_app(make_config(RLX_AGENTS_DIR=str(_agents_dir(tmp_path, *request.param))))
+    index_now(app, SCIENCE)
+    return app
+
+
+def _local_form(page: str) -> str:
+    return re.search(r'<form[^>]*class="run-form".*?name="option" value="local".*?</form>', page, re.S).group(0)
+
+
+def _offered(form: str) -> tuple[list[str], list[str]]:
+    select = re.search(r'<select name="agent">(.*?)</select>', form, re.S).group(1)
+    options = re.findall(r'<option value="([^"]+)"([^>]*)>', select)
+    return [v for v, attrs in options if "disabled" not in attrs], [v for v, attrs in options if "disabled" in attrs]
+
+
+@pytest.mark.parametrize("host_app", [INSTALLED], indirect=True)
+def test_every_agent_is_listed_and_those_that_cannot_run_are_greyed_with_why(host_app):
+    form = _local_form(host_app.test_client().get(TASK).get_data(as_text=True))
+    offered, greyed = _offered(form)
+    assert offered == ["oracle", "nop", "terminus-2"]
+    assert greyed == ["mini-swe-agent", "codex", "opencode", "pi", "claude-code"]
+    assert "claude-code</span>: Claude Code speaks only Anthropic&#39;s Messages API" in form
+    assert "opencode</span>: this server does not drive OpenCode yet" in form
+    # the model fields are asked for every agent that uses a model
+    assert 'data-for-agent="terminus-2 mini-swe-agent codex opencode pi claude-code"' in form
+
+
+@pytest.mark.parametrize("host_app", [()], indirect=True)
+def test_an_agent_that_cannot_run_here_is_greyed_and_refused_with_the_reason(host_app):
+    client = host_app.test_client()
+    offered, greyed = _offered(_local_form(client.get(TASK).get_data(as_text=True)))
+    assert offered == ["oracle", "nop", "terminus-2"] and "pi" in greyed
+    response = client.post(f"{TASK}/run", headers=OURS, data={
+        "option": "local", "agent": "pi", "visibility": "private", "model": "m",
+        "endpoint": "https://api.example.com/v1", "api_key": ""})
+    assert response.status_code == 400
+    assert "pi cannot run here: this server does not drive Pi yet" in response.get_data(as_text=True)
+    env_page = client.get(f"/d/{SCIENCE}").get_data(as_text=True)
+    batch = re.search(r'<form[^>]*class="batch-form".*?</form>', env_page, re.S).group(0)
+    offered, greyed = _offered(batch)
+    assert offered == ["oracle", "nop", "terminus-2"] and "claude-code" in greyed
+    assert "claude-code</span>: Claude Code speaks only" in batch
+    refused = client.post(f"/d/{SCIENCE}/batch", headers=OURS, data={
+        "agent": "opencode", "visibility": "private", "cap": "1", "model": "m",
+        "endpoint": "https://api.example.com/v1"})
+    assert refused.status_code == 400
+    assert "opencode cannot run here: this server does not drive OpenCode" in refused.get_data(as_text=True)
