@@ -46,8 +46,9 @@ def batch(client, agent="oracle"):
 
 
 def agent_choices(html: str) -> list[str]:
+    """The agents one can pick (those this host cannot run are listed disabled, and are not choices)."""
     select = re.search(r'<select name="agent">(.*?)</select>', html, re.S)
-    return re.findall(r'<option value="([^"]+)"', select.group(1)) if select else []
+    return re.findall(r'<option value="([^"]+)"(?![^>]*disabled)', select.group(1)) if select else []
 
 
 def test_switching_rollouts_off_disables_the_forms_and_refuses_runs_and_batches(explorer_apps):
