@@ -17,7 +17,7 @@ from contextlib import closing
 from dataclasses import dataclass
 
 from rlx.runs import batch_record as batches, outcome
-from rlx.runs.index import connect
+from rlx.runs.index import connect, index_path
 from rlx.store import Store
 
 SOUND, ORACLE_FAILS, NOP_PASSES, FLAKY, CANNOT_RUN, NOT_CHECKED = (
@@ -131,3 +131,40 @@ def kept(store: Store, env_id: str, revision: str | None) -> dict[str, int]:
         rows = db.execute("SELECT verdict, COUNT(*) AS n FROM health_verdicts WHERE env_id=? AND revision=? "
                           "GROUP BY verdict", (env_id, revision or "")).fetchall()
     return {r["verdict"]: r["n"] for r in rows}
+
+
+PROBLEMS = (NOP_PASSES, ORACLE_FAILS, FLAKY)  # what a task's check can find wrong, worst first
+
+
+def env_verdict(counts: dict[str, int]) -> str:
+    """One environment's verdict from its tasks' counts: the problem found on most tasks (ties: the worse one)
+    when any is; else sound when any task is; else cannot run here when any task is; else not checked."""
+    found = [(counts.get(v, 0), -rank, v) for rank, v in enumerate(PROBLEMS) if counts.get(v, 0)]
+    if found:
+        return max(found)[2]
+    return next((v for v in (SOUND, CANNOT_RUN) if counts.get(v, 0)), NOT_CHECKED)
+
+
+def catalog_verdicts(store: Store) -> dict[str, dict]:
+    """{env id: {"verdict", "counts"}} for every environment whose latest ended check has a verdict, for the
+    catalog snapshot (rlx/snapshot/build.py). An environment whose check found nothing (every task not checked)
+    is left out, as one never checked: the catalog says "not checked" of both alike."""
+    if not index_path(store).is_file():
+        return {}
+    with closing(health_db(store)) as db:
+        rows = db.execute("SELECT c.env_id, c.created_at, v.verdict, COUNT(*) AS n FROM health_checks c "
+                          "JOIN health_verdicts v ON v.env_id = c.env_id AND v.revision = c.revision "
+                          "GROUP BY c.env_id, c.revision, v.verdict ORDER BY c.created_at").fetchall()
+    latest: dict[str, tuple[str, dict[str, int]]] = {}
+    for row in rows:  # oldest first: a later check of an environment replaces an earlier one
+        when, counts = latest.get(row["env_id"], ("", {}))
+        if row["created_at"] != when:
+            when, counts = row["created_at"], {}
+        counts[row["verdict"]] = row["n"]
+        latest[row["env_id"]] = (when, counts)
+    out = {}
+    for env_id, (_, counts) in latest.items():
+        verdict = env_verdict(counts)
+        if verdict != NOT_CHECKED:
+            out[env_id] = {"verdict": verdict, "counts": {v: counts[v] for v in VERDICTS if counts.get(v)}}
+    return out

@@ -58,6 +58,7 @@ def build_snapshot(
     kind_of: Callable[[RepoRecord, bool | None], str] = catalog_kind_of,
     built_at: str | None = None,
     previous: Path | None = None,
+    health: Mapping[str, dict] | None = None,
 ) -> dict:
     """Write the snapshot to `out_path`; return its counts, size and timings.
 
@@ -65,7 +66,8 @@ def build_snapshot(
     so a lazy mapping (StoredIndexes) keeps only one index in memory, and reads each dataset's small row file
     instead of its index while the index is unchanged. `previous` is a local copy of the last snapshot: the build
     starts from its tasks (rlx/snapshot/task_keys.py), and a dataset whose index has the fingerprint that snapshot
-    recorded keeps its tasks there, and nothing of it is read.
+    recorded keeps its tasks there, and nothing of it is read. `health` maps an environment id to its latest
+    health check's {"verdict", "counts"} (rlx/runs/health.py catalog_verdicts); the others are not checked.
     """
     started = time.perf_counter()
     out_path = Path(out_path)
@@ -76,7 +78,7 @@ def build_snapshot(
     try:
         with _collector_paused():
             counts, copied, timings, helper = _write_database(tmp, records, rows_source(indexes), kind_of,
-                                                              built_at, previous)
+                                                              built_at, previous, health or {})
         os.replace(tmp, out_path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -101,8 +103,8 @@ def _collector_paused():
             gc.enable()
 
 
-def _write_database(path: Path, records, source, kind_of, built_at: str, previous: Path | None
-                    ) -> tuple[dict, int, Laps, dict | None]:
+def _write_database(path: Path, records, source, kind_of, built_at: str, previous: Path | None,
+                    health: Mapping[str, dict]) -> tuple[dict, int, Laps, dict | None]:
     """Write the database at `path`; (counts, datasets whose tasks were kept, timings, the search tables' second
     process's CPU seconds and peak RSS when one was used)."""
     timings = Laps()
@@ -132,6 +134,8 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         lap("setup")
         counts, copied, sets = _insert_rows(db, public, source, kind_of, carried, timings, search)
         timings.restart()  # _insert_rows timed its own parts
+        db.executemany("INSERT INTO env_health (env_rowid, verdict, counts) SELECT rowid, ?, ? FROM envs WHERE id = ?",
+                       [(h["verdict"], json.dumps(h["counts"], sort_keys=True), env_id) for env_id, h in health.items()])
         for statement in TOTALS:
             db.execute(statement)
         meta = {"schema": str(SCHEMA), "built_at": built_at, "counts": json.dumps(counts, sort_keys=True),
@@ -433,6 +437,8 @@ def in_process_builder(source: Source, store: Store) -> Callable[[Path], dict]:
     """A reader's fallback: build the same database from the source's listing and the indexes on disk."""
 
     def build(out_path: Path) -> dict:
-        return build_snapshot(fetch_listing(source), StoredIndexes(store), out_path)
+        from rlx.runs.health import catalog_verdicts  # the runs package reads the store, not the snapshot
+
+        return build_snapshot(fetch_listing(source), StoredIndexes(store), out_path, health=catalog_verdicts(store))
 
     return build

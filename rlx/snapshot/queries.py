@@ -16,7 +16,7 @@ import sqlite3
 from pyroaring import BitMap
 
 from rlx.catalog import words
-from rlx.snapshot import env_sets
+from rlx.snapshot import env_sets, health_facet
 from rlx.snapshot.schema import DRAW_HASH_SQL, SORT_COLUMNS
 from rlx.snapshot.task_sample import Estimate
 
@@ -44,11 +44,12 @@ class QueryError(ValueError):
 
 def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | None = None,
                 filters: dict[str, str | list[str]] | None = None, sort: str = "trending", page: int = 1,
-                size: int = 24, exclude_ids=(), only_ids=None, pinned=()) -> dict:
+                size: int = 24, exclude_ids=(), only_ids=None, pinned=(), health: str | None = None) -> dict:
     """One page of environment cards, the total, and each facet counted over what the other filters leave.
 
     The admin's settings arrive per query: `exclude_ids` (hidden environments), `only_ids` (a collection) and
-    `pinned` (first in trending order, in their order).
+    `pinned` (first in trending order, in their order). `health` keeps the environments with that health verdict
+    (rlx/snapshot/health_facet.py).
     """
     column = SORT_COLUMNS.get(sort)
     if column is None:
@@ -59,18 +60,22 @@ def search_envs(db: sqlite3.Connection, q: str = "", kind: str | list[str] | Non
     found, kinds, tags = search_words(q), _values(kind), _tag_values(filters)
     hidden = [i for i in exclude_ids or () if isinstance(i, str)]
     by_rowid = sort == "trending" and env_sets.rowids_in_trending_order(db)
-    if not (found or kinds or tags or hidden or only_ids is not None):
+    if health is not None and health not in health_facet.VERDICTS:
+        raise QueryError(f"health must be one of {', '.join(health_facet.VERDICTS)}.")
+    if not (found or kinds or tags or hidden or health or only_ids is not None):
         return _whole_catalog(db, order, pins, page, size, by_rowid)
     # Every condition is a set of environments (rlx/snapshot/env_sets.py); the page, the total and each facet are
     # read from their intersections, so no count walks the matches.
     parts = {"q": _words_set(db, found), "kind": env_sets.of_kinds(db, kinds) if kinds else None,
              "tags": _all_of(env_sets.of_tag(db, tag) for tag in tags) if tags else None,
-             "ids": _ids_set(db, hidden, only_ids)}
+             "ids": _ids_set(db, hidden, only_ids),
+             "health": health_facet.of_verdict(db, health, env_sets.everyone(db)) if health else None}
     matched = _all_of(part for part in parts.values() if part is not None)  # one part at least: see above
     pinned_rowids = list(_ids_in_order(db, pins)) if pins else []
     rowids = env_sets.ordered_page(db, matched, order, (page - 1) * size, size, pinned_rowids, by_rowid)
     facets = {"kind": env_sets.kind_counts(db, _leaving_out(db, parts, "kind")),
-              "tags": env_sets.tag_counts(db, _leaving_out(db, parts, "tags"), FACET_SIZE)}
+              "tags": env_sets.tag_counts(db, _leaving_out(db, parts, "tags"), FACET_SIZE),
+              "health": health_facet.counts(db, _leaving_out(db, parts, "health"))}
     return {"cards": _env_cards(db, rowids), "total": len(matched), "page": page, "size": size, "facets": facets}
 
 
@@ -90,7 +95,8 @@ def _whole_catalog(db: sqlite3.Connection, order: str, pins: list[str], page: in
         rowids = [r[0] for r in db.execute(f"SELECT rowid FROM envs ORDER BY {order} LIMIT ? OFFSET ?",
                                            (*order_params, size, (page - 1) * size))]
     total = db.execute("SELECT n FROM env_sets WHERE facet = 'all'").fetchone()[0]
-    facets = {"kind": _facet_totals(db, "kind", limit=-1), "tags": _facet_totals(db, "tags", limit=FACET_SIZE)}
+    facets = {"kind": _facet_totals(db, "kind", limit=-1), "tags": _facet_totals(db, "tags", limit=FACET_SIZE),
+              "health": health_facet.counts(db, env_sets.everyone(db))}
     return {"cards": _env_cards(db, rowids), "total": total, "page": page, "size": size, "facets": facets}
 
 
@@ -157,9 +163,11 @@ def _env_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
     rows = db.execute(f"SELECT rowid, {', '.join(_ENV_CARD)} FROM envs WHERE rowid IN "
                       f"({', '.join('?' * len(rowids))})", rowids).fetchall()
     by_rowid = {row[0]: dict(zip(_ENV_CARD, row[1:])) for row in rows}
+    health = health_facet.of_rowids(db, rowids)
     cards = [by_rowid[r] for r in rowids]
-    for card in cards:
+    for rowid, card in zip(rowids, cards):
         card["tags"] = json.loads(card["tags"])
+        card["health"] = health.get(rowid)  # None: not checked
     return cards
 
 

@@ -22,6 +22,7 @@ from rq.timeouts import BaseTimeoutException
 from rlx.adapters import Adapter, Env, Index, choose, get
 from rlx.adapters.registry import may_read, sure_from_record
 from rlx.catalog import fetch_listing, write_listing_file
+from rlx.runs.health import catalog_verdicts
 from rlx.snapshot.build import build_snapshot, env_id_of
 from rlx.snapshot.publish import copy_published, publish
 from rlx.snapshot.row_sources import StoredIndexes
@@ -114,7 +115,8 @@ def _build_and_publish(records: list[RepoRecord], store: Store, cache_dir: Path,
         local = scratch / "catalog.db"
         # The published snapshot's rows of the datasets whose index did not change are copied, not read again.
         previous = copy_published(store, scratch / "previous.db")
-        built = build_snapshot(records, CompleteIndexes(store), local, built_at=_iso(clock()), previous=previous)
+        built = build_snapshot(records, CompleteIndexes(store), local, built_at=_iso(clock()), previous=previous,
+                               health=catalog_verdicts(store))
         _finish(progress, "building", f"{built['counts']['envs']:,} environments, {built['counts']['tasks']:,} tasks")
         _start(progress, "publishing", message="Publishing the snapshot")
         published = publish(local, store, now=datetime.fromtimestamp(clock(), timezone.utc))

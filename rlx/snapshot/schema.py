@@ -11,10 +11,11 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-SCHEMA = 7  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS;
+SCHEMA = 8  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS;
 # 4: tasks point at envs by env_key, task keys kept from hour to hour (rlx/snapshot/task_keys.py); 5: the task
 # sample that broad task searches estimate from (rlx/snapshot/task_sample.py); 6: tasks.words, the rest of a
-# task's prompt for task search; 7: the five kinds (rlx/catalog/kinds.py) in envs.kind
+# task's prompt for task search; 7: the five kinds (rlx/catalog/kinds.py) in envs.kind; 8: env_health, each
+# checked environment's health verdict
 # A meta key, "1" when the environments' rowids follow the trending order ("trending DESC, id"): a trending page
 # of any set of environments is then a slice of its rowids (rlx/snapshot/env_sets.py). A file without it (built
 # before) has its trending pages read by walking the order's index.
@@ -90,6 +91,10 @@ TABLES = (
     # rows has one (fingerprint NULL: rows given as an Index object, never kept), so the next build knows whose
     # tasks to remove.
     "CREATE TABLE env_sources (env_rowid INTEGER PRIMARY KEY, fingerprint TEXT, found_kind TEXT)",
+    # Each environment whose latest health check (rlx/runs/health.py) ended with a verdict: that verdict and its
+    # tasks' counts (JSON). A few rows (checks cost sandboxes), read whole by the health facet
+    # (rlx/snapshot/health_facet.py); an environment without a row is "not checked".
+    "CREATE TABLE env_health (env_rowid INTEGER PRIMARY KEY, verdict TEXT NOT NULL, counts TEXT NOT NULL)",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 

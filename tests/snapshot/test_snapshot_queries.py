@@ -209,7 +209,7 @@ def test_a_card_carries_what_the_page_shows(snapshot):
     db, _, _ = snapshot
     card = search_envs(db, "", sort="tasks", size=1)["cards"][0]
     assert set(card) == {"id", "key", "repo_type", "kind", "heading", "brief", "likes", "downloads", "trending",
-                         "created", "modified", "task_count", "tags", "sdk", "stage"}
+                         "created", "modified", "task_count", "tags", "sdk", "stage", "health"}
     assert isinstance(card["tags"], list) and card["task_count"] > 0
 
 

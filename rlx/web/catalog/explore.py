@@ -10,6 +10,7 @@ from flask import Blueprint, redirect, request, url_for
 
 from rlx.auth.mine import my_repos
 from rlx.auth.visitor import current_visitor
+from rlx.snapshot.health_facet import NOT_CHECKED
 from rlx.web.catalog_db import settings
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
@@ -40,11 +41,17 @@ def home():
     tag_facet = {"label": "Tags", "open": True, "values": [
         {"value": tag, "n": n, "on": tag in query.tags, "href": url_for("explore.home", **query.toggled_tag(tag))}
         for tag, n in result["facets"]["tags"]]}
+    health_facet = {"label": "Health", "open": bool(query.health), "values": [
+        {"value": verdict, "n": n, "on": verdict == query.health,
+         "href": url_for("explore.home", **query.args(health="" if verdict == query.health else verdict))}
+        for verdict, n in result["facets"]["health"]]}
+    if not query.health and all(v["value"] == NOT_CHECKED for v in health_facet["values"]):
+        health_facet["values"] = []  # nothing found was checked: no facet of one value
     visitor = current_visitor()
     mine, mine_note = my_repos(visitor) if visitor else ([], None)
     return render(
         "pages/home.html", fragment=("results", "trending"), query=query, result=result, q=query.q, sorts=SORTS,
-        tag_facet=tag_facet, mine=mine, mine_note=mine_note,
+        tag_facet=tag_facet, health_facet=health_facet, mine=mine, mine_note=mine_note,
         trending=trending[first:first + TRENDING_PER_PAGE], trending_page=trending_page,
         trending_pages=max(1, -(-len(trending) // TRENDING_PER_PAGE)), numbers=result["numbers"], banner=banner,
     )

@@ -13,6 +13,7 @@ from flask import current_app, url_for
 from werkzeug.datastructures import MultiDict
 
 from rlx.catalog.kinds import KINDS, fold_kind, kind_label
+from rlx.snapshot.health_facet import VERDICTS as HEALTH_VERDICTS
 from rlx.snapshot.queries import SORT_COLUMNS, QueryError, search_envs, search_tasks
 from rlx.snapshot.schema import read_meta
 from rlx.web.catalog_db import catalog, settings
@@ -30,6 +31,7 @@ class SearchQuery:
     kind: str = ""
     collection: str = ""
     tags: list[str] = field(default_factory=list)
+    health: str = ""  # one health verdict (rlx/snapshot/health_facet.py), or every environment
     sort: str = "trending"
     page: int = 1
     size: int = PAGE_SIZE
@@ -40,6 +42,9 @@ class SearchQuery:
         kind = fold_kind(args.get("kind", ""))
         if kind and kind not in KINDS:
             raise QueryError(f"kind must be one of {', '.join(KINDS)}.")
+        health = args.get("health", "").strip().lower()
+        if health and health not in HEALTH_VERDICTS:
+            raise QueryError(f"health must be one of {', '.join(HEALTH_VERDICTS)}.")
         sort = args.get("sort", "trending") or "trending"
         if sort not in SORT_COLUMNS:
             raise QueryError(f"sort must be one of {', '.join(SORT_COLUMNS)}.")
@@ -54,12 +59,12 @@ class SearchQuery:
         except ValueError:
             raise QueryError("page and size must be whole numbers.") from None
         return cls(q=args.get("q", "").strip()[:300], kind=kind, collection=args.get("collection", "")[:48],
-                   tags=tags, sort=sort, page=page, size=size)
+                   tags=tags, health=health, sort=sort, page=page, size=size)
 
     def args(self, **change) -> dict:
         """URL arguments for this query with `change` applied (page resets unless given)."""
         values = {"q": self.q, "kind": self.kind, "collection": self.collection, "f": [f"tag:{t}" for t in self.tags],
-                  "sort": self.sort if self.sort != "trending" else "", "page": 1, **change}
+                  "health": self.health, "sort": self.sort if self.sort != "trending" else "", "page": 1, **change}
         if values.get("page") == 1:
             values["page"] = ""
         return {k: v for k, v in values.items() if v not in ("", None, [])}
@@ -70,7 +75,7 @@ class SearchQuery:
 
     @property
     def filtered(self) -> bool:
-        return bool(self.q or self.kind or self.collection or self.tags)
+        return bool(self.q or self.kind or self.collection or self.tags or self.health)
 
 
 def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) -> dict:
@@ -85,7 +90,8 @@ def run_search(query: SearchQuery, trending: int = 0, with_tasks: bool = False) 
     with catalog() as db:
         result = search_envs(db, q=query.q, kind=query.kind or None, filters={"tags": query.tags},
                              sort=query.sort, page=query.page, size=query.size, exclude_ids=admin.hidden,
-                             only_ids=collection.items if collection else None, pinned=admin.pinned)
+                             only_ids=collection.items if collection else None, pinned=admin.pinned,
+                             health=query.health or None)
         if with_tasks and query.q and query.page == 1:  # the words may name a task rather than an environment
             found = search_tasks(db, q=query.q, size=TASK_MATCHES, facets=False, exclude_ids=admin.hidden)
             result["tasks"] = {"total": found["total"], "total_about": found["total_about"],
