@@ -227,7 +227,8 @@ def _row(index: Index, ref: str):
 
 def _packed_instead(env, empty: Index, progress) -> Index:
     """A tagged dataset with no task folder but with data files: its tasks may be packed into rows (a
-    tasks.parquet at any path), which the rows adapter's packed-Harbor processor reads. Looked at only when the
+    tasks.parquet at any path), which the rows adapter's packed-Harbor processor reads, or it may hold a job's
+    trial folders, which the rows adapter lists as recorded runs. Looked at only when the
     folder walk found nothing, so a dataset of task folders costs no extra listing."""
     from rlx.adapters.indexes import save_index
     from rlx.adapters.registry import get
@@ -238,6 +239,8 @@ def _packed_instead(env, empty: Index, progress) -> Index:
         return empty
     packed = get("rows").build_index(env, progress)
     if packed.rows and packed.summary.get("processor") == "packed-harbor":
+        return packed
+    if not packed.rows and packed.summary.get("traces_only"):  # a job's results: trial folders, runs not tasks
         return packed
     refused = [p for p in packed.summary.get("problems", []) if "was refused" in p][:5]
     if refused:  # a packed archive broke a rule: say which, rather than only that no task was found

@@ -10,6 +10,12 @@ Formats, each read after looking at a real public file of it:
   `exit_status` and `submission`) and mini-swe-agent `.traj.json` (`messages`, `info`).
 - A file named as rollouts whose rows hold a trace (`messages`, `trajectory`, ...).
 - Agent session files, one session a file (sessions.py): Claude Code, Codex, Pi and the Session Trace Simple format.
+- Inspect eval logs (`.eval`, a zip: `header.json` and `samples/<id>_epoch_<n>.json`, each sample's `messages` with
+  `tool_calls` {id, function (the name), arguments}, `target` (the reference: withheld), `scores`), as
+  inspect_ai's log format writes them; one trace a sample.
+- Harbor trial folders (`<trial>/agent/trajectory.json` in ATIF beside `<trial>/result.json`): steps from
+  system/user/agent with `tool_calls` {tool_call_id, function_name, arguments} and `observation.results`
+  {source_call_id, content}; the reward from result.json's `verifier_result.rewards`, the task from `task_name`.
 """
 
 from __future__ import annotations
@@ -23,9 +29,11 @@ from rlx.adapters.rows.processors.traces import RESULT_COLUMNS, TRACE_COLUMNS, t
 
 FORMATS = {
     "nemo-gym": "NeMo Gym rollouts", "verifiers": "Verifiers eval results", "swe-agent": "a SWE-agent trajectory",
-    "mini-swe-agent": "a mini-swe-agent trajectory", "traces": "agent traces", **sessions.FORMATS,
+    "mini-swe-agent": "a mini-swe-agent trajectory", "traces": "agent traces", "inspect": "an Inspect eval log",
+    "harbor-trial": "a Harbor trial", **sessions.FORMATS,
 }
-ONE_PER_FILE = {"swe-agent", "mini-swe-agent", *sessions.FORMATS}  # the whole file is one trace
+ONE_PER_FILE = {"swe-agent", "mini-swe-agent", "harbor-trial", *sessions.FORMATS}  # the whole file is one trace
+TRIAL_TRAJECTORY = "agent/trajectory.json"  # a Harbor trial's ATIF file, relative to the trial's folder
 ID_FIELDS = ("example_id", "instance_id", "task_id", "id", "_ng_task_index")
 MODEL_FIELDS = ("model", "model_name", "agent")
 
@@ -49,6 +57,11 @@ def detect(path: str, first: Any) -> str | None:
         return "swe-agent"
     if lower.endswith(".traj.json"):
         return "mini-swe-agent"
+    if lower.endswith(".eval"):
+        return "inspect"
+    if lower.endswith(TRIAL_TRAJECTORY) or (isinstance(first, dict) and str(first.get("schema_version", ""))
+                                            .startswith("ATIF") and isinstance(first.get("steps"), list)):
+        return "harbor-trial"
     if not isinstance(first, dict):
         return None
     session = sessions.detect(first)
@@ -73,7 +86,8 @@ def to_trace(fmt: str, record: Any) -> Trace | None:
     if not isinstance(record, dict):
         return None
     reader = {"nemo-gym": _nemo_gym, "verifiers": _verifiers, "swe-agent": _swe_agent,
-              "mini-swe-agent": _mini_swe_agent, "traces": _traces}.get(fmt)
+              "mini-swe-agent": _mini_swe_agent, "traces": _traces, "inspect": _inspect_sample,
+              "harbor-trial": _harbor_trial}.get(fmt)
     trace = reader(record) if reader else None
     if trace is None or not trace.turns:
         return None
@@ -134,6 +148,59 @@ def _mini_swe_agent(record: dict) -> Trace | None:
     info = c.nested(record.get("info")) or {}
     if trace is not None and isinstance(info, dict):
         trace.result = [(k, info[k]) for k in ("exit_status", "submission") if info.get(k)]
+    return trace
+
+
+def _inspect_sample(record: dict) -> Trace | None:
+    messages = c.nested(record.get("messages"))
+    if not isinstance(messages, list) or not messages:
+        given = c.nested(record.get("input"))  # a sample that never ran: its input alone
+        messages = [{"role": "user", "content": given}] if isinstance(given, str) else given
+    trace = Trace(turns(messages) or [])
+    scores = c.nested(record.get("scores"))
+    for name, score in (scores.items() if isinstance(scores, dict) else []):
+        value = score.get("value") if isinstance(score, dict) else score
+        if isinstance(value, (str, int, float, bool)):
+            trace.result.append((f"score.{name}" if len(scores) > 1 else "score", value))
+    if record.get("error"):
+        trace.result.append(("error", c.as_text(record["error"])[:500]))
+    if record.get("id") not in (None, ""):
+        trace.task_ids = [c.as_text(record["id"])]
+    return trace
+
+
+def _harbor_trial(record: dict) -> Trace | None:
+    """`record`: {"trajectory": the ATIF object, "result": result.json's object or None}."""
+    atif = c.nested(record.get("trajectory")) or {}
+    messages = []
+    for step in atif.get("steps") or [] if isinstance(atif, dict) else []:
+        if not isinstance(step, dict):
+            continue
+        role = {"agent": "assistant"}.get(step.get("source"), step.get("source") or "assistant")
+        calls = [{"id": call.get("tool_call_id"), "function": {"name": call.get("function_name"),
+                                                                "arguments": call.get("arguments", "")}}
+                 for call in step.get("tool_calls") or [] if isinstance(call, dict)]
+        messages.append({"role": role, "content": c.content_text(step.get("message") or ""),
+                         **({"tool_calls": calls} if calls else {})})
+        observation = step.get("observation") if isinstance(step.get("observation"), dict) else {}
+        for result in observation.get("results") or []:
+            if isinstance(result, dict):
+                messages.append({"role": "tool", "tool_call_id": result.get("source_call_id"),
+                                 "content": c.content_text(result.get("content") or "")})
+    agent = atif.get("agent") if isinstance(atif, dict) and isinstance(atif.get("agent"), dict) else {}
+    trace = Trace(turns(messages) or [], model=agent.get("model_name") if isinstance(agent.get("model_name"), str)
+                  else None)
+    outcome = c.nested(record.get("result"))
+    if isinstance(outcome, dict):
+        verifier = outcome.get("verifier_result") if isinstance(outcome.get("verifier_result"), dict) else {}
+        rewards = verifier.get("rewards") if isinstance(verifier.get("rewards"), dict) else {}
+        trace.result = [(k if len(rewards) > 1 else "reward", v) for k, v in rewards.items()
+                        if isinstance(v, (int, float))]
+        failure = outcome.get("exception_info")
+        if isinstance(failure, dict) and failure.get("exception_type"):
+            trace.result.append(("error", f"{failure['exception_type']}: {c.as_text(failure.get('exception_message'))[:300]}"))
+        if isinstance(outcome.get("task_name"), str):
+            trace.task_ids = [outcome["task_name"]]
     return trace
 
 

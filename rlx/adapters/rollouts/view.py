@@ -16,7 +16,7 @@ from rlx.adapters.withhold.values import drop_public, mask_values
 
 SHOWN = {*TRACE_COLUMNS, "prompt", "completion", "question", "responses_create_params", "response", "history",
          "lines", "info", "model", "agent", "reward", "metrics", "example_id", "instance_id", "task_id", "id",
-         "_ng_task_index", "_ng_rollout_index", "agent_ref", "task", *RESULT_COLUMNS}
+         "_ng_task_index", "_ng_rollout_index", "agent_ref", "task", "input", "scores", "epoch", *RESULT_COLUMNS}
 NOT_DRAWN_WHY = "a field of the rollout record this page does not draw (the grader's side may be among them)"
 
 

@@ -98,12 +98,13 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
             rows.append(_task_row(raw, task, text, ref, split_facet))
     column_stats = _column_stats(env, table, splits, processor, cleaned)
     rollouts = index_rollouts(env, table.rollouts, task_texts, splits)
+    runs_only = traces_only or (not splits and bool(rollouts))  # a repository of runs (trials, logs), no task
     summary = {
         "kind": processor.kind, "processor": processor.key, "processor_label": processor.label,
         "claim": round(score, 3), "origin": table.origin, "rows_total": sum(s.rows for s in splits),
         "several_configs": several_configs, "splits": [s.as_json() for s in splits], "problems": problems[:50],
         "columns": column_stats, "openings": split_openings, "hints": hints,
-        "rollouts": rollouts, "manifest": read_manifest(env), "traces_only": traces_only,
+        "rollouts": rollouts, "manifest": read_manifest(env), "traces_only": runs_only,
         "seconds": round(time.monotonic() - started, 2),
     }
     index = Index(env_id=env.id, adapter=adapter_key, revision=env.revision, version=version,

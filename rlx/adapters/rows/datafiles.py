@@ -51,18 +51,33 @@ def is_data_file(path: str) -> bool:
 
 def rollout_files(entries: list[FileEntry]) -> dict[str, str]:
     """Files of rollouts, not tasks, each with why: `<name>_rollouts.jsonl` (or -trajectories) beside `<name>.jsonl`
-    (NeMo Gym's example_rollouts.jsonl), a file named rollouts or trajectories, and SWE-agent `.traj` files. They
-    are named on the dataset's page and never become tasks (showing them as traces is not built yet)."""
+    (NeMo Gym's example_rollouts.jsonl), a file named rollouts or trajectories, SWE-agent `.traj` files, Inspect
+    `.eval` logs and Harbor trials' trajectories. They are named on the dataset's page and never become tasks."""
     files = [e.path for e in entries if not e.is_dir]
     stems = {_stem(p) for p in files if is_data_file(p)}
-    out = {}
+    out = {path: "a Harbor trial (one agent's run of a task), not a task" for path in harbor_trials(files)}
     for path in files[:MAX_FILES * 5]:
         if path.endswith(".traj"):
             out[path] = "a SWE-agent trajectory (one agent's run), not a task"
+        elif path.lower().endswith(".eval"):
+            out[path] = "an Inspect eval log (runs of its samples), not tasks"
         elif is_data_file(path):
             match = _ROLLOUT_NAME.search(_stem(path).rsplit("/", 1)[-1])
             if match and (not match.group(1) or _stem(path)[:-len(match.group(0))] in stems):
                 out[path] = "rollouts of the tasks beside it, not tasks"
+    return out
+
+
+def harbor_trials(files: list[str]) -> dict[str, str]:
+    """Harbor trial folders: {the trial's agent/trajectory.json: the folder ("" at the root)}, where the folder
+    also holds the trial's result.json. Every file of such a folder belongs to the run, none is a task."""
+    present = set(files)
+    out = {}
+    for path in files[:MAX_FILES * 5]:
+        if path == "agent/trajectory.json" or path.endswith("/agent/trajectory.json"):
+            folder = path[: -len("agent/trajectory.json")]
+            if folder + "result.json" in present:
+                out[path] = folder
     return out
 
 
@@ -86,8 +101,9 @@ def split_of(path: str) -> str:
 def find_splits(entries: list[FileEntry], card: dict) -> list[Split]:
     """The dataset's splits, each with its files in reading order."""
     rollouts = rollout_files(entries)
+    trials = tuple(harbor_trials([e.path for e in entries if not e.is_dir]).values())
     paths = sorted(e.path for e in entries if not e.is_dir and is_data_file(e.path) and e.path not in rollouts
-                   )[:MAX_FILES]
+                   and not (trials and e.path.startswith(trials)))[:MAX_FILES]
     configured = _from_card(paths, card)
     if configured:
         return configured

@@ -10,6 +10,7 @@ from rlx.adapters.contract import Section, TaskView
 from rlx.adapters import blocks as b
 from rlx.adapters.rollouts import FORMATS, read_file, trace_sections
 from rlx.adapters.rollouts.files import RolloutFileError
+from rlx.adapters.rollouts.formats import TRIAL_TRAJECTORY
 from rlx.adapters.rollouts.view import trace_title
 from rlx.adapters.rows.local import local_file
 from rlx.adapters.rows.processors import RowRef
@@ -35,7 +36,7 @@ def index_rollouts(env, found: list[dict], task_texts: list[tuple[str, str]], sp
         if not item["format"]:
             continue
         try:
-            traces = read_file(local_file(env, item["path"]), item["format"])
+            traces = read_file(_local(env, item), item["format"])
         except READ_ERRORS as exc:
             entry["problem"] = str(exc)
             continue
@@ -48,6 +49,16 @@ def index_rollouts(env, found: list[dict], task_texts: list[tuple[str, str]], sp
                                     "reward": reward if isinstance(reward, (int, float, bool, str)) else None,
                                     "task": _task_of(trace, by_text, item["path"], splits)})
     return out
+
+
+def _local(env, item: dict):
+    """The rollout file, local; for a Harbor trial its result.json too (its reward), when the trial has one."""
+    if item["format"] == "harbor-trial" and item["path"].endswith(TRIAL_TRAJECTORY):
+        try:
+            local_file(env, item["path"][: -len(TRIAL_TRAJECTORY)] + "result.json")
+        except READ_ERRORS:
+            pass  # drawn without its reward
+    return local_file(env, item["path"])
 
 
 def _task_of(trace, by_text: dict, path: str, splits) -> str | None:
@@ -89,7 +100,7 @@ def trace_view(env, index, n: int, i: int, task_row=lambda _ref: None) -> TaskVi
     if listed is None:
         return None
     try:
-        traces = read_file(local_file(env, entry["path"]), entry["format"])
+        traces = read_file(_local(env, entry), entry["format"])
     except READ_ERRORS as exc:
         return TaskView(ref=f"{n}/{i}", title=listed["title"],
                         sections=[Section("problem", "Could not read this trace", [b.note(str(exc), "bad")])])

@@ -103,8 +103,8 @@ def _call(call: dict) -> dict:
     arguments = c.nested(source.get("arguments", source.get("args", source.get("input", ""))))
     text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False, indent=2,
                                                                     default=str)
-    return {"id": str(call.get("id") or "") or None, "name": str(source.get("name") or "tool"), "arguments": text,
-            "output": None}
+    name = source.get("name") or (function if isinstance(function, str) else None)  # Inspect: function is the name
+    return {"id": str(call.get("id") or "") or None, "name": str(name or "tool"), "arguments": text, "output": None}
 
 
 def _pair_outputs(trace: list[dict]) -> None:
