@@ -34,11 +34,12 @@ def inspect_log(path):
                 {"role": "assistant", "content": [{"type": "text", "text": "I will compute it."}],
                  "tool_calls": [{"id": f"call-{i}", "function": "bash",
                                  "arguments": {"cmd": f"echo {2 * i} > sum.txt"}, "type": "function"}]},
-                {"role": "tool", "tool_call_id": f"call-{i}", "function": "bash", "content": f"inspect-out-{i}"},
+                {"role": "tool", "tool_call_id": f"call-{i}", "function": "bash", "content": f"attachment://out{i}"},
                 {"role": "assistant", "content": f"Done: {TASKS[i]['answer']}"}],
             "scores": {"match": {"value": "C" if i == 0 else "I", "answer": "done",
                                  "explanation": f"compared with {TASKS[i]['answer']}"}},
-            "metadata": {"grader_notes": TASKS[i]["answer"]}})
+            "metadata": {"grader_notes": TASKS[i]["answer"]},
+            "attachments": {f"out{i}": f"inspect-out-{i}"}})  # a long text moved out of the message
     with zipfile.ZipFile(path, "w") as log:
         log.writestr("header.json", json.dumps(header))
         for s in samples:

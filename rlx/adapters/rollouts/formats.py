@@ -152,7 +152,7 @@ def _mini_swe_agent(record: dict) -> Trace | None:
 
 
 def _inspect_sample(record: dict) -> Trace | None:
-    messages = c.nested(record.get("messages"))
+    messages = _attached(c.nested(record.get("messages")), record.get("attachments"))
     if not isinstance(messages, list) or not messages:
         given = c.nested(record.get("input"))  # a sample that never ran: its input alone
         messages = [{"role": "user", "content": given}] if isinstance(given, str) else given
@@ -167,6 +167,20 @@ def _inspect_sample(record: dict) -> Trace | None:
     if record.get("id") not in (None, ""):
         trace.task_ids = [c.as_text(record["id"])]
     return trace
+
+
+def _attached(value: Any, attachments: Any, depth: int = 0) -> Any:
+    """Inspect moves long texts of a sample into `attachments` and writes "attachment://<hash>" in their place."""
+    if not isinstance(attachments, dict) or depth > 8:
+        return value
+    if isinstance(value, str) and value.startswith("attachment://"):
+        found = attachments.get(value[len("attachment://"):])
+        return found if isinstance(found, str) else value
+    if isinstance(value, list):
+        return [_attached(v, attachments, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {k: _attached(v, attachments, depth + 1) for k, v in value.items()}
+    return value
 
 
 def _harbor_trial(record: dict) -> Trace | None:
