@@ -26,12 +26,12 @@ def space_folder(source: Path, space_id: str, host_subdomain: str) -> None:
 
 @contextmanager
 def served_site(root: Path, redis_url: str, hosts: dict[str, str], spaces: dict[str, str], idle_s: int = 120,
-                episode_idle_s: float = 45, recheck_s: float = 30):
+                episode_idle_s: float = 45, recheck_s: float = 30, turn_s: float = 300):
     """`hosts`: subdomain -> loopback URL; `spaces`: Space id -> subdomain (besides the bundled echo-env).
     A playground session ends after `idle_s` without a message from its visitor: short only for the test of that,
     since on a loaded machine a test's own pauses can last a few seconds; likewise `episode_idle_s`, after which
-    an episode gives its server back, and `recheck_s`, the floor between two checks of a Space. Yields the site's URL while the block
-    runs."""
+    an episode gives its server back, `turn_s`, how long a player keeps a server once someone waits, and `recheck_s`,
+    the floor between two checks of a Space. Yields the site's URL while the block runs."""
     source = root / "source"
     shutil.copytree(EXAMPLES / "spaces" / ECHO, source / "spaces" / ECHO)
     for space_id, subdomain in spaces.items():
@@ -39,6 +39,7 @@ def served_site(root: Path, redis_url: str, hosts: dict[str, str], spaces: dict[
     env = {"REDIS_URL": redis_url, "STORAGE_DIR": str(root / "data"), "RLX_SOURCE": str(source),
            "SESSION_SECRET": "test-secret", "RLX_TEST_STEP_TIMEOUT_S": "1.5", "RLX_TEST_IDLE_S": str(idle_s),
            "RLX_TEST_EPISODE_IDLE_S": str(episode_idle_s), "RLX_TEST_MIN_RECHECK_S": str(recheck_s),
+           "RLX_TEST_TURN_S": str(turn_s),
            "RLX_SPACE_HOSTS": ",".join(f"{k}={v}" for k, v in hosts.items())}
     with gunicorn(env, app="tests.play_app:app") as url:
         yield url

@@ -1,6 +1,7 @@
 """The app for playground tests under gunicorn (gevent), with the waits shortened so a hang or an idle visitor
-shows within a second or two: RLX_TEST_STEP_TIMEOUT_S, RLX_TEST_IDLE_S, RLX_TEST_EPISODE_IDLE_S and
-RLX_TEST_MIN_RECHECK_S (how soon a failed check may be made again)."""
+shows within a second or two: RLX_TEST_STEP_TIMEOUT_S, RLX_TEST_IDLE_S, RLX_TEST_EPISODE_IDLE_S, RLX_TEST_TURN_S
+(how long a player keeps a server once someone waits) and RLX_TEST_MIN_RECHECK_S (how soon a failed check may be
+made again)."""
 
 import os
 
@@ -10,5 +11,6 @@ from rlx.live import checks, episode, shared_episode, slots
 episode.STEP_TIMEOUT_S = float(os.environ.get("RLX_TEST_STEP_TIMEOUT_S") or episode.STEP_TIMEOUT_S)
 slots.IDLE_S = int(os.environ.get("RLX_TEST_IDLE_S") or slots.IDLE_S)
 shared_episode.EPISODE_IDLE_S = float(os.environ.get("RLX_TEST_EPISODE_IDLE_S") or shared_episode.EPISODE_IDLE_S)
+shared_episode.TURN_S = float(os.environ.get("RLX_TEST_TURN_S") or shared_episode.TURN_S)
 checks.MIN_RECHECK_S = float(os.environ.get("RLX_TEST_MIN_RECHECK_S") or checks.MIN_RECHECK_S)
 app = create_app()

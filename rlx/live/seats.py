@@ -11,7 +11,8 @@ session only while its episode is in use, and a visitor who finds the server ful
   day.
 
 Only the head of the line tries the server, and only when fewer of our sessions hold it than it takes, so a
-visitor who arrives later never slips past one who waits.
+visitor who arrives later never slips past one who waits. A player who keeps moving does not keep the server from
+the line for ever: the first waiter's arrival starts the player's last TURN_S (rlx.live.shared_episode).
 """
 
 from __future__ import annotations
@@ -35,6 +36,17 @@ for _, sid in ipairs(waiting) do
 end
 local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
 return {found and ahead + 1 or 0, redis.call('ZCARD', KEYS[3]), first[2] or ''}
+"""
+
+
+_FIRST_WAITING = """
+local now, stale = tonumber(ARGV[1]), tonumber(ARGV[2])
+local waiting = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]), 'WITHSCORES')
+for i = 1, #waiting, 2 do
+  local seen = redis.call('ZSCORE', KEYS[2], waiting[i])
+  if seen and tonumber(seen) > now - stale then return waiting[i + 1] end
+end
+return ''
 """
 
 
@@ -77,6 +89,13 @@ class Line:
     def waiting(self) -> int:
         """How many are in line now (the stale included until someone reads their places)."""
         return self.redis.zcard(self.line_key)
+
+    def first_waiting_since(self) -> float | None:
+        """When the longest-waiting live waiter came (epoch seconds), or None when nobody waits: what bounds a
+        player's turn (rlx.live.shared_episode)."""
+        since = self.redis.eval(_FIRST_WAITING, 2, self.line_key, self.seen_key, time.time(), WAIT_STALE_S,
+                                MAX_LINE)
+        return float(since) if since not in (b"", "", None) else None
 
     def leave(self) -> None:
         pipe = self.redis.pipeline()

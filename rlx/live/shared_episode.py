@@ -3,6 +3,8 @@
 The server's /ws is opened by the first call that needs an episode (a reset or a tool call) and given back after
 EPISODE_IDLE_S without a call, when the episode breaks, and when the visitor leaves. A server that answers
 CAPACITY_REACHED puts the session in the Space's line (rlx.live.seats); Wait carries what to tell the visitor.
+Once someone waits, the player's turn is bounded: TURN_S from the first waiter's arrival (or from the player's
+start, if later), told on every answer, and then the server passes on (TurnOver), whether or not they keep moving.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ from rlx.live.errors import LiveError
 from rlx.live.seats import Line
 
 EPISODE_IDLE_S = 45  # an episode without a call for this long gives the server back
+TURN_S = 300  # while someone waits, a player keeps the server at most this long more (or until the episode ends)
+
+
+class TurnOver(Exception):
+    """The player's turn ended while someone waited: the server was given back; the message says so."""
 
 
 class Wait(Exception):
@@ -26,9 +33,12 @@ class Wait(Exception):
 
 
 class SharedEpisode:
-    def __init__(self, base_url: str, line: Line, idle_s: float | None = None):
+    def __init__(self, base_url: str, line: Line, idle_s: float | None = None, turn_s: float | None = None):
         self.base_url, self.line = base_url, line
         self.idle_s = idle_s or EPISODE_IDLE_S
+        self.turn_s = turn_s or TURN_S
+        self.turn_ends: float | None = None  # epoch seconds: while someone waits, this player's turn ends then
+        self._held_at = 0.0
         self.episode: Episode | None = None
         self.waiting = False
         self.done = False  # the last answer ended the episode
@@ -44,6 +54,7 @@ class SharedEpisode:
         """`call(episode)` on this session's episode, opening one first when there is none; Wait when the server
         is full or others wait ahead; LiveError as the episode's calls raise it."""
         if self.playing:
+            self._mind_the_turn()
             answer = call(self.episode)
             self._touch()
             return answer
@@ -60,9 +71,42 @@ class SharedEpisode:
                 raise
             self._wait(exc)
         self.episode, self.waiting = episode, False
+        self._held_at, self.turn_ends = time.time(), None
         self.line.hold(time.time() + self.idle_s)
         self._last = time.monotonic()
         return answer
+
+    def _mind_the_turn(self) -> None:
+        """Before a call on a held episode: TurnOver (the server given back) once this turn has ended."""
+        if self.end_turn_if_over():
+            raise TurnOver(self.turn_over_words())
+
+    def end_turn_if_over(self) -> bool:
+        """Whether someone waits, and so when this turn ends (asked of the line now); the server is given back, and
+        True said, once that moment has passed."""
+        since = self.line.first_waiting_since()
+        self.turn_ends = None if since is None else max(since, self._held_at) + self.turn_s
+        left = self.turn_left()
+        if left is None or left > 0:
+            return False
+        self.give_back()
+        return True
+
+    def turn_left(self) -> float | None:
+        """Seconds this player keeps the server while someone waits (as of its last call); None: nobody waits."""
+        return None if self.turn_ends is None else self.turn_ends - time.time()
+
+    def turn_words(self) -> str:
+        """What a player is told on every answer while someone waits."""
+        left = self.turn_left()
+        if left is None or not self.playing:
+            return ""
+        return (f"Someone is waiting for this server: you keep it {max(0, round(left))} s more, or until this "
+                "episode ends, then it passes to them.")
+
+    def turn_over_words(self) -> str:
+        return (f"Your turn is over: someone waited for this server while you played, and a player keeps it at "
+                f"most {self.turn_s:g} s once someone waits, so it passed to them. Reset to join the line.")
 
     def _wait(self, refusal: LiveError):
         self.waiting = True
@@ -78,13 +122,15 @@ class SharedEpisode:
 
     def _touch(self) -> None:
         self._last = time.monotonic()
-        self.line.still_holds(time.time() + self.idle_s)
+        until = time.time() + self.idle_s
+        self.line.still_holds(until if self.turn_ends is None else min(until, self.turn_ends))
 
     def give_back(self) -> None:
         """Close the server's socket (so it frees the session) and say so in the Space's line."""
         if self.episode is not None:
             self.episode.close()
             self.episode = None
+        self.turn_ends = None
         self.line.give_back()
 
     def stop_waiting(self) -> None:

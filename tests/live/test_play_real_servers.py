@@ -33,6 +33,7 @@ LATE_PORT = free_port()
 LATE_URL = f"http://127.0.0.1:{LATE_PORT}"
 TASKS = "harbor-org/terminal-tasks"  # 3 tasks (tests/live_envs/harbor_like)
 EPISODE_IDLE_S = 3
+TURN_S = 6  # once someone waits, a player keeps the server this long at most
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def site(tmp_path_factory, redis_url, one_seat_server, frames_server, harbor_ser
              "acme-late": LATE_URL}
     with served_site(tmp_path_factory.mktemp("share"), redis_url, hosts,
                      {GAME: "acme-one-seat", FRAMES: "acme-frames", HARBOR: "acme-harbor-like", LATE: "acme-late"},
-                     episode_idle_s=EPISODE_IDLE_S, recheck_s=1) as url:
+                     episode_idle_s=EPISODE_IDLE_S, recheck_s=1, turn_s=TURN_S) as url:
         yield url
 
 
@@ -103,6 +104,37 @@ def test_a_hung_step_gives_the_server_back_and_the_line_keeps_its_order(site, re
         moved = third.receive()
     assert "next in line" in status(moved) and "Server at capacity" in status(moved)  # moved up one
     for player in (stuck, second, third):
+        player.close()
+    until(lambda: open_count(redis_client) == 0, "a session's slot was not given back")
+
+
+def test_a_player_who_keeps_moving_passes_the_server_on_once_someone_has_waited_a_turn(site, redis_client):
+    holder = Player(site, GAME, cookie_of(site, GAME)[1])
+    waiter = Player(site, GAME, cookie_of(site, GAME)[1])
+    assert "board" in holder.send(op="reset")
+    waiting = status(waiter.send(op="reset"))
+    waited_at = time.monotonic()
+    assert "in line" in waiting and f"nobody keeps the server more than {TURN_S} s while others wait" in waiting
+    told = status(holder.send(op="step", cell="4"))
+    assert "step 1: reward" in told and "Someone is waiting for this server: you keep it" in told
+    assert "s more, or until this episode ends, then it passes to them" in told
+    # The holder keeps moving (a taken cell: reward -1, the episode never ends), well within the idle time.
+    answer = ""
+    while "Your turn is over" not in answer:
+        assert time.monotonic() - waited_at < TURN_S + 10, "the holder kept the server past its turn"
+        time.sleep(0.5)
+        answer = status(holder.send(op="step", cell="4"))
+    assert time.monotonic() - waited_at >= TURN_S - 1  # not cut short either
+    assert "a player keeps it at most 6 s once someone waits, so it passed to them" in answer
+    turn = waiter.receive()
+    while "in line" in status(turn):
+        turn = waiter.receive()
+    assert "reset: reward" in status(turn) and "board" in turn
+    again = holder.send(op="reset")  # the one who played waits behind the one now playing
+    while "Your turn is over" in status(again) or "No episode is running" in status(again):
+        again = holder.receive()
+    assert "next in line" in status(again)
+    for player in (holder, waiter):
         player.close()
     until(lambda: open_count(redis_client) == 0, "a session's slot was not given back")
 

@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 from rlx.live import LiveError, SpaceRefused, cached_check, check_space, space_base_url, verified_openenv
 from rlx.live import frames, seats, slots
 from rlx.live.episode_answers import EpisodeAnswers
-from rlx.live.shared_episode import SharedEpisode, Wait
+from rlx.live.shared_episode import SharedEpisode, TurnOver, Wait
 from rlx.live.play_view import MAX_INT, BadAction, action_fields, action_from_form, bounded_int, observation_parts
 from rlx.live.play_view import reward_points, reward_text, tool_result_parts
 from rlx.queue import get_redis
@@ -145,7 +145,8 @@ def _relay(ws, send, shared: SharedEpisode, slot, fields) -> None:
         if shared.waiting:
             timeout = POLL_S
         elif shared.playing:
-            timeout = max(0.05, shared.idle_left())
+            turn_left = shared.turn_left()
+            timeout = max(0.05, min(shared.idle_left(), turn_left if turn_left is not None else float("inf")))
         else:
             timeout = max(0.05, slots.IDLE_S - (time.monotonic() - quiet_since))
         raw = ws.receive(timeout=timeout)
@@ -154,10 +155,14 @@ def _relay(ws, send, shared: SharedEpisode, slot, fields) -> None:
                 told = _try_again(send, shared, pending, fields, rewards, told)
                 pending = None if not shared.waiting else pending
                 continue
+            if shared.playing and shared.turn_left() is not None and shared.end_turn_if_over():
+                send(_status(shared.turn_over_words(), "info", connected=True))
+                continue
             if shared.playing:
-                shared.give_back()
-                send(_status(f"The episode was given back to the server after {shared.idle_s:g} s without a "
-                             "move, so others can play. Reset to start a new one.", "info", connected=True))
+                if shared.idle_left() <= 0.05:
+                    shared.give_back()
+                    send(_status(f"The episode was given back to the server after {shared.idle_s:g} s without a "
+                                 "move, so others can play. Reset to start a new one.", "info", connected=True))
                 continue
             send(_status(f"This session ended after {slots.IDLE_S // 60} minutes without a step. Reload the page "
                          "to start again.", "info"))
@@ -181,6 +186,8 @@ def _relay(ws, send, shared: SharedEpisode, slot, fields) -> None:
         except Wait as wait:
             pending = message
             told = _tell_wait(send, wait, shared, "")
+        except TurnOver as over:
+            send(_status(str(over), "info", connected=True))
         except BadAction as exc:
             send(_status(str(exc), "warn"))
         except LiveError as exc:
@@ -207,13 +214,13 @@ def _try_again(send, shared: SharedEpisode, message: dict, fields, rewards: list
 
 def _tell_wait(send, wait: Wait, shared: SharedEpisode, told: str) -> str:
     """Where the visitor stands, sent only when the sentence changed (the status line is read aloud)."""
-    text = wait_sentence(wait.place, shared.idle_s)
+    text = wait_sentence(wait.place, shared.idle_s, shared.turn_s)
     if text != told:
         send(_status(text, "info", connected=True))
     return text
 
 
-def wait_sentence(place: dict, idle_s: float) -> str:
+def wait_sentence(place: dict, idle_s: float, turn_s: float | None = None) -> str:
     """Why a visitor waits, where they stand, and for how long at most if the players ahead stop now."""
     position = max(place.get("position") or 1, 1)
     capacity = place.get("capacity")
@@ -227,6 +234,8 @@ def wait_sentence(place: dict, idle_s: float) -> str:
         when = (f"; an episode is given back {idle_s:g} s after its last move, so your turn comes in {left} s "
                 "or less if the player ahead stops now" if position == 1 else
                 f"; each episode is given back {idle_s:g} s after its last move")
+        if turn_s:
+            when += f", and nobody keeps the server more than {turn_s:g} s while others wait"
     else:
         when = "; the server is asked again every few seconds"
     return f"{takes} {where}{when}. Your Reset will start as soon as it is your turn."
@@ -297,6 +306,8 @@ def _step_fragment(title, answer, rewards, action, shared: SharedEpisode) -> str
     reward, done = answer.get("reward"), bool(answer.get("done"))
     shared.done = done
     words = f"{title}: reward {reward_text(reward)}" + (", episode done" if done else "")
+    turn = "" if done else shared.turn_words()
+    words += f". {turn}" if turn else ""
     return render_template("partials/play_frames.html", kind="step", title=title, parts=parts, withheld=withheld,
                            reward=reward_text(reward), done=done, rewards=rewards, plot=reward_points(rewards),
                            action=json.dumps(action, ensure_ascii=False) if action is not None else None,
