@@ -11,7 +11,9 @@ Beyond RQ's defaults, this worker
 - retries only a job whose worker or work horse died (our jobs are idempotent); an error a job raises is final;
 - on SIGTERM/SIGINT stops at once: kills the work horse, puts its job back at the front of its queue (that run is
   not counted as an attempt) and exits;
-- gives the work horse the parent-death signal, so a `kill -9` of the worker leaves no horse running on its own.
+- gives the work horse the parent-death signal, so a `kill -9` of the worker leaves no horse running on its own;
+- on the rollout queues, moves batches on in its upkeep: one held back by the server's cap starts its next runs
+  within seconds of room being made, whether or not anyone looks at it (rlx/runs/batch.py).
 """
 
 from __future__ import annotations
@@ -28,10 +30,15 @@ from rq.registry import StartedJobRegistry, clean_registries
 from rq.utils import now
 
 from rlx.queue.connection import connect, maintenance_lock
-from rlx.jobs.queues import QUEUES
+from rlx.jobs.queues import BULK, QUEUES, ROLLOUTS
+from rlx.queue import get_redis
 from rlx.queue.defaults import MAINTENANCE_INTERVAL_S
 from rlx.queue.liveness import MACHINE_FIELD, STARTED_FIELD, Liveness, expire_lost, process_started, this_machine
+from rlx.runs.batch import advance_running
+from rlx.store import app_store
 from rlx.supervisor import die_with_parent
+
+RUN_QUEUES = {ROLLOUTS, BULK}  # a worker taking rollouts also moves batches on
 
 
 class AppWorker(Worker):
@@ -93,7 +100,17 @@ class AppWorker(Worker):
                     clean_registries(queue, self._exc_handlers)
                     worker_registration.clean_worker_registry(queue)
                     queue.intermediate_queue.cleanup(self, queue)
+        if self.flask_app is not None and {queue.name for queue in self.queues} & RUN_QUEUES:
+            self._advance_batches()
         self.last_cleaned_at = now()
+
+    def _advance_batches(self):
+        """Batches held back by the server's cap (or by rollouts switched off) start their next runs from here,
+        never from a page that shows them (rlx/runs/batch.py)."""
+        try:
+            advance_running(app_store(), get_redis())
+        except Exception:
+            self.log.warning("the sweep over running batches failed", exc_info=True)
 
     # -- the work horse ----------------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """Watching a rollout's job: a run whose job died without saying so (a killed work horse, a lost worker, RQ's own
 time limit) still ends as a record that says failed and why.
 
-RQ's failure callback (`job_failed`, set by rlx/jobs/enqueue.py) ends it from the worker; `settle` ends it for
-anyone reading a run that looks active while its job is not (rlx/jobs/watch.py does the same for index and
+RQ's failure callback (`job_failed`, set by rlx/jobs/enqueue.py) ends it from the worker and lets its batch start
+its next runs; `settle` ends it for anyone reading a run that looks active while its job is not, and changes
+nothing else (rlx/jobs/watch.py does the same for index and
 snapshot jobs).
 """
 
@@ -27,12 +28,17 @@ def job_failed(job, connection, exc_type, exc_value, traceback) -> None:
     run_id = (job.args or [None])[0]
     store = app_store()
     run = record.load(store, run_id) if run_id else None
-    if run is not None and run.active:
-        _end(run, FAILED, _why(exc_type, job), getattr(exc_type, "__name__", None))
+    if run is None:
+        return
+    if run.active:
+        run = finish(run, FAILED, _why(exc_type, job), getattr(exc_type, "__name__", None))
+    after_run(store, get_redis(), run)  # ended here or by a page's `settle` before: its batch goes on, from here
 
 
 def settle(run: RunRecord) -> RunRecord:
-    """An active record whose job is no longer alive is marked failed, with the reason RQ kept."""
+    """An active record whose job is no longer alive is marked failed, with the reason RQ kept. Called by pages
+    as they read a run, so it never moves the run's batch on (the failure callback above, or the workers' sweep,
+    does)."""
     if not run.active or not run.job_id:
         return run
     redis = get_redis()
@@ -40,11 +46,11 @@ def settle(run: RunRecord) -> RunRecord:
         job = Job.fetch(run.job_id, connection=redis)
         status = job.get_status(refresh=True)
     except NoSuchJobError:
-        return _end(run, FAILED, "Its job disappeared from the queue (Redis was reset?).", "LostJob")
+        return finish(run, FAILED, "Its job disappeared from the queue (Redis was reset?).", "LostJob")
     if status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
-        return _end(run, FAILED, _why_from_job(job), "JobFailed")
+        return finish(run, FAILED, _why_from_job(job), "JobFailed")
     if status == JobStatus.STARTED and job_lost(job, Liveness.of(current_app.config["RLX"])):
-        return _end(run, FAILED, "The worker running it stopped (killed or restarted) before it finished.",
+        return finish(run, FAILED, "The worker running it stopped (killed or restarted) before it finished.",
                        "WorkerLost")
     return run
 
@@ -77,10 +83,3 @@ def _why_from_job(job) -> str:
     # The exception's name only: its message (a socket path, a host's folder) is for the worker's log.
     return f"Its job failed ({type_name.strip().rsplit('.', 1)[-1][:80]})." if last else \
         "Its job failed; no reason was recorded."
-
-
-def _end(run: RunRecord, status: str, outcome: str, error_type: str | None) -> RunRecord:
-    """End the run, then let its batch, if any, start its next runs."""
-    ended = finish(run, status, outcome, error_type)
-    after_run(app_store(), get_redis(), ended)
-    return ended

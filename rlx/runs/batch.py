@@ -3,9 +3,11 @@
 A batch is a record in the store (runs/batches/<id>.json, written whole, atomically) listing the tasks it covers
 and the runs it has started so far. Nothing waits in a thread: `advance` starts runs until `cap` are active, and
 it is called when the batch is created and again whenever one of its runs ends (by the rollout job's `finally`,
-or by rlx/jobs/settle.py for a job that died), under a Redis lock so two runs ending together cannot start too many.
-Batch runs count against the server's overall cap (rlx/runs/limits.py); when that is full, `advance` leaves the
-rest for the next call (the next run ending, or the next look at the batch page). A visitor has at most a few
+or by RQ's failure callback for a job that died, rlx/jobs/settle.py), under a Redis lock so two runs ending together
+cannot start too many. Batch runs count against the server's overall cap (rlx/runs/limits.py); when that is full
+(or rollouts are switched off), `advance` leaves the rest for the workers' sweep (`advance_running`, every
+SWEEP_SEC from a worker's upkeep) over the running batches, a set in Redis. Reading a batch never moves it: a page
+shows what the workers did. A visitor has at most a few
 batches running at once (a sorted set in Redis, like the run slots), and may stop one: nothing more starts, and
 its queued and running runs are stopped.
 
@@ -33,6 +35,8 @@ MAX_CAP = 4  # runs of one batch active at once, at most
 LOCK_SEC = 60
 MAX_ACTIVE_PER_VISITOR = 2  # batches one visitor may have running at once (RLX_MAX_BATCHES_PER_VISITOR)
 BATCH_SLOT_SEC = 48 * 60 * 60  # a slot a lost batch never gave back frees itself after this
+RUNNING_KEY = f"{KEY_PREFIX}batches:running"  # the batches the workers' sweep advances
+SWEEP_SEC = 10
 
 
 def create(store: Store, redis, batch: BatchRecord, max_active: int = MAX_ACTIVE_PER_VISITOR,
@@ -70,6 +74,7 @@ def _take_visitor_slot(store: Store, redis, batch: BatchRecord, max_active: int)
 def _end(store: Store, redis, batch: BatchRecord, status: str) -> None:
     batch.status, batch.finished_at = status, record.now_iso()
     save(store, batch)
+    redis.srem(RUNNING_KEY, batch.id)
     models.drop_batch_secret(redis, batch.id)
     read_token.forget_batch(redis, batch.id)
     if batch.cap_holder or batch.visitor:
@@ -128,7 +133,7 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
         if batch is None or batch.status != RUNNING:
             return batch
         active = _active_runs(store, batch)
-        paused = rollout_rules.switched_off() is not None  # switched back on, the next look starts the rest
+        paused = rollout_rules.switched_off() is not None  # switched back on, the workers' sweep starts the rest
         while not paused and len(batch.run_ids) < len(batch.refs) and active < batch.cap:
             run = RunRecord(id=record.new_run_id(), env_id=batch.env_id, ref=batch.refs[len(batch.run_ids)],
                             agent=batch.agent_at(len(batch.run_ids)), model=batch.model, revision=batch.revision,
@@ -143,10 +148,30 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
             except LimitReached:
                 models.drop_secret(redis, run.id)
                 read_token.forget(redis, run.id)
-                break  # the server is full: the next run ending (anyone's) or the next page view tries again
+                break  # the server is full: the next run ending, or the workers' sweep, tries again
             batch.run_ids.append(run.id)
             active += 1
             save(store, batch)  # at once: a crash after this still knows the run is the batch's
         if len(batch.run_ids) == len(batch.refs) and active == 0:
             _end(store, redis, batch, FINISHED)
+        else:
+            redis.sadd(RUNNING_KEY, batch.id)
         return batch
+
+
+def advance_running(store: Store, redis) -> int:
+    """The workers' sweep: advance every running batch, at most once per SWEEP_SEC across all workers, so a batch
+    held back by the server's cap or by rollouts switched off starts its next runs without anyone looking. Returns
+    how many batches it looked at (0 when another worker's sweep is recent)."""
+    if not redis.set(f"{RUNNING_KEY}:swept", "1", nx=True, ex=SWEEP_SEC):
+        return 0
+    members = [m.decode() if isinstance(m, bytes) else m for m in redis.smembers(RUNNING_KEY)]
+    for batch_id in members:
+        try:
+            batch = advance(store, redis, batch_id)
+        except Exception:
+            log.warning("batch %s could not start its next runs", batch_id, exc_info=True)
+            continue
+        if batch is None or batch.status != RUNNING:
+            redis.srem(RUNNING_KEY, batch_id)
+    return len(members)

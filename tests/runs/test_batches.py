@@ -18,6 +18,7 @@ from rq import Worker
 
 from rlx import create_app
 from rlx.runs import batch as batches
+from rlx.runs.batch_record import batch_path
 from rlx.runs import record
 from tests import browser_audit
 from tests.conftest import index_now
@@ -207,6 +208,49 @@ def test_stopping_a_batch_cancels_its_queued_runs_starts_no_more_and_the_page_sa
     assert "<strong>Stopped</strong>" in page and "Stop this batch" not in page
     assert 'http-equiv="refresh"' not in page and "hx-trigger" not in page  # nothing left to watch
     assert page.count("<td>Not started</td>") == TASKS - 2 and page.count("<td>Stopped</td>") == 2
+
+
+def batch_state(app, redis_client, batch_id: str) -> dict:
+    """Everything a look at a batch could change: its record's bytes, its runs in the store, the queued jobs, and
+    every Redis key that names it (its lock, secrets, the running set)."""
+    with app.app_context():
+        store = app.extensions["rlx.store"]
+        runs_dir = store.runs_dir
+        raw = batch_path(store, batch_id).read_bytes()
+    keys = sorted(k.decode() for k in redis_client.scan_iter("rlx:*") if batch_id.encode() in k or b"batches" in k)
+    return {"record": raw, "run_dirs": sorted(p.name for p in runs_dir.iterdir() if record.valid_run_id(p.name)),
+            "queued": {q: redis_client.llen(f"rq:queue:{q}") for q in ("rollouts", "bulk")},
+            "keys": {k: redis_client.dump(k) for k in keys if not k.endswith(":swept")}}
+
+
+def test_a_look_at_a_held_back_batch_starts_nothing_and_a_worker_starts_its_runs(twenty_app, redis_client):
+    """A batch the server's cap held back is moved on by the workers, never by a GET of its page or its runs'."""
+    from rlx.jobs.queues import QUEUES
+    from workers.rq_worker import build_worker
+
+    twenty_app.config["RLX_MAX_ACTIVE_RUNS"] = 2  # the server runs 2 rollouts at once
+    first, second = twenty_app.test_client(), twenty_app.test_client()
+    second.environ_base["REMOTE_ADDR"] = "192.0.2.2"
+    full = batch_id_of(start_batch(first, cap="2"))  # no worker: its two runs hold the server's two places
+    held = batch_id_of(start_batch(second, cap="2"))
+    with twenty_app.app_context():
+        assert batches.load(twenty_app.extensions["rlx.store"], held).run_ids == []
+    first.post(f"/b/{full}/stop", headers={"Origin": "http://localhost"})  # room again, and nobody has looked
+
+    with twenty_app.app_context():
+        stopped_run = batches.load(twenty_app.extensions["rlx.store"], full).run_ids[0]
+    before = batch_state(twenty_app, redis_client, held)
+    for client, path in ((second, f"/b/{held}/progress"), (first, f"/r/{stopped_run}"),
+                         (first, f"/api/runs/{stopped_run}")):
+        assert client.get(path).status_code == 200
+    page = second.get(f"/b/{held}").get_data(as_text=True)
+    assert "0 of 20 done" in page and "20 waiting" in page
+    assert batch_state(twenty_app, redis_client, held) == before
+
+    build_worker(twenty_app, QUEUES, name="test-upkeep").clean_registries()  # a worker's upkeep, between jobs
+    with twenty_app.app_context():
+        assert len(batches.load(twenty_app.extensions["rlx.store"], held).run_ids) == 2
+    assert "18 waiting" in second.get(f"/b/{held}").get_data(as_text=True)
 
 
 def test_a_visitor_has_at_most_two_batches_running(twenty_app):

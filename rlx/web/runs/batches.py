@@ -152,12 +152,9 @@ def _visible_batch(batch_id: str) -> BatchRecord:
 
 
 def _context(batch_id: str) -> dict:
-    store, redis = app_store(), get_redis()
-    batch = _visible_batch(batch_id)
+    store = app_store()
+    batch = _visible_batch(batch_id)  # read only: the workers start its next runs (rlx/runs/batch.py)
     runs = [settle(run) if run is not None else None for run in batches.runs_of(store, batch)]
-    if batch.status == batches.RUNNING:  # a batch stalled by the server's cap resumes when someone looks
-        batch = batches.advance(store, redis, batch.id) or batch
-        runs = batches.runs_of(store, batch)
     owner = owns(batch)
     rows = result_rows(batch, runs, hide_withdrawn=not owner)
     return {"batch": batch, "rows": rows, "counts": counts(rows), "hist": histogram(rows), "results": results(rows),
