@@ -13,17 +13,18 @@ dest="$(cd "$dest" && pwd)"
 stamp() { sha256sum "$@" | sha256sum | cut -c1-16; }
 
 msa="$dest/mini-swe-agent"
-want="$(stamp "$here/mini-swe-agent.txt")"
+want="$(stamp "$here/mini-swe-agent.txt" "$0")"
 if [ -x /usr/bin/python3 ] && [ "$(cat "$msa/.pins" 2>/dev/null)" != "$want" ]; then
   echo "== mini-swe-agent into $msa"
   rm -rf "$msa"
   "$uv" venv --quiet --python /usr/bin/python3 "$msa"
-  "$uv" pip install --quiet --python "$msa/bin/python" --require-hashes -r "$here/mini-swe-agent.txt"
+  "$uv" pip install --quiet --python "$msa/bin/python" --require-hashes --compile-bytecode \
+    -r "$here/mini-swe-agent.txt"  # compiled now: the sandbox sees the venv read-only, and litellm is large
   echo "$want" > "$msa/.pins"
 fi
 
 if command -v npm >/dev/null; then
-  want="$(stamp "$here/package.json" "$here/package-lock.json")"
+  want="$(stamp "$here/package.json" "$here/package-lock.json" "$0")"
   if [ "$(cat "$dest/npm/.pins" 2>/dev/null)" != "$want" ]; then
     echo "== npm agents into $dest/npm"
     rm -rf "$dest/npm" && mkdir -p "$dest/npm"

@@ -87,6 +87,7 @@ class Sandbox:
     limits: Limits = field(default_factory=Limits)
     writable: tuple[str, ...] = ("/tmp", "/root", "/logs")
     hostname: str = "sandbox"
+    read_only: tuple[tuple[str, str], ...] = ()  # (host folder, where inside): the agents folder, the model relay
     _process: subprocess.Popen | None = None
     _child_pid: int | None = None
     _uid: UidLease | None = None
@@ -302,6 +303,8 @@ class Sandbox:
         # /dev is bubblewrap's own tmpfs, unbounded: read-only once its nodes are made, /dev/shm a small tmpfs on it.
         args += ["--ro-bind", "/etc", "/etc", *_resolv_conf(resolv_fd), "--dev", "/dev", "--perms", "1777", "--size", str(shm * MB), "--tmpfs", "/dev/shm",
                  "--remount-ro", "/dev", "--proc", "/proc"]
+        for source, target in self.read_only:
+            args += ["--ro-bind", source, target]
         for path in dict.fromkeys((*self.writable, self.workdir)):
             args += ["--perms", "1777" if path == "/tmp" else "0755", "--dir", path]
         args += ["--chdir", self.workdir, "--clearenv", "--setenv", "PATH", SANDBOX_PATH]

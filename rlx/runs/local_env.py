@@ -31,6 +31,12 @@ DEFAULT_TIMEOUT = 600
 MAX_CPUS = 8  # a task asking for more gets this many (the quota is a cap, never a reservation)
 
 
+def _loopback_only(policy) -> bool:
+    hosts = list(getattr(policy, "allowed_hosts", None) or [])
+    return (getattr(getattr(policy, "network_mode", None), "value", None) == "allowlist" and bool(hosts)
+            and all(h in ("127.0.0.1", "localhost", "::1") for h in hosts))
+
+
 def _cpus(asked) -> float:
     try:
         return min(max(float(asked or 1), 0.1), MAX_CPUS)
@@ -39,10 +45,11 @@ def _cpus(asked) -> float:
 
 
 class LocalEnvironment(BaseEnvironment):
-    """Environment kwargs (none secret: Harbor writes them to config.json): max_processes, cpu_seconds."""
+    """Environment kwargs (none secret: Harbor writes them to config.json): max_processes, cpu_seconds, and
+    read_only, [host folder, path inside] pairs linked in read-only (an installed agent's folder, its model relay)."""
 
     def __init__(self, *args, **kwargs):
-        self._extra = {k: kwargs.pop(k) for k in ("max_processes", "cpu_seconds") if k in kwargs}
+        self._extra = {k: kwargs.pop(k) for k in ("max_processes", "cpu_seconds", "read_only") if k in kwargs}
         super().__init__(*args, **kwargs)
 
     @staticmethod
@@ -52,6 +59,16 @@ class LocalEnvironment(BaseEnvironment):
     @property
     def capabilities(self) -> EnvironmentCapabilities:
         return EnvironmentCapabilities(disable_internet=True)
+
+    # Harbor allowlists an installed agent's model host for a no-network task; ours is the sandbox's own loopback
+    # (the model forwarder, rlx/runs/installed_agents.py), which a sandbox without network reaches and nothing more.
+    def validate_network_policy_support(self, network_policy=None) -> None:
+        if not _loopback_only(network_policy or self._network_policy):
+            super().validate_network_policy_support(network_policy)
+
+    @property
+    def _network_disabled(self) -> bool:
+        return super()._network_disabled or _loopback_only(self._network_policy)
 
     def _validate_definition(self):
         plan = plan_for(self.environment_dir)
@@ -67,7 +84,8 @@ class LocalEnvironment(BaseEnvironment):
         workdir = self.task_env_config.workdir or (self._replay.workdir if self._replay.workdir != "/" else "/app")
         self._workdir = workdir
         self._sandbox = Sandbox(workdir=workdir, network=not self._network_disabled, limits=self._limits(),
-                                writable=("/tmp", "/root", "/logs", "/tests", "/solution", "/installed-agent"))
+                                writable=("/tmp", "/root", "/logs", "/tests", "/solution", "/installed-agent"),
+                                read_only=tuple((str(a), str(b)) for a, b in self._extra.get("read_only") or ()))
         await asyncio.to_thread(self._sandbox.start)
         walls = self._sandbox.walls()
         self.logger.info(walls)

@@ -24,6 +24,7 @@ from rlx.runs.batch import after_run
 from rlx.runs.launch import stop_key
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
 from rlx.runs.egress import egress_for, route_litellm_through
+from rlx.runs.agents import needs_model
 from rlx.runs.models import ModelError, check_endpoint_live, take_secret
 from rlx.runs.failures import INFRASTRUCTURE, clean, failure_from_text, failure_of
 from rlx.runs.feed import TrialFeed
@@ -52,7 +53,7 @@ def run_rollout(run_id: str) -> dict:
         return {"status": run.status}  # stopped before it started, or already handled
     admin_asked = admin_stop.watcher(run.id)
     drop_rollout_secrets()  # this work horse's own environment: nothing a task could ask Harbor for
-    scratch = None
+    scratch = relay = None
     try:
         run.status, run.started_at = RUNNING, record.now_iso()
         run.provenance = provenance(run)
@@ -62,10 +63,11 @@ def run_rollout(run_id: str) -> dict:
             raise _Stopped(admin_stop.OUTCOME)
         task = _copy_task(run, source, store, redis, scratch / "task")
         seal_task_config(task, task_variables(run))  # Harbor gets no template to fill from our environment
-        agent = _agent_config(run, redis)
-        environment = _environment_config(run, redis)
+        agent, installed = _agent_config(run, redis, scratch)
+        relay = installed.relay if installed else None
+        environment = _environment_config(run, redis, installed.read_only if installed else None)
         result = asyncio.run(_drive(run, task, agent, environment, store, redis, admin_asked))
-        _apply_result(run, result)
+        _apply_result(run, result, relay)
     except _Stopped as stopped:
         run.status, run.outcome = STOPPED, str(stopped) or "Stopped by its owner."
     except Exception as exc:  # every failure is the record's to tell, in a sentence
@@ -73,6 +75,8 @@ def run_rollout(run_id: str) -> dict:
         run.status = FAILED
         run.error_type, run.outcome = failure_of(exc)
     finally:
+        if relay is not None:
+            relay.stop()  # the key goes with it
         _note_walls_quietly(run, store)
         _end(run, store, redis, scratch)
     return {"status": run.status, "reward": run.reward}
@@ -146,27 +150,38 @@ def _copy_task(run: RunRecord, source, store, redis, target: Path) -> Path:
         raise lost from None
 
 
-def _agent_config(run: RunRecord, redis):
-    """Harbor's AgentConfig. A model's key goes into this work horse's own environment (RQ forks one per job),
-    where litellm reads it: never into the config Harbor writes to disk, never into the sandbox. Every connection
-    to the endpoint, from the /models check to the last model call, is judged when it is made (the name may have
-    been re-pointed at a private address since the form was checked)."""
+def _agent_config(run: RunRecord, redis, scratch: Path):
+    """Harbor's AgentConfig, and for an installed agent its relay and read-only folders (rlx/runs/installed_config.py).
+    terminus-2's key goes into this work horse's own environment (RQ forks one per job), where litellm reads it;
+    an installed agent's stays in its relay. Never into the config Harbor writes to disk, never into the sandbox.
+    Every connection to the endpoint, from the /models check to the last model call, is judged when it is made
+    (the name may have been re-pointed at a private address since the form was checked)."""
     from harbor.models.trial.config import AgentConfig
 
-    if run.agent != "terminus-2":
-        return AgentConfig(name=run.agent)
+    if not needs_model(run.agent):
+        return AgentConfig(name=run.agent), None
     secret = take_secret(redis, run.id)
     if not secret or not run.model:
-        raise ModelError("terminus-2 needs a model, and this run's model settings have expired; start it again.")
+        raise ModelError(f"{run.agent} needs a model, and this run's model settings have expired; start it again.")
     endpoint, egress = secret["endpoint"], egress_for(current_app)
     check_endpoint_live(endpoint, secret.get("key"), run.model, egress)
+    if run.agent != "terminus-2":
+        return _installed(run, secret, egress, scratch)
     route_litellm_through(egress)
     os.environ["OPENAI_API_KEY"] = secret.get("key") or "none"
     return AgentConfig(name="terminus-2", model_name=f"openai/{run.model}", base_url=endpoint, kwargs={
         "max_turns": MAX_TURNS, "record_terminal_session": False, "enable_summarize": False,
         "llm_call_kwargs": {"timeout": _model_call_timeout()},  # a hung endpoint fails the call, not the whole run
         "model_info": {"max_input_tokens": 128000, "max_output_tokens": 8192,
-                       "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}})
+                       "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}}), None
+
+
+def _installed(run: RunRecord, secret: dict, egress, scratch: Path):
+    from rlx.runs.installed_config import installed_run
+
+    installed = installed_run(run.agent, run.model, secret, current_app.config["RLX"].agents_dir,
+                              egress, float(_model_call_timeout()))
+    return installed.agent, installed
 
 
 def _model_call_timeout() -> int:
@@ -176,11 +191,14 @@ def _model_call_timeout() -> int:
         return MODEL_CALL_TIMEOUT
 
 
-def _environment_config(run: RunRecord, redis):
+def _environment_config(run: RunRecord, redis, read_only: list | None = None):
     """Where the trial runs. An HF Sandbox gets the visitor's token lent to this work horse only (see
     rlx/runs/hf_sandbox_env.py), never through Harbor's config, which is written to disk."""
     if run.sandbox != sandboxes.HF:
-        return sandboxes.environment_config(run, None)
+        environment = sandboxes.environment_config(run, None)
+        if read_only:
+            environment.kwargs["read_only"] = read_only
+        return environment
     token = sandboxes.read_token(redis, run.id)  # kept until the run ends: a killed horse's run is cleaned up with it
     environment = sandboxes.environment_config(run, token, current_app.config["RLX"].hf_sandbox_start_s)
     from rlx.runs.hf_sandbox_env import lend
@@ -247,7 +265,7 @@ def note_walls(run: RunRecord, store, redis, save: bool = True) -> None:
             _save(store, redis, run)
 
 
-def _apply_result(run: RunRecord, result) -> None:
+def _apply_result(run: RunRecord, result, relay=None) -> None:
     verifier = result.verifier_result
     rewards = {k: float(v) for k, v in ((verifier.rewards if verifier else None) or {}).items()
                if isinstance(v, (int, float))}
@@ -258,6 +276,8 @@ def _apply_result(run: RunRecord, result) -> None:
         run.usage = {k: v for k, v in {
             "input_tokens": agent_result.n_input_tokens, "output_tokens": agent_result.n_output_tokens,
             "cost_usd": agent_result.cost_usd}.items() if v is not None}
+    if relay is not None and not run.usage.get("input_tokens"):
+        run.usage = {**run.usage, **relay.usage()}  # what the endpoint reported, where the agent said nothing
     if rewards:
         run.scored, run.rewards = True, rewards
     if exception is not None:

@@ -48,8 +48,8 @@ def _offered(form: str) -> tuple[list[str], list[str]]:
 def test_every_agent_is_listed_and_those_that_cannot_run_are_greyed_with_why(host_app):
     form = _local_form(host_app.test_client().get(TASK).get_data(as_text=True))
     offered, greyed = _offered(form)
-    assert offered == ["oracle", "nop", "terminus-2"]
-    assert greyed == ["mini-swe-agent", "codex", "opencode", "pi", "claude-code"]
+    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent"]
+    assert greyed == ["codex", "opencode", "pi", "claude-code"]
     assert "claude-code</span>: Claude Code speaks only Anthropic&#39;s Messages API" in form
     assert "opencode</span>: this server does not drive OpenCode yet" in form
     # the model fields are asked for every agent that uses a model
@@ -60,7 +60,7 @@ def test_every_agent_is_listed_and_those_that_cannot_run_are_greyed_with_why(hos
 def test_an_agent_that_cannot_run_here_is_greyed_and_refused_with_the_reason(host_app):
     client = host_app.test_client()
     offered, greyed = _offered(_local_form(client.get(TASK).get_data(as_text=True)))
-    assert offered == ["oracle", "nop", "terminus-2"] and "pi" in greyed
+    assert offered == ["oracle", "nop", "terminus-2"] and "pi" in greyed and "mini-swe-agent" in greyed
     response = client.post(f"{TASK}/run", headers=OURS, data={
         "option": "local", "agent": "pi", "visibility": "private", "model": "m",
         "endpoint": "https://api.example.com/v1", "api_key": ""})
@@ -71,6 +71,8 @@ def test_an_agent_that_cannot_run_here_is_greyed_and_refused_with_the_reason(hos
     offered, greyed = _offered(batch)
     assert offered == ["oracle", "nop", "terminus-2"] and "claude-code" in greyed
     assert "claude-code</span>: Claude Code speaks only" in batch
+    assert ("mini-swe-agent</span>: mini-swe-agent is not installed on this host (deploy/agents/install.sh "
+            "installs it, pinned).") in batch
     refused = client.post(f"/d/{SCIENCE}/batch", headers=OURS, data={
         "agent": "opencode", "visibility": "private", "cap": "1", "model": "m",
         "endpoint": "https://api.example.com/v1"})

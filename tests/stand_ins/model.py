@@ -6,6 +6,9 @@ terminus-2 action, a JSON object with analysis, plan, commands (keystrokes and a
 real terminus-2 types those keystrokes into a real tmux in the sandbox. Each conversation follows the script on its own (the answer is chosen by how many
 answers the conversation already holds), so several runs at once each get the whole script; the last repeats.
 
+A request that offers tools (mini-swe-agent's `bash` tool) is answered with a tool call instead: the script's
+entries are then `bash(command)` steps.
+
 Tests steer it: `key` makes it refuse requests without that bearer token (401), `hang` makes it never answer,
 `garbage` makes it answer text no agent can parse; `requests` records what it was asked.
 """
@@ -16,6 +19,11 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def bash(command: str, say: str = "Running the next command.") -> dict:
+    """One step of a tool-calling agent: call its `bash` tool with `command`."""
+    return {"command": command, "say": say}
 
 
 def action(keystrokes: str, done: bool = False, duration: float = 0.5) -> dict:
@@ -51,6 +59,14 @@ class ModelStandIn:
     def next_reply(self, messages: list) -> str:
         answered = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
         return json.dumps(self.script[min(answered, len(self.script) - 1)])
+
+    def next_tool_call(self, messages: list) -> dict:
+        """The next scripted step as a call of the `bash` tool: the script's entry is then {"command": ...}."""
+        answered = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+        step = self.script[min(answered, len(self.script) - 1)]
+        return {"role": "assistant", "content": step.get("say", "Running the next command."),
+                "tool_calls": [{"id": f"call_{answered + 1}", "type": "function",
+                                "function": {"name": "bash", "arguments": json.dumps({"command": step["command"]})}}]}
 
     def _handler(self):
         stand_in = self
@@ -92,12 +108,16 @@ class ModelStandIn:
                     return
                 while stand_in.hang:
                     time.sleep(0.1)
-                content = "I am not sure what to do." if stand_in.garbage else stand_in.next_reply(body.get("messages") or [])
+                messages = body.get("messages") or []
+                if body.get("tools") and not stand_in.garbage:  # a tool-calling agent (mini-swe-agent's bash tool)
+                    message, finish = stand_in.next_tool_call(messages), "tool_calls"
+                else:
+                    content = "I am not sure what to do." if stand_in.garbage else stand_in.next_reply(messages)
+                    message, finish = {"role": "assistant", "content": content}, "stop"
                 self._send(200, {
                     "id": f"chatcmpl-{len(stand_in.requests)}", "object": "chat.completion", "created": int(time.time()),
                     "model": body.get("model") or stand_in.model,
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                 "finish_reason": "stop"}],
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                     "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150},
                 })
 

@@ -1,0 +1,40 @@
+"""What an installed agent's run needs from the worker: its Harbor AgentConfig, its model relay, and the folders the
+sandbox links in read-only. Nothing here is secret: the key stays in the relay (rlx/runs/model_relay.py), and the
+AgentConfig and environment kwargs, which Harbor writes to the trial's config.json, hold paths and a placeholder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rlx.runs import agents
+from rlx.runs.egress import Egress, ModelError
+from rlx.runs.model_relay import SANDBOX_DIR, ModelRelay
+
+CLASSES = {"mini-swe-agent": "rlx.runs.installed_agents:PreinstalledMiniSweAgent"}
+
+
+@dataclass
+class InstalledRun:
+    agent: object  # harbor's AgentConfig
+    relay: ModelRelay
+    read_only: list[list[str]]
+
+
+def installed_run(name: str, model: str, secret: dict, agents_dir: Path, egress: Egress,
+                  call_timeout: float) -> InstalledRun:
+    """Start the run's relay and say how Harbor is to run `name`; ModelError when it cannot run on this host."""
+    from harbor.models.trial.config import AgentConfig
+
+    from rlx.runs.installed_agents import BASE_URL, PLACEHOLDER_KEY
+
+    agent = agents.get(name)
+    why = agents.unavailable_reason(agent, agents_dir) if agent else f"{name} is not an agent this server knows."
+    if why or name not in CLASSES:
+        raise ModelError(why or f"{name} cannot run on this worker.")
+    relay = ModelRelay(secret["endpoint"], secret.get("key"), egress, call_timeout=call_timeout).start()
+    config = AgentConfig(
+        import_path=CLASSES[name], model_name=f"openai/{model}", base_url=BASE_URL,
+        env={"OPENAI_API_KEY": PLACEHOLDER_KEY, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        kwargs={"program": str(agents.program_path(agent, agents_dir))})
+    return InstalledRun(config, relay, [[str(agents_dir), str(agents_dir)], [str(relay.folder), SANDBOX_DIR]])

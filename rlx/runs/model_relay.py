@@ -1,0 +1,181 @@
+"""The model relay: how an agent running inside the sandbox reaches the visitor's model without ever holding the key.
+
+terminus-2 calls its model from the worker's own process. Installed agents (mini-swe-agent, codex) are programs
+inside the sandbox, so their calls start there; were they given the endpoint and key, the key would sit in the
+sandbox's environment and in Harbor's command lines, where the task's own code (or a log) could read it. Instead,
+for each run the worker serves a small HTTP relay on a unix socket in a folder of its own under /tmp, linked
+read-only into the sandbox; a forwarder inside the sandbox (rlx/runs/installed_agents.py) listens on the
+sandbox's own loopback and pipes each connection to that socket. The relay passes three paths on (`/v1/models`,
+`/v1/chat/completions`, `/v1/responses`, which is what the agents' clients ask), adds the key, and sends them to
+the visitor's endpoint through the worker's egress checks (rlx/runs/egress.py), so a run that has no network
+still reaches its model and nothing else. Answers stream back as they come (codex reads server-sent events).
+
+It also counts the tokens the endpoint reports in each answer's `usage`, for the run record, since not every agent
+reports them itself.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import socketserver
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import httpx
+
+from rlx.runs.egress import Egress, guarded_client
+
+log = logging.getLogger("rlx.runs")
+PATHS = ("/v1/models", "/v1/chat/completions", "/v1/responses")
+MAX_BODY = 16 * 1024 * 1024  # bytes of one request: a long conversation fits, a flood does not
+SOCKET_NAME = "model.sock"
+SANDBOX_DIR = "/run/rlx-model"  # where the socket's folder appears inside the sandbox
+CALL_TIMEOUT = 600.0
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class ModelRelay:
+    """One run's relay. `start()` serves it; `stop()` closes it and removes the socket."""
+
+    def __init__(self, endpoint: str, key: str | None, egress: Egress, call_timeout: float = CALL_TIMEOUT):
+        self.endpoint, self._key, self.egress = endpoint.rstrip("/"), key, egress
+        # A short path of its own (a unix socket's path is at most 107 bytes), removed by stop().
+        self.folder = Path(tempfile.mkdtemp(prefix="rlx-relay-"))
+        self.call_timeout = call_timeout
+        self.calls = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.usage_seen = False
+        self._lock = threading.Lock()
+        self._server: _Server | None = None
+
+    @property
+    def socket_path(self) -> Path:
+        return self.folder / SOCKET_NAME
+
+    def start(self) -> "ModelRelay":
+        self.folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.folder, 0o755)  # the sandbox's own uid walks into it to reach the socket
+        self._server = _Server(str(self.socket_path), self._handler())
+        os.chmod(self.socket_path, 0o666)
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        self._key = None
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def usage(self) -> dict:
+        """What the endpoint reported, for the run record; empty when it reported nothing."""
+        with self._lock:
+            if not self.usage_seen:
+                return {}
+            return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+
+    def _count(self, usage) -> None:
+        if not isinstance(usage, dict):
+            return
+        given = [usage.get(k) for k in ("prompt_tokens", "input_tokens", "completion_tokens", "output_tokens")]
+        if not any(isinstance(v, int) for v in given):
+            return
+        with self._lock:
+            self.usage_seen = True
+            self.input_tokens += int(usage.get("prompt_tokens") or usage.get("input_tokens") or 0)
+            self.output_tokens += int(usage.get("completion_tokens") or usage.get("output_tokens") or 0)
+
+    def _count_body(self, content_type: str, body: bytes) -> None:
+        """Usage from a JSON answer, or from the server-sent events of a streamed one (the last one holding it)."""
+        try:
+            if "event-stream" not in content_type:
+                self._count(json.loads(body).get("usage"))
+                return
+            found = None
+            for line in body.splitlines():
+                if line.startswith(b"data:") and b'"usage"' in line:
+                    event = json.loads(line[5:].strip())
+                    found = event.get("usage") or (event.get("response") or {}).get("usage") or found
+            self._count(found)
+        except (ValueError, AttributeError):
+            pass
+
+    def _handler(self):
+        relay = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass  # the default logs request lines to stderr; nothing of a call belongs in the worker's log
+
+            def _refuse(self, status: int, message: str) -> None:
+                data = json.dumps({"error": {"message": message, "type": "relay_error"}}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                self._relay("GET")
+
+            def do_POST(self):
+                self._relay("POST")
+
+            def _relay(self, method: str) -> None:
+                path = self.path.split("?", 1)[0].rstrip("/")
+                if path not in PATHS:
+                    return self._refuse(404, f"The model relay passes on {', '.join(PATHS)} only.")
+                if self.headers.get("Transfer-Encoding"):
+                    return self._refuse(411, "The model relay needs a Content-Length.")
+                try:
+                    length = int(self.headers.get("Content-Length") or 0)
+                except ValueError:
+                    return self._refuse(400, "Bad Content-Length.")
+                if not 0 <= length <= MAX_BODY:
+                    return self._refuse(413, f"A model request is at most {MAX_BODY} bytes.")
+                body = self.rfile.read(length) if length else b""
+                headers = {"Content-Type": self.headers.get("Content-Type") or "application/json",
+                           "Accept": self.headers.get("Accept") or "*/*"}
+                key = relay._key
+                if key:
+                    headers["Authorization"] = f"Bearer {key}"
+                with relay._lock:
+                    relay.calls += 1
+                url = relay.endpoint + path[len("/v1"):]
+                try:
+                    with guarded_client(relay.egress, timeout=relay.call_timeout) as client:
+                        with client.stream(method, url, content=body or None, headers=headers) as answer:
+                            self._pass_back(answer)
+                except httpx.HTTPError as exc:
+                    self._refuse(502, f"The model endpoint did not answer: {type(exc).__name__}.")
+                except Exception as exc:  # EgressRefused and the like: the endpoint is no longer allowed
+                    self._refuse(502, f"The model endpoint cannot be reached from here: {type(exc).__name__}.")
+
+            def _pass_back(self, answer: httpx.Response) -> None:
+                content_type = answer.headers.get("content-type", "application/json")
+                self.send_response(answer.status_code)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Connection", "close")  # the body ends when the connection does
+                self.end_headers()
+                kept = bytearray()
+                for chunk in answer.iter_bytes():
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
+                    if len(kept) < MAX_BODY:
+                        kept += chunk
+                if answer.status_code == 200:
+                    relay._count_body(content_type, bytes(kept))
+                self.close_connection = True
+
+        return Handler
