@@ -5,7 +5,8 @@ Its tools are, from its last check (rlx.live.checks):
 - the server's own MCP tools, called over its plain JSON-RPC POST /mcp, answers renamed to MCP's fields
   (structured_content -> structuredContent, is_error -> isError, images kept as image content);
 - reset, step and state, for an OpenEnv server in simulation mode without tools of its own: on one episode per
-  MCP session (rlx.live.mcp_episodes), the server's own tools too; on a server without HTTP sessions (older
+  MCP session (rlx.live.mcp_episodes), the server's own tools too; a value withheld once in any of a session's
+  answers (its own tools' too) is masked in all its later ones; on a server without HTTP sessions (older
   OpenEnv) over its HTTP routes, which make a fresh environment per call;
 - list_splits, list_tasks and get_task for its Task API, answer-like fields dropped;
 - for a server that is not OpenEnv, one tool per published plain GET/POST route, with one cookie jar per MCP
@@ -198,9 +199,15 @@ class SpaceTools:
                                                    "params": params}, f"The tool {tool_name}")
             if not isinstance(answer, dict):
                 raise LiveError(f"The tool {tool_name} answered something that is not JSON-RPC.", "not_json")
+            mcp_session = self._session() if self.redis is not None else None
+            answers = EpisodeAnswers(mcp_episodes.answers_of(self.redis, mcp_session)) if mcp_session else None
             if isinstance(answer.get("error"), dict):
-                return ToolResult(str(answer["error"].get("message") or "The tool failed.")[:2000], is_error=True)
-            return normalised_result(answer.get("result"))
+                message = str(answer["error"].get("message") or "The tool failed.")[:2000]
+                return ToolResult(answers.clean(message)[0] if answers else message, is_error=True)
+            result = normalised_result(answer.get("result"), answers)
+            if answers is not None:  # what this answer withheld stays masked in the session's later answers
+                mcp_episodes.keep_answers(self.redis, mcp_session, answers.values)
+            return result
         return call
 
     def _post(self, path: str, body) -> ToolResult:
@@ -246,11 +253,13 @@ class SpaceTools:
                           structured=data if isinstance(data, dict) else None)
 
 
-def normalised_result(result) -> ToolResult:
-    """OpenEnv's tools/call result (snake_case, `meta`, `data`) as an MCP result; images as image content."""
+def normalised_result(result, answers: EpisodeAnswers | None = None) -> ToolResult:
+    """OpenEnv's tools/call result (snake_case, `meta`, `data`) as an MCP result; images as image content. With
+    `answers` (an MCP session's), what the session withheld before is masked too, and what this withholds is kept."""
+    clean = answers.clean if answers is not None else strip_answers
     if not isinstance(result, dict):
-        return ToolResult(json.dumps(result, ensure_ascii=False))
-    result, _ = strip_answers(result)
+        return ToolResult(json.dumps(clean(result)[0], ensure_ascii=False))
+    result, _ = clean(result)
     texts, others = [], []
     for block in result.get("content") or []:
         if not isinstance(block, dict):

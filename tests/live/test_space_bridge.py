@@ -96,6 +96,25 @@ def test_the_task_api_as_tools_with_answers_withheld(site):
     assert bad.is_error and "between 0 and" in text_of(bad)
 
 
+def test_a_value_one_tool_answer_withheld_stays_masked_in_the_session_s_later_tool_answers(site):
+    async def session():
+        async with Client(f"{site}/mcp/{HARBOR}") as agent:
+            graded = await agent.call_tool("grade", {"index": 1})
+            explained = await agent.call_tool("explain", {"index": 1})
+            other = await agent.call_tool("explain", {"index": 2})  # a value this session never saw withheld
+        async with Client(f"{site}/mcp/{HARBOR}") as stranger:  # another session remembers nothing
+            fresh = await stranger.call_tool("explain", {"index": 1})
+        return graded, explained, other, fresh
+
+    graded, explained, other, fresh = run(session())
+    assert "secret answer" not in text_of(graded) + json.dumps(graded.structured_content)
+    assert '"task_id": "t1"' in text_of(graded).replace("\\", "")
+    assert text_of(explained) == "Task 1 is done once you reach ‹withheld›."
+    assert "secret answer" not in json.dumps(explained.structured_content or {}, ensure_ascii=False)
+    assert text_of(other) == "Task 2 is done once you reach the secret answer 2."
+    assert text_of(fresh) == "Task 1 is done once you reach the secret answer 1."
+
+
 def test_sessions_are_capped_per_address(site):
     body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}}

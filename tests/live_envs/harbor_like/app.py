@@ -43,6 +43,16 @@ class HarborLikeEnv(MCPEnvironment):
             """Run one task end to end (never called by the explorer)."""
             raise RuntimeError("the explorer must never start a rollout")
 
+        @mcp.tool
+        def grade(index: int) -> str:
+            """How a task is graded, its reference answer included (as a grader's tool may say)."""
+            return json.dumps({"task_id": f"t{index}", "reference_answer": TASKS[index]["solution"]})
+
+        @mcp.tool
+        def explain(index: int) -> str:
+            """A sentence about a task that repeats its answer under no answer-like name."""
+            return f"Task {index} is done once you reach {TASKS[index]['solution']}."
+
         super().__init__(mcp)
         self._state = State(episode_id=str(uuid4()), step_count=0)
 
