@@ -138,7 +138,8 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
             run = RunRecord(id=record.new_run_id(), env_id=batch.env_id, ref=batch.refs[len(batch.run_ids)],
                             agent=batch.agent_at(len(batch.run_ids)), model=batch.model, revision=batch.revision,
                             visitor=batch.visitor,
-                            visibility=batch.visibility, batch=batch.id, private_dataset=batch.private_dataset)
+                            visibility=batch.visibility, batch=batch.id, private_dataset=batch.private_dataset,
+                            purpose=batch.purpose)
             if batch.private_dataset:  # an expired token lets the run start and end saying so
                 read_token.lend_batch(redis, batch.id, run.id, QUEUES[ROLLOUTS].job_timeout)
             if batch.model:  # an expired key lets the run start and end saying its model settings expired

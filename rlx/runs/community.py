@@ -1,4 +1,5 @@
-"""The community's view of rollouts: public, finished, scored runs, never who ran them.
+"""The community's view of rollouts: public, finished, scored runs that people started (never a health check's:
+rlx/runs/health.py), never who ran them.
 
 Every answer comes from the index of runs (runs/index.sqlite) through its partial index on exactly these rows;
 no run file is read. Queries name their columns, and `visitor` is never one of them.
@@ -12,7 +13,7 @@ from rlx.runs.index import connect
 from rlx.runs.outcome import FAILED, KINDS, SOLVED
 from rlx.store import Store
 
-COMMUNITY = "visibility='public' AND status='finished' AND scored=1"
+COMMUNITY = "visibility='public' AND status='finished' AND scored=1 AND purpose IS NULL"  # as runs/index.py's
 MAX_ENVS = 100
 MAX_RECENT = 30
 MAX_BOARD = 50
@@ -60,7 +61,8 @@ def outcomes(store: Store, env_id: str) -> list[dict]:
     unobserved run."""
     with closing(connect(store)) as db:
         rows = db.execute("SELECT agent, model, kind, COUNT(*) AS n FROM runs INDEXED BY runs_by_env "
-                          "WHERE env_id=? AND visibility='public' AND status IN ('finished', 'failed', 'stopped') "
+                          "WHERE env_id=? AND visibility='public' AND purpose IS NULL "
+                          "AND status IN ('finished', 'failed', 'stopped') "
                           "GROUP BY agent, model, kind", (env_id,)).fetchall()
     board: dict[tuple, dict] = {}
     for r in rows:

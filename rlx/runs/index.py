@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 # Columns added after the first release: an older index gains them (ALTER TABLE) before the indexes below.
 ADDED_COLUMNS = {"kind": "TEXT", "reason": "TEXT", "seconds": "REAL", "cost": "REAL", "batch": "TEXT",
-                 "private_dataset": "INTEGER NOT NULL DEFAULT 0"}
+                 "private_dataset": "INTEGER NOT NULL DEFAULT 0", "purpose": "TEXT"}
 INDEXES = """
 CREATE INDEX IF NOT EXISTS runs_by_task ON runs (env_id, ref, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_visitor ON runs (visitor, created_at);
@@ -41,14 +41,15 @@ CREATE INDEX IF NOT EXISTS runs_by_batch ON runs (batch) WHERE batch IS NOT NULL
 -- The community's rows only (public, finished, scored), covering what its pages read, so a leaderboard or a
 -- heatmap reads this small index and never the table.
 CREATE INDEX IF NOT EXISTS runs_community ON runs (env_id, agent, model, ref, reward)
-    WHERE visibility='public' AND status='finished' AND scored=1;
+    WHERE visibility='public' AND status='finished' AND scored=1 AND purpose IS NULL;
 CREATE INDEX IF NOT EXISTS runs_community_recent ON runs (finished_at)
-    WHERE visibility='public' AND status='finished' AND scored=1;
+    WHERE visibility='public' AND status='finished' AND scored=1 AND purpose IS NULL;
 -- One environment's latest: walking the global order would pass every newer run of other environments first.
 CREATE INDEX IF NOT EXISTS runs_community_env_recent ON runs (env_id, finished_at)
-    WHERE visibility='public' AND status='finished' AND scored=1;
+    WHERE visibility='public' AND status='finished' AND scored=1 AND purpose IS NULL;
 """
-_COMMUNITY_ROW = "{r}.visibility='public' AND {r}.status='finished' AND {r}.scored=1"
+# A community row: public, finished, scored, and run by a person (a health check's runs have a purpose).
+_COMMUNITY_ROW = "{r}.visibility='public' AND {r}.status='finished' AND {r}.scored=1 AND {r}.purpose IS NULL"
 # Per environment and task, the community's run count and reward sum, kept by triggers on every write, so the
 # list of environments sums a few thousand rows instead of every run. Created (and filled from `runs`) once.
 COMMUNITY_TASKS = [
@@ -96,6 +97,7 @@ def _connect(store: Store) -> sqlite3.Connection:
     db.execute("PRAGMA busy_timeout=10000")
     db.executescript(SCHEMA)
     _add_columns(db)
+    _renew_community(db)
     db.executescript(INDEXES)
     for table, statements in (("community_tasks", COMMUNITY_TASKS), ("community_versions", COMMUNITY_VERSIONS)):
         if not _has_table(db, table):
@@ -117,6 +119,29 @@ def _add_columns(db: sqlite3.Connection) -> None:
     for column in missing:
         if column not in have:
             db.execute(f"ALTER TABLE runs ADD COLUMN {column} {ADDED_COLUMNS[column]}")
+    db.execute("COMMIT")
+
+
+# PRAGMA user_version of an index whose community indexes, triggers and tables leave a health check's runs out.
+# An older file has them made without that condition: they are dropped once and made again as this module says.
+COMMUNITY_LEVEL = 1
+_COMMUNITY_MADE = ("INDEX runs_community", "INDEX runs_community_recent", "INDEX runs_community_env_recent",
+                   *(f"TRIGGER community_{n}" for n in ("insert", "update_new", "update_old", "delete")),
+                   *(f"TRIGGER community_version_{n}" for n in ("insert", "update", "delete")),
+                   "TABLE community_tasks", "TABLE community_versions")
+
+
+def _renew_community(db: sqlite3.Connection) -> None:
+    if db.execute("PRAGMA user_version").fetchone()[0] >= COMMUNITY_LEVEL:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    if db.execute("PRAGMA user_version").fetchone()[0] < COMMUNITY_LEVEL:  # another process may have done it
+        for made in _COMMUNITY_MADE:
+            db.execute(f"DROP {made.split()[0]} IF EXISTS {made.split()[1]}")
+        if _has_table(db, "health_checks"):  # a check's runs written before they carried their purpose
+            db.execute("UPDATE runs SET purpose='health' WHERE purpose IS NULL AND batch IN "
+                       "(SELECT batch_id FROM health_checks)")
+        db.execute(f"PRAGMA user_version={COMMUNITY_LEVEL}")
     db.execute("COMMIT")
 
 

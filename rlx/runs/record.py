@@ -68,6 +68,9 @@ class RunRecord:
     # Whose per-person cap of active runs it counts against (rlx/auth/visitor.py cap_holder_id: the account, else
     # the address, hashed). A cookie would not do: anyone can fetch a new one. Never shown.
     cap_holder: str | None = None
+    # "health": one of an environment's health check's runs (rlx/runs/health.py), public and ownerless, shown on
+    # the environment's Health section and never counted on a leaderboard or listed on Community.
+    purpose: str | None = None
 
     @property
     def reward(self) -> float | None:
