@@ -70,6 +70,12 @@ def test_unknown_tasks_are_404_and_a_space_that_does_not_answer_is_503_with_a_se
     assert down.status_code == 503 and down.headers["Retry-After"] == "60"
     assert f"{DOWN} is asleep or down, so its task cannot be read right now" in html.unescape(
         down.get_data(as_text=True))
+    redis_client.set(f"rlx:live:lock:{HARBOR}", "1")  # another process is checking: said so, not "down"
+    redis_client.delete(f"rlx:live:check:{HARBOR}")
+    checking = client.get(f"/s/{HARBOR}/t/{TASKS}/0")
+    assert checking.status_code == 503 and checking.headers["Retry-After"] == "5"
+    assert "is being checked by another visitor's request right now" in html.unescape(checking.get_data(as_text=True))
+    redis_client.delete(f"rlx:live:lock:{HARBOR}")
     down_api = client.get(f"/api/space/{DOWN}/t/{TASKS}/0")
     assert down_api.status_code == 503 and "asleep or down" in down_api.get_json()["error"]
 
@@ -95,3 +101,22 @@ def test_the_sitemap_names_the_advertised_task_pages_within_the_cap(
     assert len(capped) == 5
     hide(client.application, f"space:{HARBOR}")
     assert ET.fromstring(client.get("/sitemap-space-tasks.xml").data).findall("sm:url", NS) == []
+
+
+def test_refs_name_the_environment_only_when_the_server_has_several():
+    from rlx.adapters.openenv.live_tasks import SpaceTaskRef, listed_refs, make_ref, parse_ref
+
+    one = {"ok": True, "environments": ["harbor_env"],
+           "task_api": {"harbor_env": {"splits": [{"name": TASKS, "num_tasks": 3}]}}}
+    two = {"ok": True, "environments": ["a", "b"],
+           "task_api": {"a": {"splits": [{"name": "train", "num_tasks": 2}]},
+                        "b": {"splits": [{"name": "org/x"}, {"name": "gone", "num_tasks": 5, "error": "not found"}]}}}
+    assert make_ref(one, "harbor_env", TASKS, 2) == f"{TASKS}/2"
+    assert parse_ref(one, f"{TASKS}/2") == SpaceTaskRef("harbor_env", TASKS, 2)
+    assert make_ref(two, "b", "org/x", 7) == "b/org/x/7"
+    assert parse_ref(two, "b/org/x/7") == SpaceTaskRef("b", "org/x", 7)  # no size said: any index is asked
+    for ref in ("a/train/2", "train/0", "c/train/0", "b/gone/0", "a/train/-1", "a/train/"):
+        assert parse_ref(two, ref) is None, ref
+    assert parse_ref({**one, "ok": False}, f"{TASKS}/0") is None
+    assert [ref for ref, _ in listed_refs(two, 10)] == ["a/train/0", "a/train/1"]  # a split of no size: unlisted
+    assert len(list(listed_refs(one, 2))) == 2

@@ -93,6 +93,9 @@ def _live_task(org: str, name: str, ref: str):
     advertise, 503 with Retry-After and one sentence when the server cannot be asked (asleep, down, failing)."""
     record = _record(org, name)
     base_url, report = checked_server(record)
+    if report and report.get("checking"):
+        abort(error_response(503, f"{record.id}'s server is being checked by another visitor's request right now; "
+                                  "try again in a few seconds.", retry_after=5))
     if not report or not report.get("ok"):
         abort(error_response(503, f"{record.id} is asleep or down, so its task cannot be read right now: wake it "
                                   "from its page, then try again in a minute.", retry_after=DOWN_RETRY_S))
