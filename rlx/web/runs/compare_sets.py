@@ -3,7 +3,9 @@ compared task by task with a paired test (rlx/runs/paired.py), as a page, a plot
 
 The address holds the whole comparison, so it can be shared: ?a=batch:<id>&b=batch:<id>, or
 ?env=<org>/<name>&a=agent:<agent>[:<model>]&b=agent:<agent>[:<model>]. Each rollout shown passes the one
-visibility rule (rlx/runs/access.py), so a private batch compares only for its owner.
+visibility rule (rlx/runs/access.py), so a private batch compares only for its owner. Two sets on one task list
+under two names (a MiMo release and its Harbor conversion) are compared on the first set's names: each of the
+second set's tasks is read as its alias there, as its adapter names it (rlx/adapters/aliases.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rlx.runs.paired_plot import grid
 from rlx.runs.record import valid_run_id
 from rlx.web.environments.dataset_access import dataset_access
 from rlx.web.environments.hidden import hidden_ids
+from rlx.web.environments.loaders import load_env
 from rlx.http.render import render
 from rlx.web.runs.owner import visitor_id
 
@@ -56,13 +59,44 @@ def _compared():
         return None
     label_a, rows_a = _side(a, env_id, "a")
     label_b, rows_b = _side(b, env_id, "b")
-    envs = {r["env_id"] for r in rows_a} | {r["env_id"] for r in rows_b}
-    if len(envs) > 1:
-        abort(400, "Both sets must be rollouts of the same environment's tasks; these cover "
-                   + ", ".join(sorted(envs)[:4]) + ".")
+    envs_a, envs_b = {r["env_id"] for r in rows_a}, {r["env_id"] for r in rows_b}
+    aliased = None
+    if len(envs_a | envs_b) > 1:
+        rows_b, aliased = _onto(envs_a, envs_b, rows_b)
     view = paired.compare_sets(paired.gather(rows_a), paired.gather(rows_b))
     return {"view": view, "label_a": label_a, "label_b": label_b, "a": a, "b": b, "env": env_id,
-            "env_id": next(iter(envs), env_id)}
+            "env_id": next(iter(envs_a or envs_b), env_id), "aliased": aliased}
+
+
+def _onto(envs_a: set[str], envs_b: set[str], rows_b: list[dict]) -> tuple[list[dict], dict]:
+    """B's rows with each task renamed to its alias in A's environment; a 400 unless both sets are each on one
+    environment and at least one of B's tasks is an alias of one there. B's tasks without an alias there stay,
+    named with their environment, among the tasks only one set ran."""
+    if len(envs_a) != 1 or len(envs_b) != 1:
+        abort(400, "Both sets must be rollouts of one environment's tasks; these cover "
+                   + ", ".join(sorted(envs_a | envs_b)[:4]) + ".")
+    (home,), (other,) = envs_a, envs_b
+    found = _aliases_in(other, sorted({r["ref"] for r in rows_b}), home)
+    if not found:
+        abort(400, f"Both sets must be rollouts of the same environment's tasks: A is on {home}, B on {other}, "
+                   f"and none of B's tasks is the same task as one of {home}'s.")
+    renamed = [{**r, "ref": found.get(r["ref"], f"{other} · {r['ref']}")} for r in rows_b]
+    return renamed, {"env": other, "tasks": len(found)}
+
+
+def _aliases_in(env_id: str, refs: list[str], home: str) -> dict[str, str]:
+    """{ref in env_id: the same task's ref in home}, as env_id's adapter names its tasks' aliases."""
+    org, _, name = env_id.partition("/")
+    state = load_env(org, name, start_indexing=False)
+    if not state.ready:
+        return {}
+    found = {}
+    for ref in refs:
+        there = [alias_ref for alias_env, alias_ref in state.adapter.aliases(state.env, state.index, ref)
+                 if alias_env == home]
+        if there:
+            found[ref] = there[0]
+    return found
 
 
 @bp.get("/compare/sets")
