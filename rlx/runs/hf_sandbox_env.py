@@ -6,6 +6,9 @@ What it adds to Harbor's class:
   kwarg: Harbor writes kwargs verbatim into config.json, lock.json and result.json;
 - labels naming the run, so an orphaned sandbox can be found and cancelled on the visitor's account;
 - an idle timeout at least the run's own time limit (a foreground command does not count as activity upstream);
+- a task without a prebuilt image starts from its Dockerfile's base image, and the Dockerfile's steps are replayed
+  in order (WORKDIR, ENV, COPY/ADD from the build context, RUN with the network on, as a build has it); a RUN that
+  fails fails the run with its output, as a failed build would;
 - no-network tasks enforced, not refused: every command runs in a fresh network namespace (`unshare -rn`), and a
   sandbox that cannot make one is refused before the agent starts;
 - output: each command's output goes to Harbor's log callbacks as it arrives, and the job's own log stream (SSE,
@@ -32,6 +35,7 @@ from harbor.environments.hf_sandbox import HFSandboxEnvironment as HarborHFSandb
 from harbor.environments.tar_transfer import remote_pack_command
 from harbor.utils.path_filter import filter_paths_by_patterns
 
+from rlx.runs.replay import Replay, copy_from_context, plan_for, replay_of
 from rlx.runs.sandbox_files import MAX_BYTES
 from rlx.runs.sandbox_tar import unpack_sandbox_tar
 
@@ -40,6 +44,7 @@ RUN_LABEL = "rlx-run"
 START_TIMEOUT = 180.0  # seconds for the job to be scheduled and its server to answer
 MAX_LOG_LINES = 400  # of the job's own log stream published to the run's events
 NO_NETWORK = "unshare --net --map-root-user -- "
+REPLAY_STEP_TIMEOUT = 900  # seconds for one RUN step of a replayed Dockerfile (package installs)
 
 
 class HFSandboxUnavailable(RuntimeError):
@@ -71,7 +76,20 @@ class HFSandboxEnvironment(HarborHFSandbox):
     def __init__(self, *args, run_id: str, idle_timeout: int = 600, flavor: str = "cpu-basic",
                  start_timeout: float = START_TIMEOUT, **kwargs):
         self._run_id, self._start_timeout = run_id, float(start_timeout)
+        self._replay, self._base_image = Replay(), None
         super().__init__(*args, flavor=flavor, job_timeout=int(idle_timeout), forward_hf_token=False, **kwargs)
+
+    def _validate_definition(self) -> None:
+        """A prebuilt image as Harbor asks, or a Dockerfile the replay can run from its base image."""
+        if self.task_env_config.docker_image:
+            return super()._validate_definition()
+        plan = plan_for(self.environment_dir)
+        if plan is None:
+            raise ValueError("An HF Sandbox starts an image, and this task names none and ships no Dockerfile.")
+        if not plan.replayable:
+            raise ValueError("An HF Sandbox cannot replay this task's Dockerfile from its base image: "
+                             + " ".join(plan.reasons))
+        self._replay, self._base_image = replay_of(plan), plan.base_image
 
     @property
     def capabilities(self) -> EnvironmentCapabilities:
@@ -87,7 +105,7 @@ class HFSandboxEnvironment(HarborHFSandbox):
         from huggingface_hub import Sandbox
 
         loan = self._loan()
-        image = self.task_env_config.docker_image
+        image = self.task_env_config.docker_image or self._base_image
         loan.publish("sandbox", text=f"Starting an HF Sandbox ({image}, {self._flavor}, idle timeout "
                                      f"{self._idle_timeout} s) on your account.")
         try:
@@ -101,13 +119,40 @@ class HFSandboxEnvironment(HarborHFSandbox):
         try:
             if self._network_disabled:
                 await self._check_network_can_be_cut()
-            self._workdir = self.task_env_config.workdir or await self._image_workdir()
+            await self._replay_dockerfile(loan)
+            replayed = self._replay.workdir if self._replay.workdir != "/" else None
+            self._workdir = self.task_env_config.workdir or replayed or await self._image_workdir()
             await asyncio.to_thread(self._sandbox.files.mkdir, self._workdir)
             await self.ensure_dirs(self._mount_targets(writable_only=True))
             await self._upload_environment_dir_after_start()
         except BaseException:
             await self.stop(delete=True)  # a sandbox that cannot serve the run is cancelled, not left to idle
             raise
+
+    async def _replay_dockerfile(self, loan: Loan) -> None:
+        actions = self._replay.actions
+        if not actions and not self._replay.env:
+            return
+        loan.publish("sandbox", text=f"Replaying the Dockerfile: {len(actions)} steps.")
+        for note in self._replay.notes:
+            loan.publish("sandbox", text=note)
+        for n, (kind, cwd, payload) in enumerate(actions, 1):
+            if kind == "mkdir":
+                await asyncio.to_thread(self._sandbox.files.mkdir, payload)
+            elif kind == "copy":
+                await copy_from_context(self, *payload)
+            elif kind == "run":  # a build step: the network on, as `docker build` has it
+                loan.publish("sandbox", text=f"Step {n} of {len(actions)}: RUN {payload[:200]}")
+                on_stdout, on_stderr = self._streamers()
+                result = await asyncio.to_thread(
+                    self._sandbox.run, ["/bin/sh", "-c", payload], shell=False, cwd=cwd,
+                    env=self._replay.env or None, timeout=REPLAY_STEP_TIMEOUT, check=False,
+                    on_stdout=on_stdout, on_stderr=on_stderr)
+                if result.exit_code != 0:
+                    tail = ((result.stderr or "") + (result.stdout or "")).strip()[-400:]
+                    raise RuntimeError(f"The Dockerfile's step RUN {payload[:160]} failed in the HF Sandbox "
+                                       f"(exit {result.exit_code}{', timed out' if result.timed_out else ''}): "
+                                       f"{tail}")
 
     async def _image_workdir(self) -> str:
         """The image's WORKDIR; a bare "/" means the image names none, and tasks then expect /app (as locally)."""
@@ -126,7 +171,7 @@ class HFSandboxEnvironment(HarborHFSandbox):
     async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
                    timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
         sandbox = self._require_sandbox()
-        env = self._merge_env(env)
+        env = {**self._replay.env, **(self._merge_env(env) or {})}  # the Dockerfile's ENV, as an image's
         prefix = NO_NETWORK if self._network_disabled else ""
         argv = ["/bin/sh", "-c", f"{prefix}/bin/bash -c {shlex.quote(command)}"]
         on_stdout, on_stderr = self._streamers()

@@ -22,7 +22,7 @@ from harbor.environments.tar_transfer import pack_dir_to_bytes
 from harbor.utils.path_filter import filter_paths_by_patterns
 
 from rlx.runs.bwrap import Limits, Sandbox
-from rlx.runs.replay import Replay, plan_for, replay_of
+from rlx.runs.replay import Replay, copy_from_context, plan_for, replay_of
 from rlx.runs.sandbox_files import copy_dir_out, copy_file_out
 from rlx.runs.walls import write_walls
 
@@ -127,29 +127,13 @@ class LocalEnvironment(BaseEnvironment):
             if kind == "mkdir":
                 await self.exec(f"mkdir -p {shlex.quote(payload)}")
             elif kind == "copy":
-                await self._copy_from_context(*payload)
+                await copy_from_context(self, *payload)
             elif kind == "run":
                 result = await self.exec(payload, cwd=cwd, timeout_sec=300)
                 if result.return_code != 0:
                     self.logger.warning(
                         f"Dockerfile RUN skipped in the local sandbox (exit {result.return_code}; it uses the "
                         f"worker's own userland): {payload[:200]}")
-
-    async def _copy_from_context(self, sources: list[str], dest: str) -> None:
-        context = self.environment_dir.resolve()
-        into_dir = dest.endswith("/") or dest.endswith("/.") or len(sources) > 1
-        dest = posixpath.normpath(dest)
-        for pattern in sources:
-            matches = sorted(context.glob(pattern)) if any(c in pattern for c in "*?[") else [context / pattern]
-            for source in matches:
-                source = source.resolve()
-                if not source.is_relative_to(context) or not source.exists():
-                    raise ValueError(f"COPY {pattern}: not in the task's environment folder.")
-                if source.is_dir():
-                    await self.upload_dir(source, dest)
-                else:
-                    target = posixpath.join(dest, source.name) if into_dir else dest
-                    await self.upload_file(source, target)
 
     # --- commands --------------------------------------------------------------------------------------------
 

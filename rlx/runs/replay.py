@@ -70,3 +70,21 @@ def _expand(text: str, env: dict[str, str]) -> str:
     for key, value in env.items():
         text = text.replace("${" + key + "}", value).replace("$" + key, value)
     return text
+
+
+async def copy_from_context(environment, sources: list[str], dest: str) -> None:
+    """A Dockerfile's COPY/ADD from the task's environment folder (the build context) into the sandbox, through
+    the environment's own upload_file / upload_dir; a source outside the context is refused."""
+    context = Path(environment.environment_dir).resolve()
+    into_dir = dest.endswith("/") or dest.endswith("/.") or len(sources) > 1
+    dest = posixpath.normpath(dest)
+    for pattern in sources:
+        matches = sorted(context.glob(pattern)) if any(c in pattern for c in "*?[") else [context / pattern]
+        for source in matches:
+            source = source.resolve()
+            if not source.is_relative_to(context) or not source.exists():
+                raise ValueError(f"COPY {pattern}: not in the task's environment folder.")
+            if source.is_dir():
+                await environment.upload_dir(source, dest)
+            else:
+                await environment.upload_file(source, posixpath.join(dest, source.name) if into_dir else dest)

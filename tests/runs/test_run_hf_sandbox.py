@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import time
@@ -19,7 +20,7 @@ from rlx.runs.sandboxes import token_key
 from tests.conftest import index_now
 from tests.runs_fixtures import PROBES, SLEEPER_ALONE, probes_folder, start_worker, task_path  # noqa: F401
 from tests.processes import children_of
-from tests.runs_helpers import wait_for
+from tests.runs_helpers import wait_for, write_small_task
 from tests.stand_ins.hf_jobs import HFJobsStandIn
 from tests.runs.test_run_pages import OURS, post_run, run_id_of
 
@@ -124,10 +125,13 @@ def test_each_option_says_where_a_task_can_run_and_why_not(hf_app):
     client = signed_in(hf_app[0])
     page = client.get("/t/rlx-examples/science-puzzles/statistics/sensor-summary").get_data(as_text=True)
     assert "it cannot run here" in page and "earlier build stage" in page  # local: a step it cannot replay
-    assert "An HF Sandbox starts a prebuilt image, and this task names none (it builds its own from a Dockerfile)" \
-        in page
+    assert "Its Dockerfile has steps an HF Sandbox cannot replay from the base image" in page
     bundled = client.get(BUNDLED).get_data(as_text=True)
     assert 'name="option" value="local"' in bundled and 'name="option" value="hf"' in bundled
+    # the share per dataset: every task of science-puzzles but the one whose Dockerfile copies an earlier stage
+    glance = " ".join(re.sub(r"<[^>]+>", " ", client.get("/d/rlx-examples/science-puzzles").get_data(
+        as_text=True)).split())
+    assert "Runnable on an HF Sandbox 80% (4 of 5)" in glance, glance[:2000]
 
 
 @pytest.mark.parametrize("entry, why", [
@@ -280,3 +284,59 @@ def test_a_verifier_faking_tar_in_an_hf_sandbox_writes_nothing_outside_the_store
     trial = app.config["RLX"].storage_dir / "runs" / run_id / "trial"
     assert "not a regular file" in (trial / "trial.log").read_text()  # the attack was made, and refused
     assert not any(p.is_symlink() for p in trial.rglob("*"))
+
+
+BUILT = """FROM python:3.12-slim
+WORKDIR /app
+ENV GREETING=hello-env
+COPY data.txt /app/data.txt
+RUN echo "built:$GREETING" > /app/built.txt
+"""
+
+
+def test_a_dockerfile_task_starts_from_its_base_image_with_its_steps_replayed(hf_app, jobs, redis_client,
+                                                                              probes_folder, tmp_path):
+    # No prebuilt image: the sandbox starts FROM's image, then WORKDIR, ENV, COPY and RUN are replayed in order;
+    # the solution reads what COPY and RUN left and the ENV the image would carry, the verifier checks it all.
+    task = task_path(probes_folder, "built-from-dockerfile")
+    write_small_task(task, solution='cat /app/built.txt /app/data.txt > /app/out.txt; echo "$GREETING" >> /app/out.txt',
+                     verifier='[ "$(cat /app/out.txt)" = "$(printf \'built:hello-env\\ncopied\\nhello-env\')" ] '
+                              '&& echo 1 || echo 0', dockerfile=BUILT)
+    (task / "environment" / "data.txt").write_text("copied\n")
+    probes = hf_app[1]
+    index_now(probes, PROBES)
+    client = signed_in(probes)
+    path = f"/t/{PROBES}/built-from-dockerfile"
+    assert '<input type="hidden" name="option" value="hf">' in client.get(path).get_data(as_text=True)
+    worker = hf_worker(probes, redis_client, jobs, tmp_path)
+    try:
+        run_id = run_id_of(post_run(client, path=path, option="hf"))
+        run = wait_for(probes, run_id, timeout=120)
+    finally:
+        worker.terminate()
+        worker.wait(15)
+    assert run.status == "finished" and run.rewards == {"reward": 1.0}, run.outcome
+    job = next(j for j in jobs.jobs.values() if j.labels.get("rlx-run") == run_id)
+    assert job.spec["dockerImage"] == "python:3.12-slim"
+    shown = [e.get("text", "") for _id, e in events.read(redis_client, run_id, count=events.MAX_EVENTS)]
+    assert any("Replaying the Dockerfile" in text for text in shown)
+
+
+def test_a_dockerfile_step_that_fails_fails_the_run_with_its_output(hf_app, jobs, redis_client, probes_folder,
+                                                                    tmp_path):
+    task = task_path(probes_folder, "broken-build")
+    write_small_task(task, solution="echo done > /app/out.txt", verifier="echo 1",
+                     dockerfile="FROM python:3.12-slim\nRUN echo build-went-wrong >&2; exit 7\n")
+    probes = hf_app[1]
+    index_now(probes, PROBES)
+    client = signed_in(probes)
+    worker = hf_worker(probes, redis_client, jobs, tmp_path)
+    try:
+        run = wait_for(probes, run_id_of(post_run(client, path=f"/t/{PROBES}/broken-build", option="hf")),
+                       timeout=120)
+    finally:
+        worker.terminate()
+        worker.wait(15)
+    assert run.status == "failed"
+    assert "exit 7" in json.dumps(run.outcome) and "build-went-wrong" in json.dumps(run.outcome)
+    assert all(j.stage == "CANCELED" for j in jobs.jobs.values())  # the sandbox that could not be built is gone

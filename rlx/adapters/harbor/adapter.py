@@ -27,7 +27,8 @@ VALUE_FILES_MAX = 64  # files a walked task reads, once, to learn which values i
 class HarborAdapter(Adapter):
     key = "harbor"
     label = "Harbor"
-    index_version = 3  # 2: older Terminal-Bench tasks, compose services, per-step settings; 3: instruction words
+    index_version = 4  # 2: older Terminal-Bench tasks, compose services, per-step settings; 3: instruction words;
+    # 4: whether an HF Sandbox can run each task
     TAGS = {"harbor", "terminal-bench"}
 
     def score(self, record) -> float:

@@ -16,6 +16,7 @@ import re
 from rlx.adapters.contract import TaskRow
 from rlx.adapters.harbor.compose import read_services
 from rlx.adapters.harbor.dockerfile import analyze_dockerfile
+from rlx.adapters.harbor.hf_fit import hf_reasons
 from rlx.adapters.harbor.layout import HARBOR, TERMINAL_BENCH_1, Layout, layout_of
 from rlx.adapters.harbor.numbers import plain
 from rlx.adapters.harbor.taskconfig import TaskTomlError, parse_task_toml, runnable_here
@@ -141,7 +142,8 @@ def read_task(task_dir: str, entries: list[FileEntry], texts: dict[str, str], wa
     (title, brief, said), _ = mask_values_in([title, brief, instruction or ""], values)
     entry["withheld"] = withheld
     plan = (entry.get("runtime") or {}).get("dockerfile") or {}
-    extra = {"_dir": task_dir, "withheld": len(withheld), "replayable": bool(plan.get("replayable"))}
+    extra = {"_dir": task_dir, "withheld": len(withheld), "replayable": bool(plan.get("replayable")),
+             "hf": not hf_reasons(entry)}
     words = search_words(said, title, brief)
     if words:
         extra["_words"] = words  # the rest of the instruction, for task search only

@@ -1,7 +1,8 @@
 """Where a Harbor task can run, and where not, why: the run options its task page offers.
 
 `local` is this machine's bubblewrap sandbox; `hf` an HF Sandbox (a Hugging Face Job) on the visitor's own account,
-which starts the task's prebuilt image (whether the visitor is signed in is the web's to add: rlx/runs/sandboxes.py).
+which starts the task's prebuilt image or its Dockerfile's base image and replays the steps (hf_fit.py; whether the
+visitor is signed in is the web's to add: rlx/runs/sandboxes.py).
 `local` It runs a task when the reader found it runnable here and the
 image question is answered: a Dockerfile the replay plan can run, or a prebuilt image whose files ship beside
 the task (Harbor uploads them into the sandbox). A task that needs its prebuilt image's own system, a Dockerfile
@@ -11,6 +12,7 @@ step the sandbox cannot replay, GPUs, compose services or an allowlist gets the 
 from __future__ import annotations
 
 from rlx.adapters.contract import RunField, RunOption
+from rlx.adapters.harbor.hf_fit import hf_reasons
 from rlx.runs.agents import MODEL_AGENTS, NAMES
 
 AGENTS = list(NAMES)  # which of them runs on this host is decided per request (rlx/runs/rollout_rules.py)
@@ -34,25 +36,8 @@ def local_option(entry: dict) -> RunOption:
 
 
 def hf_option(entry: dict) -> RunOption:
-    """An HF Sandbox starts one prebuilt image on a CPU machine, with the network on or cut (never an allowlist)."""
-    runtime, config = entry.get("runtime") or {}, entry.get("config") or {}
-    environment = config.get("environment") or {}
-    reasons = []
-    if not runtime or not config:
-        reasons.append("its task.toml could not be read, so Harbor cannot run it.")
-    elif entry.get("format", "harbor") != "harbor":
-        reasons.append("it is in the older Terminal-Bench format (run-tests.sh), which Harbor's trials do not run.")
-    elif runtime.get("kind") == "compose":
-        reasons.append("it runs as several containers with docker-compose; an HF Sandbox starts one.")
-    elif not runtime.get("image"):
-        reasons.append("an HF Sandbox starts a prebuilt image, and this task names none"
-                       + (" (it builds its own from a Dockerfile)." if runtime.get("kind") == "dockerfile" else "."))
-    if (environment.get("gpus") or 0) > 0 or environment.get("gpu_types") or environment.get("tpu"):
-        reasons.append("it asks for GPUs or TPUs, and runs from here use a CPU sandbox (cpu-basic).")
-    if environment.get("os") == "windows":
-        reasons.append("it needs Windows; HF Sandboxes run Linux.")
-    if "allowlist" in [(config.get(t) or {}).get("network_mode") for t in ("environment", "agent", "verifier")]:
-        reasons.append("its network is limited to an allowlist, which an HF Sandbox cannot enforce.")
+    """An HF Sandbox starts the task's image, or its Dockerfile's base image with the steps replayed (hf_fit.py)."""
+    reasons = hf_reasons(entry)
     can_run = not reasons
     return RunOption(key="hf", label="HF Sandbox (a Hugging Face Job on your account)", runner="harbor",
                      can_run=can_run, why_not=None if can_run else " ".join(_sentence(r) for r in reasons),

@@ -176,8 +176,10 @@ def overview(index, readme: str | None) -> list[Section]:
     runnable = sum(1 for r in rows if r.facets.get("runs_here") == "yes")
     dockerfiles = [r for r in rows if r.facets.get("runtime") == "dockerfile"]
     replayable = sum(1 for r in dockerfiles if r.extra.get("replayable"))
+    on_hf = sum(1 for r in rows if r.extra.get("hf"))
     pairs = [("Tasks", f"{len(index.rows):,}"),
              ("Runnable here", f"{_share(runnable, len(rows))} ({runnable:,} of {len(rows):,})" if rows else None),
+             ("Runnable on an HF Sandbox", f"{_share(on_hf, len(rows))} ({on_hf:,} of {len(rows):,})" if rows else None),
              ("Dockerfiles replayable", f"{_share(replayable, len(dockerfiles))} ({replayable:,} of "
               f"{len(dockerfiles):,})" if dockerfiles else None),
              ("Read from", f"revision {index.revision[:10]}" if index.revision else None),
