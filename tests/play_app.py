@@ -6,11 +6,11 @@ made again)."""
 import os
 
 from rlx import create_app
-from rlx.live import checks, episode, shared_episode, slots
+from rlx.live import episode, shared_episode, slots, space_checks
 
 episode.STEP_TIMEOUT_S = float(os.environ.get("RLX_TEST_STEP_TIMEOUT_S") or episode.STEP_TIMEOUT_S)
 slots.IDLE_S = int(os.environ.get("RLX_TEST_IDLE_S") or slots.IDLE_S)
 shared_episode.EPISODE_IDLE_S = float(os.environ.get("RLX_TEST_EPISODE_IDLE_S") or shared_episode.EPISODE_IDLE_S)
 shared_episode.TURN_S = float(os.environ.get("RLX_TEST_TURN_S") or shared_episode.TURN_S)
-checks.MIN_RECHECK_S = float(os.environ.get("RLX_TEST_MIN_RECHECK_S") or checks.MIN_RECHECK_S)
+space_checks.MIN_RECHECK_S = float(os.environ.get("RLX_TEST_MIN_RECHECK_S") or space_checks.MIN_RECHECK_S)
 app = create_app()

@@ -24,7 +24,7 @@ def create_admin_app(config: Config | None = None) -> Flask:
     from rlx import MAX_BODY_BYTES, auth, queue, sources, store
     from rlx.admin import edits, security_headers, membership, views
     from rlx.store.settings import SettingsError
-    from rlx.http import errors, origin
+    from rlx.http import error_answers, origin
     from rlx.web import catalog_db
     from rlx.web.context import init_context
     from rlx.http.hosts import TrustedHosts
@@ -44,8 +44,8 @@ def create_admin_app(config: Config | None = None) -> Flask:
     queue.init_app(app)
     catalog_db.init_app(app)
     init_context(app)
-    errors.init_app(app)
-    app.register_error_handler(SettingsError, lambda exc: errors.error_response(409, str(exc)))
+    error_answers.init_app(app)
+    app.register_error_handler(SettingsError, lambda exc: error_answers.error_response(409, str(exc)))
     auth.init_app(app)
     app.before_request(membership.check_member)
     origin.init_app(app)  # every POST, the dashboard's included, comes from the admin's own pages

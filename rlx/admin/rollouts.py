@@ -15,7 +15,7 @@ import re
 from contextlib import closing
 from dataclasses import dataclass
 
-from rlx.runs import index, record
+from rlx.runs import record, runs_db
 from rlx.runs.record import ACTIVE, DONE, RunRecord, WITHDRAWN
 from rlx.store import Store
 from rlx.sources.names import ENV_ID, NAME_PART
@@ -107,7 +107,7 @@ def _where(query: RolloutQuery) -> tuple[str, list]:
 def list_rollouts(store: Store, query: RolloutQuery) -> tuple[list[dict], str | None]:
     """One page of runs, newest first, and the cursor of the next (older) page, or None at the end."""
     where, args = _where(query)
-    with closing(index.connect(store)) as db:
+    with closing(runs_db.connect(store)) as db:
         rows = db.execute(f"SELECT {COLUMNS} FROM runs{where} ORDER BY created_at DESC, id DESC LIMIT ?",
                           (*args, query.size + 1)).fetchall()
     page = [{**dict(r), "who": owner_label(r["visitor"])} for r in rows[:query.size]]
@@ -137,5 +137,5 @@ def set_withdrawn(store: Store, run_id: str, withdrawn: bool) -> RunRecord:
                             "Only a rollout taken off community can be put back.")
     run.visibility = wanted_to
     record.save(store, run)
-    index.upsert(store, run)
+    runs_db.upsert(store, run)
     return run

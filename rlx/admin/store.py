@@ -11,7 +11,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
-from rlx.store.files import write_json
+from rlx.store.atomic_files import write_json
 from rlx.store.settings import SettingsError, parse_settings
 from rlx.store.settings_file import SettingsFile
 

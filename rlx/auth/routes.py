@@ -112,6 +112,6 @@ def signout():
 
 
 def _unavailable(message: str):
-    from rlx.http.errors import error_response
+    from rlx.http.error_answers import error_response
 
     return error_response(503, message, retry_after=30)

@@ -78,7 +78,7 @@ def rate_limited(name: str, who=None):
 
 
 def too_many(wait: int):
-    from rlx.http.errors import error_response
+    from rlx.http.error_answers import error_response
 
     return error_response(429, f"Too many requests from your address; try again in {wait} s.", retry_after=wait)
 

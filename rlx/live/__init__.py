@@ -14,7 +14,7 @@ session caps in Redis), play_view (action forms from schemas, observations drawn
 answers withheld), route_forms (forms for a server's own routes), bridge.SpaceTools (a Space as an MCP tool server).
 """
 
-from rlx.live.checks import FRESH_S, cached_check, check_space, is_fresh, verified_openenv
+from rlx.live.space_checks import FRESH_S, cached_check, check_space, is_fresh, verified_openenv
 from rlx.live.client import SpaceClient
 from rlx.live.errors import LiveError, SpaceRefused
 from rlx.live.space_hosts import public_app_url, space_base_url, space_subdomain

@@ -1,7 +1,7 @@
 """A Space's server as an MCP tool server (rlx.mcp's ToolServer), served at /mcp/<org>/<name> by rlx.mcp's one
 Streamable HTTP transport.
 
-Its tools are, from its last check (rlx.live.checks):
+Its tools are, from its last check (rlx.live.space_checks):
 - the server's own MCP tools, called over its plain JSON-RPC POST /mcp, answers renamed to MCP's fields
   (structured_content -> structuredContent, is_error -> isError, images kept as image content);
 - reset, step and state, for an OpenEnv server in simulation mode without tools of its own: on one episode per

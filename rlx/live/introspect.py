@@ -4,7 +4,7 @@ One pass reads /openapi.json (reset/step, the Task API, custom routes), /health,
 /list_environments, `tools/list` on POST /mcp, each Task API environment's splits, and finds its web page (the
 README's base_path, then /web, then /). Servers of older openenv versions lack some of these routes: a missing
 route is noted and the pass goes on. The result is a plain dict (JSON as it is stored in Redis), described by
-`introspect`'s docstring; rlx.live.checks caches it.
+`introspect`'s docstring; rlx.live.space_checks caches it.
 """
 
 from __future__ import annotations

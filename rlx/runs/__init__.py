@@ -1,7 +1,7 @@
 """Rollouts: an agent on a task in a sandbox, driven by Harbor's Trial in one RQ job per run.
 
     record.py     the run record in the store (runs/<id>/run.json), written atomically
-    index.py      the SQLite index of runs (runs/index.sqlite), updated by the job; pages query it
+    runs_db.py    the SQLite index of runs (runs/index.sqlite), updated by the job; pages query it
     events.py     live events in a Redis stream per run, archived to the store at the end
     launch.py     start (record + job) and stop runs; end one from outside its job
     runner.py     the job: copy the task, drive the Trial, catch every failure into the record

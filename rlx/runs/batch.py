@@ -106,7 +106,7 @@ def _active_runs(store: Store, batch: BatchRecord) -> int:
     every record on each run's end would cost a health check of 3,000 runs millions of file reads)."""
     from contextlib import closing
 
-    from rlx.runs.index import connect
+    from rlx.runs.runs_db import connect
 
     with closing(connect(store)) as db:
         indexed = db.execute("SELECT COUNT(*), SUM(status IN ('queued', 'running')) FROM runs WHERE batch=?",

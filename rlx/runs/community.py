@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextlib import closing
 
-from rlx.runs.index import connect
+from rlx.runs.runs_db import connect
 from rlx.runs.outcome import FAILED, KINDS, SOLVED
 from rlx.store import Store
 

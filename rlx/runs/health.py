@@ -17,7 +17,7 @@ from contextlib import closing
 from dataclasses import dataclass
 
 from rlx.runs import batch_record as batches, outcome
-from rlx.runs.index import connect, index_path
+from rlx.runs.runs_db import connect, index_path
 from rlx.store import Store
 
 SOUND, ORACLE_FAILS, NOP_PASSES, FLAKY, CANNOT_RUN, NOT_CHECKED = (

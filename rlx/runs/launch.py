@@ -18,7 +18,7 @@ from rlx.jobs.enqueue import enqueue_rollout
 from rlx.jobs.queues import QUEUES, ROLLOUTS
 from rlx.queue import get_redis
 from rlx.queue.defaults import KEY_PREFIX
-from rlx.runs import events, index, limits, models, record, sandboxes
+from rlx.runs import events, limits, models, record, runs_db, sandboxes
 from rlx.runs.record import QUEUED, STOPPED, RunRecord
 from rlx.store.writable import is_store_full
 from rlx.store import app_store
@@ -55,7 +55,7 @@ def start_run(run: RunRecord, pack_store=None, queue: str = ROLLOUTS) -> RunReco
     try:
         record.reserve_space(store, run.id)  # first: a store too full for it refuses the run before anything
         record.save(store, run)
-        index.upsert(store, run)
+        runs_db.upsert(store, run)
         events.publish(redis, run.id, "status", status=QUEUED)
         enqueue_rollout(run.id, run.job_id, run.job_timeout, queue)
     except BaseException:
@@ -69,7 +69,7 @@ def _undo_start(store, redis, run: RunRecord) -> None:
     import shutil
 
     for undo in (lambda: limits.release_slot(redis, limits.slot_owner(run) or "-", run.id),
-                 lambda: index.remove(store, run.id),
+                 lambda: runs_db.remove(store, run.id),
                  lambda: shutil.rmtree(record.run_dir(store, run.id), ignore_errors=True)):
         try:
             undo()
@@ -108,7 +108,7 @@ def finish(run: RunRecord, status: str, outcome: str, error_type: str | None) ->
     limits.release_slot(redis, limits.slot_owner(current) or "-", current.id)
     record.release_space(store, current.id)  # its last word must fit, even on a store that filled up
     try:
-        index.upsert(store, current)  # before the record, as the job does: a record seen ended is indexed ended
+        runs_db.upsert(store, current)  # before the record, as the job does: a record seen ended is indexed ended
         record.save(store, current)
     except Exception as exc:
         if not is_store_full(exc):

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from rlx.store import Store, read_json, write_json
-from rlx.store.files import write_atomic
+from rlx.store.atomic_files import write_atomic
 
 QUEUED, RUNNING, FINISHED, FAILED, STOPPED = "queued", "running", "finished", "failed", "stopped"
 ACTIVE = (QUEUED, RUNNING)

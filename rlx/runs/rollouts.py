@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from rlx.runs.access import UNKNOWN, may_see
 from rlx.runs.community import model_label
-from rlx.runs.index import connect
+from rlx.runs.runs_db import connect
 from rlx.runs.outcome import KINDS, LABELS, PENDING, of_row
 from rlx.store import Store
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from flask import current_app
 
 from rlx.queue import get_redis
-from rlx.runs import admin_stop, events, index, limits, read_token, record, sandboxes
+from rlx.runs import admin_stop, events, limits, read_token, record, runs_db, sandboxes
 from rlx.runs.batch import after_run
 from rlx.runs.launch import stop_key
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
@@ -330,7 +330,7 @@ def _explain(exception_type: str) -> str:
 
 def _save(store, redis, run: RunRecord) -> None:
     # The index first: whoever sees the record end (a page, a test) then finds it in the community lists too.
-    index.upsert(store, run)
+    runs_db.upsert(store, run)
     record.save(store, run)
     events.publish(redis, run.id, "status", status=run.status, outcome=run.outcome,
                    reward=run.reward, scored=run.scored, rewards=run.rewards or {})

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rlx.snapshot.pointer import Rejected
 from rlx.snapshot.schema import SCHEMA, open_immutable, read_meta
-from rlx.store.files import process_alive
+from rlx.store.atomic_files import process_alive
 
 _CACHED = re.compile(r"\.?(\d+)-\d+-")  # "[.]<pid>-<number>-<name>": which process a cached copy belongs to
 

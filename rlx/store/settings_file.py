@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlx.store.files import write_atomic
+from rlx.store.atomic_files import write_atomic
 from rlx.store.settings import AdminSettings, SettingsError, parse_settings
 
 log = logging.getLogger("rlx.settings")

@@ -4,7 +4,7 @@ from flask import Flask
 
 
 def register_web(app: Flask) -> None:
-    from rlx.http import errors, headers, origin, render
+    from rlx.http import error_answers, headers, origin, render
     from rlx.web import admission, api_docs, catalog_db, mcp_routes
     from rlx.web.catalog import api_search
     from rlx.web.runs import community
@@ -38,7 +38,7 @@ def register_web(app: Flask) -> None:
     admission.init_app(app)
     origin.init_app(app)
     catalog_db.init_app(app)
-    errors.init_app(app)
+    error_answers.init_app(app)
     metrics.init_app(app)
     page_meta.init_app(app)
     robots.init_app(app)

@@ -97,7 +97,7 @@ def _is_websocket() -> bool:
 
 
 def _busy(admission: Admission):
-    from rlx.http.errors import error_response
+    from rlx.http.error_answers import error_response
 
     wait = admission.expected_wait_s()
     retry_after = max(1, min(30, math.ceil(wait)))

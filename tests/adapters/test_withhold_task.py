@@ -8,7 +8,7 @@ import pytest
 from rlx.adapters.harbor.discover import from_listing, nested_tasks
 from rlx.adapters.harbor.reader import NESTED_TASK_WHY, read_task
 from rlx.adapters.withhold import MASK, mask_grader_script, withheld_file_reason, withhold_task_texts
-from rlx.adapters.withhold.files import OTHER_DATA_WHY
+from rlx.adapters.withhold.file_rules import OTHER_DATA_WHY
 from rlx.sources.base import FileEntry
 
 

@@ -64,14 +64,14 @@ def test_filters_narrow_the_list(apps, alice, query, expected):
 
 
 def test_pages_follow_each_other_without_gaps_or_repeats(apps):
-    from rlx.runs import index
+    from rlx.runs import runs_db
     from rlx.runs.record import RunRecord, new_run_id
 
     public, admin = apps
     store = public.extensions["rlx.store"]
     made = [RunRecord(id=new_run_id(), env_id=SCIENCE, ref=REF, agent="nop", visitor=ANON, status="finished",
                       created_at=f"2026-11-30T10:00:{i // 3:02d}.000Z") for i in range(60)]  # ties on the time
-    index.upsert_many(store, made)
+    runs_db.upsert_many(store, made)
     carol = signed_in(admin, CAROL)
     seen, url, pages = [], "/admin/rollouts?who=anonymous&size=25", 0
     while url and pages < 10:

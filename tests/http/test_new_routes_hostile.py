@@ -2,14 +2,14 @@
 environment health, task rollout lists): bad input of every kind gets a clear 4xx, never a 500; a cross-site POST
 changes nothing; another visitor's private run reaches nobody else, on any page or JSON.
 
-Runs are written to the store and its index as the job writes them (rlx.runs.record.save, rlx.runs.index.upsert),
+Runs are written to the store and its index as the job writes them (rlx.runs.record.save, rlx.runs.runs_db.upsert),
 so no sandbox is needed and the file stays fast; the app is the ordinary test app on the bundled examples."""
 
 from __future__ import annotations
 
 import pytest
 
-from rlx.runs import index
+from rlx.runs import runs_db
 from rlx.runs import record as records
 from rlx.runs.record import RunRecord
 from rlx.web.runs.owner import visitor_id
@@ -44,7 +44,7 @@ def seed_run(app, run_id: str, raw: str, visibility: str, env_id: str = HARBOR, 
                     finished_at=records.now_iso(), **fields)
     store = app.extensions["rlx.store"]
     records.save(store, run)
-    index.upsert(store, run)
+    runs_db.upsert(store, run)
     return run
 
 

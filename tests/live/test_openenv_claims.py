@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rlx.live import checks
+from rlx.live import space_checks
 
 ECHO = "rlx-examples/echo-env"
 
@@ -29,8 +29,8 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch):
     stopped = Clock()
-    monkeypatch.setattr(checks.time, "time", stopped.now)
-    monkeypatch.setattr(checks.time, "monotonic", lambda: stopped.monotonic + stopped.ahead)
+    monkeypatch.setattr(space_checks.time, "time", stopped.now)
+    monkeypatch.setattr(space_checks.time, "monotonic", lambda: stopped.monotonic + stopped.ahead)
     return stopped
 
 
@@ -43,16 +43,16 @@ def test_a_check_written_by_another_process_shows_once_the_remembered_answer_is_
     assert echo_card(client)["verified"] is False
     store_check(redis_client, clock.now())
     assert echo_card(client)["verified"] is False  # remembered from a moment ago
-    clock.ahead = checks.CLAIMS_REUSE_S
+    clock.ahead = space_checks.CLAIMS_REUSE_S
     card = echo_card(client)
     assert card["verified"] is True and card["kind_label"] == "OpenEnv Space"
     store_check(redis_client, clock.now(), ok=False)  # a failed recheck
-    clock.ahead = 2 * checks.CLAIMS_REUSE_S
+    clock.ahead = 2 * space_checks.CLAIMS_REUSE_S
     assert echo_card(client)["verified"] is False
 
 
 def test_a_remembered_claim_ends_when_its_check_turns_an_hour_old(client, redis_client, clock):
-    store_check(redis_client, clock.now() - checks.FRESH_S + 2)
+    store_check(redis_client, clock.now() - space_checks.FRESH_S + 2)
     assert echo_card(client)["verified"] is True
     clock.ahead = 3  # within the time answers are reused, past the check's hour
     card = echo_card(client)

@@ -70,7 +70,7 @@ def test_a_running_hub_space_embeds_its_app_only_once_its_server_was_reached(hub
     import json
     import time
 
-    from rlx.live import checks
+    from rlx.live import space_checks
 
     app = create_app(make_config(RLX_SOURCE="hub", HF_ENDPOINT=hub.url))
     client = app.test_client()
@@ -85,7 +85,7 @@ def test_a_running_hub_space_embeds_its_app_only_once_its_server_was_reached(hub
     page = client.get(f"/s/{OPENENV_SPACE}").get_data(as_text=True)
     assert "<iframe" not in page and "Open the playground" not in page and ">Running<" not in page
     # A check that reached it (as a real one stores it): its app is framed from its own host.
-    redis_client.set(checks._key(OPENENV_SPACE), json.dumps({"ok": True, "openenv": True, "problems": {},
+    redis_client.set(space_checks._key(OPENENV_SPACE), json.dumps({"ok": True, "openenv": True, "problems": {},
                                                              "checked_ts": time.time()}))
     html = client.get(f"/s/{OPENENV_SPACE}").get_data(as_text=True)
     frame = re.search(r'<iframe[^>]*src="([^"]+)"[^>]*sandbox="([^"]+)"', html)

@@ -273,7 +273,7 @@ def test_a_visitor_has_at_most_two_batches_running(twenty_app):
 
 def test_a_run_an_admin_withdrew_leaves_the_public_batch_page_and_its_exports_but_not_its_owners(twenty_app):
     from rlx.admin.rollouts import set_withdrawn
-    from rlx.runs import index
+    from rlx.runs import runs_db
     from rlx.runs.batch import BatchRecord
     from rlx.runs.record import RunRecord
 
@@ -287,7 +287,7 @@ def test_a_run_an_admin_withdrew_leaves_the_public_batch_page_and_its_exports_bu
                           finished_at=record.now_iso()) for ref, reward in (("odd-01", 0.25), ("odd-03", 0.75))]
         for run in runs:
             record.save(store, run)
-            index.upsert(store, run)
+            runs_db.upsert(store, run)
         batch = BatchRecord(id=record.new_run_id(), env_id=DATASET, agent="oracle", refs=["odd-01", "odd-03"],
                             cap=1, visitor=visitor, visibility="public", run_ids=[r.id for r in runs],
                             status="finished")
@@ -315,7 +315,7 @@ def test_a_run_an_admin_withdrew_leaves_the_public_batch_page_and_its_exports_bu
 @needs_chromium
 def test_the_progress_bar_and_reward_plot_fit_the_window_at_phone_and_desktop_widths(twenty_app):
     """The bar spans the progress section (no fixed browser-default width) and the plot shrinks with the window."""
-    from rlx.runs import index
+    from rlx.runs import runs_db
     from rlx.runs.batch import BatchRecord
     from rlx.runs.record import RunRecord
 
@@ -327,7 +327,7 @@ def test_the_progress_bar_and_reward_plot_fit_the_window_at_phone_and_desktop_wi
                           finished_at=record.now_iso()) for i, ref in enumerate(refs[:6])]
         for run in runs:
             record.save(store, run)
-            index.upsert(store, run)
+            runs_db.upsert(store, run)
         batch = BatchRecord(id=record.new_run_id(), env_id=DATASET, agent="oracle", refs=refs, cap=1,
                             visibility="public", run_ids=[r.id for r in runs], status="running")
         batches.save(store, batch)

@@ -1,6 +1,6 @@
 """Community pages (public, finished, scored rollouts; never who ran them) and Compare (up to four runs of a task).
 
-Records are written the way the job writes them (record.save + index.upsert, step events through the Redis
+Records are written the way the job writes them (record.save + runs_db.upsert, step events through the Redis
 stream and archived to the store), or made by the real runner where that is cheap (oracle on a bundled task).
 """
 
@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from rlx.queue import get_redis
-from rlx.runs import events, index, record
+from rlx.runs import events, record, runs_db
 from rlx.runs.record import RunRecord
 from tests.runs_helpers import SCIENCE, wait_for
 from tests.runs.test_run_pages import TASK, post_run, run_id_of
@@ -32,7 +32,7 @@ def write_run(app, ref=REF, agent="terminus-2", model="gpt-test", visibility="pu
     with app.app_context():
         store = app.extensions["rlx.store"]
         record.save(store, run)
-        index.upsert(store, run)
+        runs_db.upsert(store, run)
         for n, text in enumerate(steps, start=1):
             events.publish(get_redis(), run.id, "step", n=n, message=text,
                            calls=[{"name": "keystrokes", "text": f"echo {text}\n"}], observation=f"saw {text}")
@@ -182,12 +182,12 @@ def test_rewriting_a_run_counts_it_once_and_where_it_now_stands(indexed_app):
         store = indexed_app.extensions["rlx.store"]
         run.status, run.scored, run.rewards = "finished", True, {"reward": 1.0}
         for _ in range(3):  # the job rewrites a record several times; each is one upsert
-            index.upsert(store, run)
+            runs_db.upsert(store, run)
     home = indexed_app.test_client().get("/community").get_data(as_text=True)
     assert f"{SCIENCE}</a></td><td>1</td><td>1</td><td>1.000</td>" in home
     with indexed_app.app_context():
         run.visibility = "private"
-        index.upsert(indexed_app.extensions["rlx.store"], run)
+        runs_db.upsert(indexed_app.extensions["rlx.store"], run)
     assert SCIENCE not in indexed_app.test_client().get("/community").get_data(as_text=True).split("Latest")[0] \
         .split("<h2>Environments</h2>")[1]
 
@@ -208,7 +208,7 @@ def test_the_heatmap_shows_each_new_rollout_and_drops_a_withdrawn_one_at_once(in
     assert cell() == "mean 0.50 over 2 rollouts"
     with indexed_app.app_context():
         first.visibility = "withdrawn"  # an admin took it down
-        index.upsert(indexed_app.extensions["rlx.store"], first)
+        runs_db.upsert(indexed_app.extensions["rlx.store"], first)
     assert cell() == "mean 0.00 over 1 rollout"
 
 

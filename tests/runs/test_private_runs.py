@@ -116,7 +116,7 @@ def test_a_run_stops_being_shown_to_its_owner_once_she_loses_access(hub_app, hub
 
 def test_a_run_recorded_public_on_a_private_dataset_reads_as_private(hub_app):
     """A record from before runs inherited their dataset's privacy (or of a dataset made private since)."""
-    from rlx.runs import index, record
+    from rlx.runs import record, runs_db
 
     old = record.RunRecord(id=record.new_run_id(), env_id=PRIVATE_HARBOR, ref="secret-task", agent="nop",
                            visitor="hf:alice", visibility="public", status="finished", scored=True,
@@ -124,7 +124,7 @@ def test_a_run_recorded_public_on_a_private_dataset_reads_as_private(hub_app):
     with hub_app.app_context():
         store = hub_app.extensions["rlx.store"]
         record.save(store, old)
-        index.upsert(store, old)
+        runs_db.upsert(store, old)
     for other in (signed_in(hub_app, BOB), hub_app.test_client()):
         for path in RUN_PATHS:
             response = other.get(path.format(id=old.id))

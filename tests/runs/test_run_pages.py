@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from rlx.runs import index, record
+from rlx.runs import record, runs_db
 from rlx.runs.models import secret_key
 from tests.runs_helpers import SCIENCE, wait_for
 
@@ -39,7 +39,7 @@ def trajectory_lines(html: str) -> list[str]:
 
 def stored_runs(app) -> list:
     with app.app_context():
-        return index.with_status(app.extensions["rlx.store"], ("queued", "running", "finished", "failed", "stopped"))
+        return runs_db.with_status(app.extensions["rlx.store"], ("queued", "running", "finished", "failed", "stopped"))
 
 
 def test_the_task_page_offers_the_run_form_and_says_what_the_model_agents_need(indexed_client):

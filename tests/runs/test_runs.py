@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from rlx.runs import events, index, record
+from rlx.runs import events, record, runs_db
 from rlx.runs.view import sandbox_notes
 from tests.runs_helpers import SCIENCE, TERMINAL, launch, wait_for
 
@@ -25,7 +25,7 @@ def test_oracle_runs_to_its_reward_through_a_real_worker(indexed_app, running_wo
     assert done.provenance["harbor"] and "bubblewrap" in done.provenance["sandbox"]
     with indexed_app.app_context():
         store = indexed_app.extensions["rlx.store"]
-        rows = index.for_task(store, SCIENCE, "chemistry/molar-mass-table", visitor=None)
+        rows = runs_db.for_task(store, SCIENCE, "chemistry/molar-mass-table", visitor=None)
         phases = [e.get("phase") for e in events.archived(store, run.id) if e["kind"] == "phase"]
         trial = record.trial_dir(store, run.id)
         assert (trial / "result.json").is_file() and (trial / "verifier" / "reward.txt").read_text().strip() == "1"

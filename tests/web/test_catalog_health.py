@@ -7,7 +7,7 @@ import re
 from contextlib import closing
 
 from rlx.runs import health
-from rlx.runs.index import connect
+from rlx.runs.runs_db import connect
 from rlx.snapshot.refresh import refresh_catalog
 
 SOUND_ENV, BROKEN_ENV, UNCHECKED_ENV = ("rlx-examples/python-bugfix", "rlx-examples/terminal-basics",

@@ -95,14 +95,14 @@ def test_the_rank_answer_knows_no_hidden_environment(app, trivia_client):
 
 
 def test_compare_of_a_hidden_environments_runs_is_a_404(app, trivia_client):
-    from rlx.runs import index, record
+    from rlx.runs import record, runs_db
 
     runs = [record.RunRecord(id=record.new_run_id(), env_id=TRIVIA, ref="train/0", agent=agent, visibility="public",
                              status="finished", scored=True, rewards={"reward": 1.0}) for agent in ("oracle", "nop")]
     with app.app_context():
         for run in runs:
             record.save(app.extensions["rlx.store"], run)
-            index.upsert(app.extensions["rlx.store"], run)
+            runs_db.upsert(app.extensions["rlx.store"], run)
     paths = [f"/compare?runs={runs[0].id},{runs[1].id}", f"/compare?runs={runs[0].id}",
              f"/compare/sets?env={TRIVIA}&a=agent:oracle&b=agent:nop", f"/community/{TRIVIA}"]
     assert [trivia_client.get(p).status_code for p in paths] == [200] * 4

@@ -13,7 +13,7 @@ from rlx.adapters import blocks
 from rlx.adapters.contract import Adapter, FileView, Index, Section
 from rlx.adapters.openenv import live_tasks
 from rlx.adapters.paths import safe_relpath
-from rlx.adapters.withhold.files import withheld_file_reason
+from rlx.adapters.withhold.file_rules import withheld_file_reason
 from rlx.sources.errors import EntryNotFound, SourceError
 from rlx.sources.folder import read_card
 

@@ -6,7 +6,7 @@
 - `trace_sections(trace)`: one trace as contract blocks, the grader's side withheld (view.py).
 """
 
-from rlx.adapters.rollouts.files import read_file
+from rlx.adapters.rollouts.trace_files import read_file
 from rlx.adapters.rollouts.formats import FORMATS, Trace, detect
 from rlx.adapters.rollouts.view import trace_sections
 

@@ -9,7 +9,7 @@ Formats, each read after looking at a real public file of it:
 - SWE-agent `.traj` (a JSON object: `trajectory` steps of thought/action/observation, `history`, `info` with
   `exit_status` and `submission`) and mini-swe-agent `.traj.json` (`messages`, `info`).
 - A file named as rollouts whose rows hold a trace (`messages`, `trajectory`, ...).
-- Agent session files, one session a file (sessions.py): Claude Code, Codex, Pi and the Session Trace Simple format.
+- Agent session files, one session a file (session_logs.py): Claude Code, Codex, Pi and the Session Trace Simple format.
 - Inspect eval logs (`.eval`, a zip: `header.json` and `samples/<id>_epoch_<n>.json`, each sample's `messages` with
   `tool_calls` {id, function (the name), arguments}, `target` (the reference: withheld), `scores`), as
   inspect_ai's log format writes them; one trace a sample.
@@ -23,16 +23,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlx.adapters.rollouts import sessions
+from rlx.adapters.rollouts import session_logs
 from rlx.adapters.rows.processors import common as c
 from rlx.adapters.rows.processors.traces import RESULT_COLUMNS, TRACE_COLUMNS, turns
 
 FORMATS = {
     "nemo-gym": "NeMo Gym rollouts", "verifiers": "Verifiers eval results", "swe-agent": "a SWE-agent trajectory",
     "mini-swe-agent": "a mini-swe-agent trajectory", "traces": "agent traces", "inspect": "an Inspect eval log",
-    "harbor-trial": "a Harbor trial", **sessions.FORMATS,
+    "harbor-trial": "a Harbor trial", **session_logs.FORMATS,
 }
-ONE_PER_FILE = {"swe-agent", "mini-swe-agent", "harbor-trial", *sessions.FORMATS}  # the whole file is one trace
+ONE_PER_FILE = {"swe-agent", "mini-swe-agent", "harbor-trial", *session_logs.FORMATS}  # the whole file is one trace
 TRIAL_TRAJECTORY = "agent/trajectory.json"  # a Harbor trial's ATIF file, relative to the trial's folder
 ID_FIELDS = ("example_id", "instance_id", "task_id", "id", "_ng_task_index")
 MODEL_FIELDS = ("model", "model_name", "agent")
@@ -64,7 +64,7 @@ def detect(path: str, first: Any) -> str | None:
         return "harbor-trial"
     if not isinstance(first, dict):
         return None
-    session = sessions.detect(first)
+    session = session_logs.detect(first)
     if session:
         return session
     if "_ng_task_index" in first or ("responses_create_params" in first and isinstance(first.get("response"), dict)):
@@ -102,11 +102,11 @@ def to_trace(fmt: str, record: Any) -> Trace | None:
 def _nemo_gym(record: dict) -> Trace | None:
     params = c.nested(record.get("responses_create_params")) or {}
     given = params.get("input") if isinstance(params, dict) else None
-    messages = [{"role": "user", "content": given}] if isinstance(given, str) else sessions.responses_items(given)
+    messages = [{"role": "user", "content": given}] if isinstance(given, str) else session_logs.responses_items(given)
     if isinstance(params, dict) and isinstance(params.get("instructions"), str):
         messages.insert(0, {"role": "system", "content": params["instructions"]})
     response = c.nested(record.get("response")) or {}
-    messages += sessions.responses_items(response.get("output") if isinstance(response, dict) else None)
+    messages += session_logs.responses_items(response.get("output") if isinstance(response, dict) else None)
     index = record.get("_ng_task_index")
     model = response.get("model") if isinstance(response, dict) else None
     return Trace(turns(messages) or [], model=model if isinstance(model, str) else None,

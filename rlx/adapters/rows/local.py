@@ -10,7 +10,7 @@ from pathlib import Path
 from rlx.adapters.env import Env
 from rlx.adapters.rows.readers import DataFileError
 from rlx.adapters.paths import safe_relpath
-from rlx.store.files import atomic_file
+from rlx.store.atomic_files import atomic_file
 
 MAX_DOWNLOAD = 512 * 1024 * 1024  # a data file larger than this is not copied from a remote source
 MAX_GUNZIPPED = 1024 * 1024 * 1024  # nor unpacked past this (a gzip bomb stops here, with a message)

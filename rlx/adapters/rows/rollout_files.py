@@ -9,7 +9,7 @@ import hashlib
 from rlx.adapters.contract import Section, TaskView
 from rlx.adapters import blocks as b
 from rlx.adapters.rollouts import FORMATS, read_file, trace_sections
-from rlx.adapters.rollouts.files import RolloutFileError
+from rlx.adapters.rollouts.trace_files import RolloutFileError
 from rlx.adapters.rollouts.formats import TRIAL_TRAJECTORY
 from rlx.adapters.rollouts.view import trace_title
 from rlx.adapters.rows.local import local_file

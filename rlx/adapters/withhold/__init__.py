@@ -10,7 +10,7 @@
 Each returns what it withheld as `Withheld(where, why)`, so a page can say what it left out.
 """
 
-from rlx.adapters.withhold.files import withheld_file_reason
+from rlx.adapters.withhold.file_rules import withheld_file_reason
 from rlx.adapters.withhold.keys import is_answer_key, key_words, strip_answers
 from rlx.adapters.withhold.masking import MASK, Withheld
 from rlx.adapters.withhold.scripts import mask_grader_script

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rlx.adapters.withhold.files import SOLUTION_WHY, is_note, withheld_file_reason
+from rlx.adapters.withhold.file_rules import SOLUTION_WHY, is_note, withheld_file_reason
 from rlx.adapters.withhold.masking import MASK, Span, Withheld, apply_spans, line_label, merge_spans
 from rlx.adapters.withhold.prose import note_spans
 from rlx.adapters.withhold.scripts import grader_spans

@@ -11,7 +11,7 @@ import time
 
 from flask import Blueprint, current_app, jsonify, make_response, request
 
-from rlx.auth.mine import my_repos
+from rlx.auth.own_repos import my_repos
 from rlx.auth.visitor import current_visitor
 from rlx.snapshot.queries import QueryError, search_tasks, trending_rank
 from rlx.web.catalog_db import catalog, reader

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, redirect, request, url_for
 
-from rlx.auth.mine import my_repos
+from rlx.auth.own_repos import my_repos
 from rlx.auth.visitor import current_visitor
 from rlx.snapshot.health_facet import NOT_CHECKED
 from rlx.web.catalog_db import settings

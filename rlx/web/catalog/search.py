@@ -147,7 +147,7 @@ def _card(row: dict, links: CardLinks) -> dict:
 def _claim_openenv_when_verified(cards: list[dict]) -> None:
     """A Space's card says "OpenEnv Space" only after a fresh successful check of its server (rlx.live); its tag
     alone makes it a Space that declares OpenEnv. Without Redis nothing is verified, and the search still answers."""
-    from rlx.live.checks import verified_now
+    from rlx.live.space_checks import verified_now
 
     spaces = [c for c in cards if c["kind"] == "openenv" and c["repo_type"] == "space"]
     verified = verified_now([c["key"] for c in spaces])

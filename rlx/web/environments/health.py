@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, redirect, url_for
 
-from rlx.http.errors import error_response
+from rlx.http.error_answers import error_response
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.render import render

@@ -24,7 +24,7 @@ from rlx.jobs.settle import settle
 from rlx.runs.limits import LimitReached
 from rlx.runs.models import ModelChoice, ModelError
 from rlx.auth.visitor import cap_holder_id, visitor_token
-from rlx.http.errors import error_response
+from rlx.http.error_answers import error_response
 from rlx.web.environments.dataset_access import dataset_access
 from rlx.web.environments.hidden import hidden_ids
 from rlx.web.environments.loaders import load_env

@@ -18,7 +18,7 @@ from flask import Blueprint, render_template, request
 from markupsafe import Markup
 
 from rlx.queue import get_redis
-from rlx.runs import community, index, record
+from rlx.runs import community, record, runs_db
 from rlx.runs.access import may_see
 from rlx.runs.compare import MAX_RUNS, CompareError, check_same_task, compare_view, parse_ids, steps_of
 from rlx.snapshot.queries import listed_ids
@@ -89,7 +89,7 @@ def _heatmap_html(store, env_id: str) -> Markup:
     """The heatmap's SVG section. Querying and drawing up to 720 cells is most of the page's time, so each process
     keeps the last drawing per environment, good while the index's version for it has not grown: every process
     sees the same version in the shared index, so none serves a drawing older than the rows."""
-    key = (str(index.index_path(store)), env_id)
+    key = (str(runs_db.index_path(store)), env_id)
     version = community.version(store, env_id)  # read before the rows: a drawing is never older than its version
     with _heatmaps_lock:
         kept = _heatmaps.get(key)
@@ -151,7 +151,7 @@ def _other_finished_runs(store, runs, aliases, me) -> list[dict]:
     chosen = {r.id for r in runs}
     found = []
     for env_id, ref in [(runs[0].env_id, runs[0].ref), *aliases][:MAX_ALIAS_TASKS]:
-        found += [r for r in index.for_task(store, env_id, ref, visitor=me, limit=MAX_CANDIDATES)
+        found += [r for r in runs_db.for_task(store, env_id, ref, visitor=me, limit=MAX_CANDIDATES)
                   if r["id"] not in chosen and r["status"] not in ("queued", "running")]
     found.sort(key=lambda r: r["created_at"], reverse=True)
     return [{**r, "label": community.model_label(r["agent"], r["model"])} for r in found[:MAX_CANDIDATES]]

@@ -27,7 +27,7 @@ from rlx.runs import sandboxes
 from rlx.auth.visitor import cap_holder_id, visitor_token
 from rlx.runs.record import RunRecord
 from rlx.runs.view import masked_event, run_view, task_answer_values
-from rlx.http.errors import error_response
+from rlx.http.error_answers import error_response
 from rlx.web.environments.dataset_access import dataset_access
 from rlx.web.environments.hidden import hidden_ids
 from rlx.web.environments.loaders import load_env

@@ -17,7 +17,7 @@ from flask import Flask, current_app, request
 from markupsafe import Markup
 
 from rlx.catalog.kinds import kind_label as catalog_kind_label
-from rlx.live.checks import verified_now
+from rlx.live.space_checks import verified_now
 from rlx.snapshot.public_pages import env_card, task_card
 from rlx.web.catalog_db import catalog, settings
 

@@ -1,5 +1,5 @@
 """/sitemap-space-tasks.xml: the task pages of the catalog's Spaces, from what each server's last check advertised
-(its Task API splits and their sizes, kept in Redis by rlx.live.checks), so a Space's tasks can be found without
+(its Task API splits and their sizes, kept in Redis by rlx.live.space_checks), so a Space's tasks can be found without
 anyone calling its server when the sitemap is read.
 
 Bounded: at most PER_SPACE tasks of one Space (split by split, in index order) and MAX_URLS in all, the
@@ -14,7 +14,7 @@ from typing import Iterator
 from redis.exceptions import RedisError
 
 from rlx.adapters.registry import space_adapter
-from rlx.live.checks import cached_checks
+from rlx.live.space_checks import cached_checks
 
 PER_SPACE = 200
 MAX_URLS = 50_000

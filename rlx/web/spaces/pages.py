@@ -16,14 +16,14 @@ from flask_htmx import make_response as htmx_response
 from rlx.adapters import Env, public
 from rlx.adapters.registry import space_adapter
 from rlx.adapters.openenv.live_sections import live_sections
-from rlx.adapters.withhold.files import withheld_file_reason
+from rlx.adapters.withhold.file_rules import withheld_file_reason
 from rlx.auth.visitor import visitor_token
 from rlx.live import SpaceRefused, check_space, public_app_url, space_base_url, verified_openenv
-from rlx.live.checks import age_s, cached_check, is_fresh
+from rlx.live.space_checks import age_s, cached_check, is_fresh
 from rlx.live.space_hosts import space_subdomain
 from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, space_runtime, wake
 from rlx.queue import get_redis
-from rlx.http.errors import error_response
+from rlx.http.error_answers import error_response
 from rlx.web.format import relative_date
 from rlx.sources.names import is_org_and_name
 from rlx.http.origin import same_origin_only

@@ -13,7 +13,7 @@ from rlx.live import LiveError, SpaceClient
 from rlx.live.play_view import BadAction
 from rlx.live.route_forms import call_route, route_forms
 from rlx.queue import get_redis
-from rlx.http.errors import error_response
+from rlx.http.error_answers import error_response
 from rlx.http.origin import same_origin_only
 from rlx.http.render import render
 from rlx.web.spaces.pages import _record, checked_server

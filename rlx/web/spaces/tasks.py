@@ -15,7 +15,7 @@ from rlx.adapters.registry import space_adapter
 
 from rlx.live import LiveError, SpaceClient
 from rlx.live import task_api
-from rlx.http.errors import error_response
+from rlx.http.error_answers import error_response
 from rlx.http.render import render
 from rlx.web.spaces.pages import _record, checked_server
 

@@ -7,7 +7,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from rlx.adapters.rollouts import sessions
+from rlx.adapters.rollouts import session_logs
 from rlx.adapters.rollouts.formats import ONE_PER_FILE, Trace, to_trace
 from rlx.adapters.rows import readers
 from rlx.adapters.rows.datafiles import data_format
@@ -44,7 +44,7 @@ def _whole_trace(path: Path, fmt: str) -> Trace | None:
     if path.stat().st_size > MAX_FILE_BYTES:
         raise RolloutFileError(f"{path.name} is {path.stat().st_size / 1e6:.0f} MB, more than this explorer reads "
                                f"as one trace ({MAX_FILE_BYTES // 2**20} MB).")
-    if fmt in sessions.FORMATS:
+    if fmt in session_logs.FORMATS:
         lines = []
         with open(path, "rb") as fh:
             for n, line in enumerate(fh):
@@ -54,7 +54,7 @@ def _whole_trace(path: Path, fmt: str) -> Trace | None:
                     lines.append(json.loads(line))
                 except (ValueError, RecursionError):
                     continue  # a session line that is not JSON: the rest still reads
-        messages, model = sessions.messages_of(fmt, lines)
+        messages, model = session_logs.messages_of(fmt, lines)
         trace = to_trace("traces", {"messages": messages})
         if trace is not None:
             trace.model = model
