@@ -80,10 +80,18 @@ def serve_from(client):
     """A Playwright route handler answering every request (the page, its stylesheets) from a Flask test client:
     a page drawn as served, without starting a server."""
     def handle(route):
-        path = route.request.url.split("://", 1)[1].split("/", 1)[1]
-        response = client.get("/" + path)
+        request = route.request
+        path = request.url.split("://", 1)[1].split("/", 1)[1]
+        if request.method == "GET":
+            response = client.get("/" + path)
+        else:  # a form post (plain or htmx): its body and headers, its page's origin standing for the client's own
+            headers = {k: v for k, v in request.headers.items() if k.lower() not in ("host", "origin", "referer")}
+            headers["Origin"] = "http://localhost"
+            response = client.open("/" + path, method=request.method, data=request.post_data_buffer,
+                                   headers=headers)
         route.fulfill(status=response.status_code, body=response.get_data(),
-                      headers={"content-type": response.content_type})
+                      headers={k: v for k, v in response.headers.items()
+                               if k.lower() in ("content-type", "location", "hx-redirect")})
     return handle
 
 

@@ -29,7 +29,11 @@ _METADATA = ipaddress.ip_address("169.254.169.254")
 
 
 class ModelError(ValueError):
-    """One sentence about the endpoint."""
+    """One sentence about the endpoint; `field` names the run form's field it is about (the form shows it there)."""
+
+    def __init__(self, message: str, field: str = "endpoint"):
+        super().__init__(message)
+        self.field = field
 
 
 class EgressRefused(ModelError):

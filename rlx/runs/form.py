@@ -16,7 +16,11 @@ ALWAYS_ALLOWED = {"option"}
 
 
 class FormError(ValueError):
-    """A sentence saying what is wrong with the form."""
+    """A sentence saying what is wrong with the form; `field` names the field it is about, when it is one."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass
@@ -43,21 +47,21 @@ def read_run_form(form, options: list[RunOption]) -> RunChoice:
     for name, spec in fields.items():
         raw = form.getlist(name) if hasattr(form, "getlist") else [form.get(name, "")]
         if len(raw) > 1:
-            raise FormError(f"The field {spec.label!r} was sent more than once.")
+            raise FormError(f"The field {spec.label!r} was sent more than once.", name)
         value = (raw[0] if raw else "").strip()
         if spec.type == "password":
             if len(value) > MAX_SECRET:
-                raise FormError(f"{spec.label} is longer than {MAX_SECRET} characters.")
+                raise FormError(f"{spec.label} is longer than {MAX_SECRET} characters.", name)
             secret = value or None
             continue
         if len(value) > MAX_TEXT:
-            raise FormError(f"{spec.label} is longer than {MAX_TEXT} characters.")
+            raise FormError(f"{spec.label} is longer than {MAX_TEXT} characters.", name)
         if spec.type == "choice":
             value = value or (spec.default or "")
             why = dict(map(tuple, spec.unavailable)).get(value)
             if why:
                 raise FormError(f"{value} cannot run here: {why}")
             if value not in spec.choices:
-                raise FormError(f"{spec.label} must be one of {', '.join(spec.choices)}, not {value[:40]!r}.")
+                raise FormError(f"{spec.label} must be one of {', '.join(spec.choices)}, not {value[:40]!r}.", name)
         values[name] = value
     return RunChoice(option, values, secret)

@@ -66,11 +66,11 @@ def choose_model(agent: str, model: str, endpoint: str, key: str | None, visitor
         return None  # fields typed before choosing another agent (with JS off they stay on screen) are ignored
     if not model or len(model) > MAX_MODEL_NAME or any(c.isspace() for c in model):
         raise ModelError(f"{agent} needs a model: its name (no spaces), and either an OpenAI-compatible endpoint "
-                         "(https://…/v1) with its key, or your Hugging Face sign-in for Inference Providers.")
+                         "(https://…/v1) with its key, or your Hugging Face sign-in for Inference Providers.", "model")
     if endpoint:
         return ModelChoice(model, check_endpoint_address(endpoint, egress), key)
     if key:
-        raise ModelError("An API key goes with an endpoint; to use Inference Providers leave both empty and sign in.")
+        raise ModelError("An API key goes with an endpoint; to use Inference Providers leave both empty and sign in.", "api_key")
     if not visitor_token:
         raise ModelError(f"{agent} needs a model reachable with your key: sign in to use Inference Providers with "
                          "your Hugging Face account, or give an OpenAI-compatible endpoint (https://…/v1).")

@@ -67,6 +67,11 @@ def _tree(state, ref):
 
 @bp.get("/t/<org>/<name>/<path:ref>")
 def task_page(org: str, name: str, ref: str):
+    return render_task_page(org, name, ref)
+
+
+def render_task_page(org: str, name: str, ref: str, status: int = 200, **form_state):
+    """The task page; `form_state` (form_error, form_values) refills a run form the server refused (JS off)."""
     state = _load_task(org, name, ref)
     row = next((r for r in state.index.rows if r.ref == ref), None)
     view = state.adapter.task(state.env, state.index, ref) if state.ready else None
@@ -89,13 +94,13 @@ def task_page(org: str, name: str, ref: str):
             state.adapter.run_options(state.env, state.index, ref) if state.ready else [],
             signed_in=visitor_token() is not None))),
         rollouts_off=rollout_rules.switched_off(), repo_traces=_repo_traces(state, ref),
-        tree=_tree(state, ref) if state.ready else [], **_tree_urls(org, name, ref),
+        tree=_tree(state, ref) if state.ready else [], **_tree_urls(org, name, ref), **form_state,
     )
     if request.args.get("view") == "full" and file_view is not None:
         response = render("pages/file.html", **context)
     else:
-        response = render("pages/task.html", fragment="viewer", **context)
-    if state.stale:
+        response = render("pages/task.html", fragment="viewer", status=status, **context)
+    if state.stale or form_state:
         response.headers["Cache-Control"] = "no-store"
     elif rollouts.lists_own_runs(context["rollouts"]):
         response.headers["Cache-Control"] = "private, no-store"  # this visitor's runs: never a shared cache's

@@ -33,7 +33,8 @@ from rlx.web.environments.hidden import hidden_ids
 from rlx.web.environments.loaders import load_env
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
-from rlx.http.render import render
+from rlx.http.render import render, swapping_in_place
+from rlx.web.environments.tasks import render_task_page
 from rlx.web.runs.owner import owns, stop_as_owner, visitor_id
 from rlx.store import app_store
 
@@ -63,7 +64,7 @@ def start(org: str, name: str, ref: str):
         choice = read_run_form(request.form, options)
         model = model_from_form(choice.values["agent"], choice.values, choice.secret, token)
     except (FormError, ModelError) as exc:
-        abort(400, str(exc))
+        return _refused_form(org, name, ref, options, exc)
     try:
         rollout_rules.check_start(choice.values["agent"], choice.option.key)
     except rollout_rules.RolloutRefused as exc:
@@ -86,7 +87,23 @@ def start(org: str, name: str, ref: str):
         read_token.forget(get_redis(), run.id)
         drop_secret(get_redis(), run.id)
         return error_response(429, str(exc), retry_after=exc.retry_after)
+    if swapping_in_place():  # the htmx form: the browser goes to the run page, not into the form's box
+        return Response(status=204, headers={"HX-Redirect": url_for("runs.run_page", run_id=run.id)})
     return redirect(url_for("runs.run_page", run_id=run.id), 303)
+
+
+def _refused_form(org: str, name: str, ref: str, options, exc: FormError | ModelError):
+    """A form mistake is shown beside its field with the visitor's values kept (never the key): htmx swaps the
+    one form back in place; with JS off the task page comes back whole, with status 400."""
+    option = next((o for o in options if o.key == request.form.get("option") and o.can_run), None)
+    values = {k: v[:200] for k, v in request.form.items() if k != "api_key"}
+    field = exc.field if option and any(f.name == exc.field for f in option.fields) else None
+    form_error = {"option": option.key if option else None, "field": field, "message": str(exc)}
+    if option is not None and swapping_in_place():
+        html = render_template("partials/run_option.html", o=option, org=org, name=name, ref=ref,
+                               form_error=form_error, form_values=values)
+        return Response(html, status=200, mimetype="text/html")  # htmx swaps a 2xx only
+    return render_task_page(org, name, ref, status=400, form_error=form_error, form_values=values)
 
 
 def model_from_form(agent: str, values, api_key: str | None, token: str | None) -> ModelChoice | None:
