@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlx.runs import index, record
+from rlx.runs import record, runs_db
 from rlx.runs.record import RunRecord
 from tests.conftest import index_now
 from tests.runs_helpers import SCIENCE
@@ -35,7 +35,7 @@ def write_batch(app, env_id: str, solved: dict[str, bool]) -> str:
                             visibility="public", status="finished", scored=True,
                             rewards={"reward": 1.0 if ok else 0.0}, finished_at=record.now_iso(), batch=batch_id)
             record.save(store, run)
-            index.upsert(store, run)
+            runs_db.upsert(store, run)
     return batch_id
 
 

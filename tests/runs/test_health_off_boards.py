@@ -8,7 +8,7 @@ import re
 import sqlite3
 from contextlib import closing
 
-from rlx.runs import community, health, index, record
+from rlx.runs import community, health, record, runs_db
 from rlx.runs.record import RunRecord
 from tests.runs.test_community_compare import REF, write_run
 from tests.runs_helpers import SCIENCE
@@ -22,7 +22,7 @@ def write_health_run(app, agent: str, reward: float, batch: str = "hb1") -> RunR
     with app.app_context():
         store = app.extensions["rlx.store"]
         record.save(store, run)
-        index.upsert(store, run)
+        runs_db.upsert(store, run)
     return run
 
 
@@ -63,7 +63,7 @@ def test_an_index_from_before_purposes_learns_which_runs_were_a_health_checks(in
     with closing(health.health_db(store)) as db:
         db.execute("INSERT INTO health_checks VALUES (?, 'rev', 'hb-old', ?, '{}')", (SCIENCE, record.now_iso()))
     # As an older server left it: no purpose on the row, and community tables and indexes made without the rule.
-    with closing(sqlite3.connect(index.index_path(store), isolation_level=None)) as db:
+    with closing(sqlite3.connect(runs_db.index_path(store), isolation_level=None)) as db:
         for name in ("runs_community", "runs_community_recent", "runs_community_env_recent"):
             db.execute(f"DROP INDEX {name}")
         db.execute("CREATE INDEX runs_community ON runs (env_id, agent, model, ref, reward) "
@@ -77,5 +77,5 @@ def test_an_index_from_before_purposes_learns_which_runs_were_a_health_checks(in
     with indexed_app.app_context():
         assert [(b["label"], b["runs"]) for b in community.leaderboard(store, SCIENCE)] == [("oracle", 1)]
         assert [e["runs"] for e in community.environments(store)] == [1]
-    with closing(index.connect(store)) as db:
+    with closing(runs_db.connect(store)) as db:
         assert db.execute("SELECT purpose FROM runs WHERE id=?", (check.id,)).fetchone()[0] == "health"
