@@ -44,16 +44,16 @@ def space_endpoint(org: str, name: str):
     from rlx.live import LiveError, SpaceRefused, cached_check, check_space, space_base_url
     from rlx.live.bridge import SpaceTools
     from rlx.queue import get_redis
-    from rlx.web.spaces.pages import _local_hosts, _record
+    from rlx.web.spaces.loaders import load_space, local_hosts
 
     @functools.cache
     def server_for() -> SpaceTools:
         try:
-            record = _record(org, name)
-            base_url = space_base_url(record, _local_hosts())
+            record = load_space(org, name)
+            base_url = space_base_url(record, local_hosts())
             report = cached_check(get_redis(), record.id)
             if not report or not report.get("ok") or report.get("checking"):
-                report = check_space(get_redis(), record, _local_hosts(), max_age=600)
+                report = check_space(get_redis(), record, local_hosts(), max_age=600)
         except HTTPException as exc:
             raise RpcError(SERVER_ERROR, exc.description or "Not found.", exc.code or 500) from None
         except SpaceRefused as exc:

@@ -144,3 +144,20 @@ def test_a_dataset_the_hub_no_longer_shows_is_not_served_from_disk(hub, hub_conf
 
     assert client.get(ENV_URL).status_code == 404
     assert client.get(f"/api/task/{PUBLIC_HARBOR}/hello-world").status_code == 404
+
+
+def test_a_space_seen_once_is_served_from_its_last_record_while_the_hub_is_down(hub, hub_config, redis_client):
+    """Spaces load through the same record loader as datasets: the last record known answers during an outage,
+    and a Space never seen here gets the Hub's error."""
+    from tests.stand_ins.hub_fixtures import OPENENV_SPACE
+
+    app = create_app(hub_config)
+    client = app.test_client()
+    assert client.get(f"/s/{OPENENV_SPACE}").status_code == 200
+    hub.fail(503, times=100_000, path_contains="/api/spaces/")
+    cache = app.extensions["rlx.records"]["space"]
+    cache.clock = lambda: 10_000_000.0  # every record is now older than FRESH_S: the Hub is asked again
+
+    page = client.get(f"/s/{OPENENV_SPACE}")
+    assert page.status_code == 200 and OPENENV_SPACE in page.get_data(as_text=True)
+    assert create_app(hub_config).test_client().get(f"/s/{OPENENV_SPACE}").status_code == 503  # never seen there

@@ -19,7 +19,7 @@ from flask import current_app
 from rlx.auth.visitor import visitor_token
 from rlx.runs.access import CLOSED, OPEN, READABLE, UNKNOWN, ACCESS_FRESH_S
 from rlx.sources.errors import AccessDenied, RepoNotFound, SourceError, Unavailable
-from rlx.web.environments.loaders import record_cache
+from rlx.sources.record_cache import app_record_cache
 from rlx.sources import app_source
 
 MAX_KEPT = 4096
@@ -32,7 +32,7 @@ def dataset_access(env_id: str) -> str:
     if env_id.startswith("space:"):
         return OPEN
     try:
-        public, outage = record_cache().lookup(env_id, None, can_fall_back=True)
+        public, outage = app_record_cache().lookup(env_id, None, can_fall_back=True)
         if outage is None and not (public.private or public.gated):
             return OPEN
         if outage is not None:

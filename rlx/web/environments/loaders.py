@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from flask import abort, current_app
+from flask import abort
 from rq.job import Job, JobStatus
 
 from rlx.adapters import Adapter, Env, Index, choose, get
@@ -18,7 +18,7 @@ from rlx.jobs.watch import watch
 from rlx.sources.base import RepoRecord
 from rlx.sources.errors import SourceError, Unavailable
 from rlx.web.environments.hidden import refuse_if_hidden
-from rlx.web.environments.records import RecordCache
+from rlx.sources.record_cache import app_record_cache
 from rlx.sources.names import is_org_and_name
 from rlx.store import app_store
 from rlx.sources import app_source
@@ -42,13 +42,6 @@ class EnvState:
         return self.index is not None and self.index.complete
 
 
-def record_cache() -> RecordCache:
-    cache = current_app.extensions.get("rlx.records")
-    if cache is None:  # per app: each app has its own source
-        cache = current_app.extensions.setdefault("rlx.records", RecordCache(app_source()))
-    return cache
-
-
 def _servable(index: Index | None) -> Index | None:
     """The stored index, when it can be shown without the source: complete, by an adapter at its version."""
     adapter = get(index.adapter) if index is not None and index.complete else None
@@ -70,7 +63,7 @@ def load_env(org: str, name: str, start_indexing: bool = True) -> EnvState:
     source, store = app_source(), app_store()
     stored = _servable(load_index(store, repo_id))
     # 404/403/503 via the error handler, unless an outage leaves the stored index to answer
-    record, outage = record_cache().lookup(repo_id, visitor_token(), can_fall_back=stored is not None)
+    record, outage = app_record_cache().lookup(repo_id, visitor_token(), can_fall_back=stored is not None)
     if outage is not None:
         return _from_disk(record, stored, outage, source, store)
     if needs_shelf(record, visitor_token()):

@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 import time
 
-from flask import Blueprint, abort, current_app, redirect, request, url_for
+from flask import Blueprint, abort, redirect, request, url_for
 from flask_htmx import make_response as htmx_response
 
-from rlx.adapters import Env, public
-from rlx.adapters.registry import space_adapter
+from rlx.adapters import public
 from rlx.adapters.openenv.live_sections import live_sections
 from rlx.adapters.withhold.file_rules import withheld_file_reason
 from rlx.auth.visitor import visitor_token
@@ -25,66 +24,30 @@ from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, s
 from rlx.queue import get_redis
 from rlx.http.error_answers import error_response
 from rlx.web.format import relative_date
-from rlx.sources.names import is_org_and_name
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
-from rlx.web.environments.hidden import refuse_if_hidden
 from rlx.http.render import VARY, render, wants_fragment
-from rlx.store import app_store
 from rlx.sources import app_source
 
+from rlx.web.spaces.loaders import ADAPTER, env_and_index, load_space, local_hosts
+
 bp = Blueprint("spaces", __name__)
-ADAPTER = space_adapter()
-RECORD_TTL_S = 30.0
 RECHECK_AFTER_S = 600  # a running Space's page asks its server again when the last check is older than this
 _PLAIN_PATH = re.compile(r"^/(?!/)[A-Za-z0-9._~/-]{0,200}\Z")  # a path on the Space's host, nothing else
 DONE_WORDS = {"woken": "It was asked to wake up; Spaces usually take a minute or two to start.",
               "restarted": "It is restarting."}
 
 
-def _record(org: str, name: str):
-    if not is_org_and_name(org, name):
-        abort(404, f"{org}/{name} is not a Space id.")
-    refuse_if_hidden("space", f"{org}/{name}")
-    cache = current_app.extensions.setdefault("rlx.space_records", {})
-    key = (f"{org}/{name}", visitor_token())
-    hit = cache.get(key)
-    if hit and time.monotonic() - hit[0] < RECORD_TTL_S:
-        return hit[1]
-    record = app_source().repo_info("space", f"{org}/{name}", token=visitor_token())
-    cache[key] = (time.monotonic(), record)
-    while len(cache) > 4096:
-        cache.pop(next(iter(cache)))
-    return record
-
-
-def _env_and_index(record):
-    """The Space's files index, built in this process (one listing call), kept per revision."""
-    env = Env(record, app_source(), app_store(), visitor_token())
-    cache = current_app.extensions.setdefault("rlx.space_indexes", {})
-    key = (record.id, record.sha)
-    if key not in cache:
-        if len(cache) >= 256:
-            cache.pop(next(iter(cache)))
-        index = ADAPTER.build_index(env)
-        cache[key] = (index, ADAPTER.overview(env, index))
-    return env, *cache[key]
-
-
-def _local_hosts():
-    return current_app.config["RLX"].space_hosts
-
-
 def checked_server(record) -> tuple[str, dict | None]:
     """Where the Space's server answers (403 when we may not call it) and what it offers: its last check when that
     passed, else one made now (the routes and the Task API pages call the server, so a stale failure won't do)."""
     try:
-        base_url = space_base_url(record, _local_hosts())
+        base_url = space_base_url(record, local_hosts())
     except SpaceRefused as exc:
         abort(403, str(exc))
     report = cached_check(get_redis(), record.id)
     if not report or report.get("checking") or not report.get("ok"):
-        report = check_space(get_redis(), record, _local_hosts())
+        report = check_space(get_redis(), record, local_hosts())
     return base_url, report
 
 
@@ -98,20 +61,20 @@ def _live_context(record, report):
 
 def _status_context(record):
     db = get_redis()
-    runtime = space_runtime(db, app_source(), record, _local_hosts(), visitor_token())
+    runtime = space_runtime(db, app_source(), record, local_hosts(), visitor_token())
     return {"runtime": runtime, "note": local_note(db, record.id)}
 
 
 @bp.get("/s/<org>/<name>")
 def space_page(org: str, name: str):
-    record = _record(org, name)
-    env, index, overview = _env_and_index(record)
+    record = load_space(org, name)
+    env, index, overview = env_and_index(record)
     db = get_redis()
     status = _status_context(record)
     report = cached_check(db, record.id)
     runtime = status["runtime"]
     if request.args.get("check") == "1" and runtime.running and not record.private:  # JS off: "Check now"
-        report = check_space(db, record, _local_hosts(), force=True)
+        report = check_space(db, record, local_hosts(), force=True)
     wants_check = runtime.running and not record.private and not is_fresh(report, RECHECK_AFTER_S)
     selected = request.args.get("f")
     file_view = None
@@ -162,7 +125,7 @@ def _tree(index):
 def space_status(org: str, name: str):
     """The runtime alone, polled by htmx while the Space starts; when it starts running the page reloads (its
     app and its server's offer appear)."""
-    record = _record(org, name)
+    record = load_space(org, name)
     context = _status_context(record)
     if request.args.get("was") and request.args["was"] != context["runtime"].stage and context["runtime"].running:
         return htmx_response("", 200, refresh=True)
@@ -175,11 +138,11 @@ def space_status(org: str, name: str):
 def space_live(org: str, name: str):
     """What the server offers, checked now when the last check is stale (the page loads this by itself), with the
     heading's kind line sent again out of band: what the check learnt replaces what the tags declared."""
-    record = _record(org, name)
+    record = load_space(org, name)
     db = get_redis()
-    report = check_space(db, record, _local_hosts(), force=request.args.get("fresh") == "1",
+    report = check_space(db, record, local_hosts(), force=request.args.get("fresh") == "1",
                          max_age=RECHECK_AFTER_S)
-    local = space_subdomain(record) in dict(_local_hosts())
+    local = space_subdomain(record) in dict(local_hosts())
     extra = {"embed_url": None if local else _embed_url(public_app_url(record), report, record)}
     if _unreachable(report):  # the runtime line is sent again: "running" alone would contradict the check
         extra.update(_status_context(record))
@@ -194,9 +157,9 @@ def space_live(org: str, name: str):
 @same_origin_only
 @rate_limited("wake")
 def space_wake(org: str, name: str):
-    record = _record(org, name)
+    record = load_space(org, name)
     try:
-        message = wake(get_redis(), record, _local_hosts())
+        message = wake(get_redis(), record, local_hosts())
     except WakeRefused as exc:
         abort(error_response(429, str(exc), retry_after=exc.retry_after))
     except SpaceRefused as exc:
@@ -208,7 +171,7 @@ def space_wake(org: str, name: str):
 @same_origin_only
 @rate_limited("wake")
 def space_restart(org: str, name: str):
-    record = _record(org, name)
+    record = load_space(org, name)
     try:
         restart(get_redis(), app_source(), record, visitor_token())
     except RestartRefused as exc:
@@ -228,7 +191,7 @@ def _after_action(record, org, name, message):
 
 @bp.get("/api/space/<org>/<name>")
 def space_json(org: str, name: str):
-    record = _record(org, name)
+    record = load_space(org, name)
     status = _status_context(record)
     report = cached_check(get_redis(), record.id)
     runtime = status["runtime"]

@@ -30,7 +30,7 @@ from rlx.live.play_view import reward_points, reward_text, tool_result_parts
 from rlx.queue import get_redis
 from rlx.http.origin import same_origin
 from rlx.http.render import render
-from rlx.web.spaces.pages import _local_hosts, _record
+from rlx.web.spaces.loaders import load_space, local_hosts
 from rlx.auth.visitor import cap_holder
 from rlx.web.runs.owner import visitor_id
 
@@ -54,7 +54,7 @@ def _offer(record):
     db = get_redis()
     report = cached_check(db, record.id)
     if report is None or report.get("checking") or not report.get("ok"):  # a failed check is asked again
-        report = check_space(db, record, _local_hosts())
+        report = check_space(db, record, local_hosts())
     schema = (report or {}).get("schema") or {}
     task_api = {env: [s for s in (answer.get("splits") or []) if isinstance(s, dict) and s.get("name")]
                 for env, answer in ((report or {}).get("task_api") or {}).items() if not answer.get("error")}
@@ -64,10 +64,10 @@ def _offer(record):
 
 @bp.get("/s/<org>/<name>/play")
 def play_page(org: str, name: str):
-    record = _record(org, name)
+    record = load_space(org, name)
     refusal = None
     try:
-        space_base_url(record, _local_hosts())
+        space_base_url(record, local_hosts())
     except SpaceRefused as exc:
         refusal = str(exc)
     offer = _offer(record) if refusal is None else {"report": None, "verified": False}
@@ -106,8 +106,8 @@ def play_socket(ws, org: str, name: str):
     if not same_origin():
         return _end(ws, send, "Cross-site pages may not open a playground here.")
     try:
-        record = _record(org, name)
-        base_url = space_base_url(record, _local_hosts())
+        record = load_space(org, name)
+        base_url = space_base_url(record, local_hosts())
     except SpaceRefused as exc:
         return _end(ws, send, str(exc))
     except Exception as exc:  # abort(404) and Hub trouble: the socket is already open, so say it there

@@ -16,7 +16,8 @@ from rlx.queue import get_redis
 from rlx.http.error_answers import error_response
 from rlx.http.origin import same_origin_only
 from rlx.http.render import render
-from rlx.web.spaces.pages import _record, checked_server
+from rlx.web.spaces.loaders import load_space
+from rlx.web.spaces.pages import checked_server
 from rlx.web.runs.owner import visitor_id
 
 bp = Blueprint("space_routes", __name__)
@@ -34,7 +35,7 @@ def _forms(record):
 
 @bp.get("/s/<org>/<name>/routes")
 def routes_page(org: str, name: str):
-    record = _record(org, name)
+    record = load_space(org, name)
     _, forms = _forms(record)
     visitor_id(create=True)
     response = render("pages/space_routes.html", record=record, org=org, name=name, forms=forms, result=None,
@@ -46,7 +47,7 @@ def routes_page(org: str, name: str):
 @bp.post("/s/<org>/<name>/routes")
 @same_origin_only
 def routes_call(org: str, name: str):
-    record = _record(org, name)
+    record = load_space(org, name)
     base_url, forms = _forms(record)
     chosen = next((f for f in forms if f["id"] == request.form.get("route")), None)
     if chosen is None:

@@ -17,7 +17,8 @@ from rlx.live import LiveError, SpaceClient
 from rlx.live import task_api
 from rlx.http.error_answers import error_response
 from rlx.http.render import render
-from rlx.web.spaces.pages import _record, checked_server
+from rlx.web.spaces.loaders import load_space
+from rlx.web.spaces.pages import checked_server
 
 bp = Blueprint("space_tasks", __name__)
 PAGE = 20
@@ -26,7 +27,7 @@ DOWN_RETRY_S = 60
 
 @bp.get("/s/<org>/<name>/tasks")
 def task_browser(org: str, name: str):
-    record = _record(org, name)
+    record = load_space(org, name)
     base_url, report = checked_server(record)
     environments = (report or {}).get("environments") or []
     if not environments:
@@ -91,7 +92,7 @@ def task_json(org: str, name: str, ref: str):
 def _live_task(org: str, name: str, ref: str):
     """(record, check, the task's ref, its TaskView), or the request ends: 404 for a task the server does not
     advertise, 503 with Retry-After and one sentence when the server cannot be asked (asleep, down, failing)."""
-    record = _record(org, name)
+    record = load_space(org, name)
     base_url, report = checked_server(record)
     if report and report.get("checking"):
         abort(error_response(503, f"{record.id}'s server is being checked by another visitor's request right now; "
