@@ -119,6 +119,7 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
         env["PROMETHEUS_MULTIPROC_DIR"] = str(_fresh_metrics_dir(config))
         if demo:  # the demo checks the bundled datasets' health as it indexes them, and opens with a banner
             env.setdefault("RLX_HEALTH_CHECKS", "auto")
+            env.setdefault("RLX_DEMO_ACCOUNT", "demo-user")  # the sign-in page's stand-in (rlx/auth/demo.py)
             announce_demo(config)
         group = Supervisor(env)
         worker_names = set(DEMO_WORKERS) if with_worker else set()

@@ -85,6 +85,9 @@ SETTINGS = [
     Setting("RLX_PREVIEWS_MAX_MB", "32", "Megabytes (1 to 100000) of link-preview pictures kept in "
             "STORAGE_DIR/previews; past that, drawing a new one removes the least recently served (drawn again "
             "when next asked for)."),
+    Setting("RLX_DEMO_ACCOUNT", None, "A stand-in account the sign-in page offers as one button, so the signed-in "
+            "pages can be seen offline (`rlx demo` sets `demo-user`). It has no Hub token; refused unless RLX_SOURCE "
+            "is a folder."),
     Setting("RLX_AGENTS_DIR", None, "The folder of agents installed ahead of time for the local sandbox "
             "(`deploy/agents/install.sh` fills it: mini-swe-agent's venv, the npm agents). An agent missing from it "
             "is shown on the run form as not installed, with the reason. Default: .tools/agents in the checkout."),
@@ -125,6 +128,7 @@ class Config:
     health_budget: int = 300
     hf_router_url: str = "https://router.huggingface.co/v1"  # Inference Providers: terminus-2 with the visitor's token
     agents_dir: Path = _DEFAULT_AGENTS_DIR  # the agents installed ahead of time (rlx/runs/agents.py)
+    demo_account: str | None = None  # RLX_DEMO_ACCOUNT: the demo's stand-in account (rlx/auth/demo.py)
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -169,6 +173,7 @@ class Config:
                                       ("auto", "on-demand")) == "auto",
             health_cap=_check_count(env.get("RLX_HEALTH_CAP") or "4", "RLX_HEALTH_CAP", 8),
             health_budget=_check_count(env.get("RLX_HEALTH_BUDGET") or "300", "RLX_HEALTH_BUDGET", 5000),
+            demo_account=_check_demo_account(env.get("RLX_DEMO_ACCOUNT") or None, env.get("RLX_SOURCE") or ""),
         )
 
     @property
@@ -245,6 +250,17 @@ def _check_nameserver(value: str | None) -> tuple[str, int] | None:
 
 _SUBDOMAIN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\Z")
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def _check_demo_account(value: str | None, source: str) -> str | None:
+    if value is None:
+        return None
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,38}", value):
+        raise ConfigError(f"RLX_DEMO_ACCOUNT must be a handle such as demo-user, not {value[:40]!r}.")
+    if source.strip().lower() == "hub":
+        raise ConfigError("RLX_DEMO_ACCOUNT is for the demo on a folder of examples; it cannot be set with "
+                          "RLX_SOURCE=hub.")
+    return value
 
 
 def _check_space_hosts(value: str) -> tuple[tuple[str, str], ...]:

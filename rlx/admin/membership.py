@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import abort, current_app, redirect, request, url_for
 
 from rlx.auth.hub_identity import TokenRejected, org_handles, whoami
+from rlx.auth import demo
 from rlx.auth.visitor import current_visitor
 
 OPEN_ENDPOINTS = ("auth.", "static", "to_admin")  # signing in must be reachable before membership is known
@@ -22,6 +23,8 @@ def check_member():
     visitor = current_visitor()
     if visitor is None:
         return redirect(url_for("auth.signin", next=request.full_path.rstrip("?")), code=303)
+    if visitor.via == demo.VIA:  # the demo's stand-in is a member of nothing
+        abort(403, f"Only members of {org} may use the admin.")
     try:
         orgs = org_handles(whoami(visitor.token))  # an outage raises Unavailable: a 503, never a pass
     except TokenRejected:

@@ -12,7 +12,7 @@ from joserfc.errors import JoseError
 from flask import Blueprint, abort, current_app, redirect, request, session, url_for
 from requests import RequestException
 
-from rlx.auth import session as account_cookie
+from rlx.auth import demo, session as account_cookie
 from rlx.auth.hub_identity import TokenRejected, account_for
 from rlx.auth.oauth import provider
 from rlx.http.redirects import own_path
@@ -20,6 +20,7 @@ from rlx.auth.visitor import current_visitor, signed_out_for_now
 from rlx.http.origin import own_public_url, same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.render import render
+from rlx.sources.errors import Unavailable
 
 bp = Blueprint("auth", __name__)
 log = logging.getLogger("rlx.auth")
@@ -28,6 +29,7 @@ NEXT_KEY = "rlx_signin_next"
 
 def _signin_page(status: int = 200, error: str | None = None):
     return render("pages/signin.html", status=status, error=error, oauth=provider() is not None,
+                  demo_handle=demo.demo_handle(),
                   next=own_path(request.values.get("next")), visitor=current_visitor())
 
 
@@ -97,7 +99,19 @@ def signin_token():
         account = account_for(token, account_cookie.lifetime(None), via="token")
     except TokenRejected as exc:
         return _signin_page(400, str(exc))
+    except Unavailable:  # offline, or the Hub is down: say so on this page, the form still there
+        return _unavailable("Hugging Face could not be reached to check this token, so you cannot sign in right "
+                            "now; everything else works without signing in.")
     return _signed_in(account, request.form.get("next"))
+
+
+@bp.post("/signin/demo")
+@same_origin_only
+def signin_demo():
+    """Only in demo mode: sign in as the stand-in account, which has no token."""
+    if not demo.demo_handle():
+        abort(404)
+    return _signed_in(demo.demo_account(), request.form.get("next"))
 
 
 @bp.post("/signout")
@@ -112,6 +126,7 @@ def signout():
 
 
 def _unavailable(message: str):
-    from rlx.http.error_answers import error_response
-
-    return error_response(503, message, retry_after=30)
+    """Hugging Face out of reach: the sign-in page again with one plain sentence (and the way to try again)."""
+    response = _signin_page(503, message)
+    response.headers["Retry-After"] = "30"
+    return response

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from flask import g, has_request_context
 
+from rlx.auth import demo
 from rlx.auth.session import Account, read_cookie
 
 
@@ -15,13 +16,15 @@ def current_visitor() -> Account | None:
     if not has_request_context():
         return None
     if "rlx_visitor" not in g:
-        g.rlx_visitor = read_cookie()
+        account = read_cookie()
+        g.rlx_visitor = account if account is None or demo.still_valid(account) else None
     return g.rlx_visitor
 
 
 def visitor_token() -> str | None:
+    """The Hub token of the signed-in visitor; None for nobody and for the demo's stand-in, which has none."""
     visitor = current_visitor()
-    return visitor.token if visitor else None
+    return visitor.token if visitor and visitor.via != demo.VIA else None
 
 
 def visitor_key() -> str | None:

@@ -1,5 +1,5 @@
 """Lists of rollouts a visitor may see, read from the runs index: a task's (with its aliases'), an environment's,
-and the visitor's own ("My runs") with filters.
+and the visitor's own ("Your runs") with filters.
 
 Every row passes `rlx.runs.access.may_see` before it is shown, whatever the SQL already narrowed, so a private
 run reaches nobody but its owner and a hidden environment's runs reach nobody; the web hands in its
@@ -85,7 +85,7 @@ def for_env(store: Store, env_id: str, viewer: str | None, hidden, limit: int = 
 
 @dataclass(frozen=True)
 class MineFilter:
-    """The "My runs" page's filters, each checked against what exists before it touches SQL."""
+    """The "Your runs" page's filters, each checked against what exists before it touches SQL."""
     kind: str = ""
     env: str = ""
     agent: str = ""

@@ -1,4 +1,4 @@
-"""A hostile pass over the routes of session 11 (My runs, compare of two sets, rollout files and traces,
+"""A hostile pass over the routes of session 11 (Your runs, compare of two sets, rollout files and traces,
 environment health, task rollout lists): bad input of every kind gets a clear 4xx, never a 500; a cross-site POST
 changes nothing; another visitor's private run reaches nobody else, on any page or JSON.
 

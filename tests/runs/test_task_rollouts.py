@@ -1,5 +1,5 @@
 """Rollouts where people look: a task page lists its runs and its twin's (a MiMo row and its Harbor conversion),
-the environment page its latest, "My runs" the visitor's own with filters and Stop; private runs reach only
+the environment page its latest, "Your runs" the visitor's own with filters and Stop; private runs reach only
 their owner. Every list says how each run ended in one vocabulary (solved, failed, infrastructure error,
 unobserved, stopped) with the reason beside it."""
 

@@ -1,1 +1,1 @@
-"""Rollouts as a visitor sees them: run and batch pages, their streams, community, compare and My runs."""
+"""Rollouts as a visitor sees them: run and batch pages, their streams, community, compare and Your runs."""

@@ -193,7 +193,7 @@ def _sse(name: str, html: str, event_id: str | None) -> str:
 @same_origin_only
 def stop(run_id: str):
     run = _visible_run(run_id)
-    if request.form.get("back") == "mine":  # the Stop of the "My runs" list goes back to that list
+    if request.form.get("back") == "mine":  # the Stop of the "Your runs" list goes back to that list
         return stop_as_owner(run, "run", _stop, "rollouts.my_runs")
     return stop_as_owner(run, "run", _stop, "runs.run_page", run_id=run.id)
 
