@@ -10,11 +10,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlx.supervisor import die_with_parent
+from tests.processes import wait_or_fail
 
 RLX = [sys.executable, "-m", "rlx.cli"]
 
@@ -27,13 +27,7 @@ def free_port() -> int:
 
 def wait_for(what: str, check, timeout: float = 60.0, every: float = 0.1):
     """Poll `check` until it returns something truthy; fail with `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {what}"
-        time.sleep(every)
+    return wait_or_fail(check, what, timeout, every)
 
 
 @dataclass

@@ -26,12 +26,13 @@ def wait_until(predicate, timeout: float = 60.0, every: float = 0.1):
     return None
 
 
-def wait_or_fail(condition, what: str, seconds: float = 60.0):
-    """Poll `condition` until it returns something truthy (returned); fail the test naming `what` after `seconds`."""
+def wait_or_fail(condition, what: str, seconds: float = 60.0, every: float = 0.05):
+    """The tests' one polling helper: poll `condition` every `every` s until it returns something truthy (returned);
+    fail the test naming `what` after `seconds`."""
     deadline = time.monotonic() + seconds
     while not (found := condition()):
         assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.05)
+        time.sleep(every)
     return found
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from rlx.runs import record
 from rlx.jobs.settle import settle
 from rlx.runs.launch import start_run
 from rlx.runs.record import RunRecord
+from tests.processes import wait_or_fail
 
 SCIENCE = "rlx-examples/science-puzzles"
 TERMINAL = "rlx-examples/terminal-basics"
@@ -20,15 +20,14 @@ def launch(app, env_id: str, ref: str, agent: str = "oracle", **fields) -> RunRe
 
 
 def wait_for(app, run_id: str, done=lambda r: not r.active, timeout: float = 120.0) -> RunRecord:
-    deadline = time.monotonic() + timeout
     with app.app_context():
         store = app.extensions["rlx.store"]
-        while True:
+
+        def ended() -> RunRecord | None:
             run = settle(record.load(store, run_id))
-            if done(run):
-                return run
-            assert time.monotonic() < deadline, f"run {run_id} still {run.status} after {timeout} s"
-            time.sleep(0.1)
+            return run if done(run) else None
+
+        return wait_or_fail(ended, f"run {run_id} to end within {timeout} s", timeout, every=0.1)
 
 
 PLAIN_IMAGE = "FROM debian:bookworm-slim\nWORKDIR /app\n"

@@ -5,27 +5,18 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
 import pytest
 from werkzeug.exceptions import MethodNotAllowed, NotFound
 
 from rlx import create_app
 from rlx.admin import create_admin_app
+from tests.processes import wait_or_fail
 
 ORG = "rlx-admins"
 CAROL = "hf_carol"  # a member of ORG
 DAVE = "hf_dave"  # signed in, not a member
 ORIGIN = {"Origin": "http://localhost"}
-
-
-def wait_until(predicate, timeout=10.0, every=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(every)
-    return predicate()
 
 
 @pytest.fixture
@@ -132,12 +123,13 @@ def test_hiding_pinning_and_the_banner_show_in_the_explorer_within_seconds(apps)
         cards = [card["id"] for card in explorer.get("/api/search?size=50&trending=5").json["cards"]]
         return hidden not in cards and cards[:1] == [pinned]
 
-    assert wait_until(applied)
-    assert wait_until(lambda: "Office hours on Friday" in explorer.get("/").text)
+    wait_or_fail(applied, "the settings to apply", 10)
+    wait_or_fail(lambda: "Office hours on Friday" in explorer.get("/").text, "the banner on the explorer", 10)
 
     assert carol.post("/admin/environments", data={"env": hidden, "action": "unhide"},
                       headers=ORIGIN).status_code == 303
-    assert wait_until(lambda: hidden in [c["id"] for c in explorer.get("/api/search?size=50").json["cards"]])
+    wait_or_fail(lambda: hidden in [c["id"] for c in explorer.get("/api/search?size=50").json["cards"]],
+                 "the environment back in search", 10)
 
 
 def test_each_change_leaves_an_audit_line_naming_who_made_it(apps):
@@ -183,10 +175,10 @@ def test_two_saves_within_one_clock_tick_are_both_seen(apps):
     public, admin = apps
     carol, explorer = signed_in(admin, CAROL), public.test_client()
     carol.post("/admin/banner", data={"text": "Banner AAAA", "id": "one"}, headers=ORIGIN)
-    assert wait_until(lambda: "Banner AAAA" in explorer.get("/").text)
+    wait_or_fail(lambda: "Banner AAAA" in explorer.get("/").text, "banner AAAA on the explorer", 10)
     path = admin.extensions["rlx.store"].settings_path
     first = path.stat()
     carol.post("/admin/banner", data={"text": "Banner BBBB", "id": "one"}, headers=ORIGIN)
     assert path.stat().st_size == first.st_size
     os.utime(path, ns=(first.st_atime_ns, first.st_mtime_ns))  # as if saved in the same tick
-    assert wait_until(lambda: "Banner BBBB" in explorer.get("/").text, timeout=3)
+    wait_or_fail(lambda: "Banner BBBB" in explorer.get("/").text, "banner BBBB on the explorer", 3)

@@ -6,9 +6,10 @@ would have learned it.
 """
 
 import threading
-import time
 
 import pytest
+
+from tests.processes import wait_or_fail
 
 
 @pytest.fixture
@@ -28,10 +29,7 @@ def held(app):
                 thread = threading.Thread(target=lambda: self.answers.append(app.test_client().get("/test/hold")))
                 thread.start()
                 self.threads.append(thread)
-            deadline = time.monotonic() + 10
-            while self.inside < len(self.threads):
-                assert time.monotonic() < deadline, "the held requests never started"
-                time.sleep(0.01)
+            wait_or_fail(lambda: self.inside >= len(self.threads), "the held requests never started", 10, every=0.01)
 
         def release(self):
             self.go.set()

@@ -21,6 +21,7 @@ from playwright.sync_api import expect
 from rlx.live.slots import open_count
 from rlx.live.localenv import free_port, start_server
 from tests.live_fixtures import FRAMES_DIR
+from tests.processes import wait_or_fail
 from tests.live_site import served_site
 from tests.servers import chromium, needs_chromium
 from tests.live.test_playground import Player, cookie_of, status, until
@@ -214,10 +215,8 @@ def test_a_failed_check_heals_once_the_server_is_up(site):
     assert "The playground needs the Space running" in down and "ws-connect" not in down
     process, _ = start_server(FRAMES_DIR, port=LATE_PORT, app="app:app")
     try:
-        deadline = time.monotonic() + 20
-        while "ws-connect" not in httpx2.get(f"{site}/s/{LATE}/play", timeout=30).text:
-            assert time.monotonic() < deadline, "the playground kept the failed check"
-            time.sleep(0.5)
+        wait_or_fail(lambda: "ws-connect" in httpx2.get(f"{site}/s/{LATE}/play", timeout=30).text,
+                     "the playground kept the failed check", 20, every=0.5)
     finally:
         process.terminate()
         process.wait(10)

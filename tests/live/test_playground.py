@@ -7,7 +7,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import time
 import urllib.request
 
 import pytest
@@ -15,6 +14,7 @@ from websockets.sync.client import connect
 
 from rlx.live.slots import open_count
 from tests import browser_audit
+from tests.processes import wait_or_fail
 from tests.live_site import ECHO, served_site
 from tests.servers import chromium, needs_chromium
 from tests.stand_ins.bad_ws import BadWs
@@ -74,10 +74,7 @@ def cookie_of(site: str, space: str) -> tuple[str, str]:
 
 
 def until(predicate, what: str, seconds: float = 10):
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
+    wait_or_fail(predicate, what, seconds)
 
 
 def test_reset_step_reward_tool_call_and_state_on_one_episode(site, redis_client):

@@ -2,7 +2,6 @@
 Origin and Host, body size, batches, rate limits; and an adapter's own tools reach MCP clients."""
 
 import json
-import time
 
 import pytest
 
@@ -10,6 +9,7 @@ from rlx.adapters import register, unregister
 from rlx.http.ratelimit import KEY_PREFIX as RATE_PREFIX
 from rlx.mcp.sessions import KEY_PREFIX as SESSION_PREFIX, SESSION_IDLE_S
 from tests.adapters.test_contract import RiddleAdapter
+from tests.processes import wait_or_fail
 
 URL = "/mcp/d/rlx-examples/terminal-basics"
 ACCEPT = {"Accept": "application/json, text/event-stream"}
@@ -69,10 +69,8 @@ def test_notifications_and_responses_get_202_and_no_body(indexed_client):
 def test_an_expired_or_ended_session_is_404_and_a_missing_one_400(indexed_client, redis_client):
     session, _ = initialize(indexed_client)
     redis_client.pexpire(SESSION_PREFIX + session, 1)
-    deadline = time.monotonic() + 5
-    while redis_client.exists(SESSION_PREFIX + session):
-        assert time.monotonic() < deadline, "Redis did not expire the session"
-        time.sleep(0.01)
+    wait_or_fail(lambda: not redis_client.exists(SESSION_PREFIX + session),
+                 "Redis did not expire the session", 5, every=0.01)
     assert post(indexed_client, rpc("tools/list"), session).status_code == 404
     assert post(indexed_client, rpc("tools/list"), "made-up-session-id-0123456789abcdefghij").status_code == 404
     missing = post(indexed_client, rpc("tools/list"))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from rlx.runs import batch as batches
 from rlx.runs import record
 from rlx.runs.models import batch_secret_key, secret_key
 from tests.conftest import index_now
-from tests.processes import stop_all
+from tests.processes import stop_all, wait_or_fail
 from tests.runs_fixtures import start_worker
 from tests.runs_helpers import wait_for
 from tests.stand_ins.hf_jobs import HFJobsStandIn
@@ -101,13 +100,9 @@ def batch_id_of(response) -> str:
 
 
 def wait_for_batch(app, client, batch_id: str, timeout: float = 400) -> str:
-    deadline = time.monotonic() + timeout
-    while True:
-        progress = client.get(f"/b/{batch_id}/progress").get_data(as_text=True)
-        if "hx-trigger" not in progress:
-            return client.get(f"/b/{batch_id}").get_data(as_text=True)
-        assert time.monotonic() < deadline, f"the batch did not finish within {timeout} s"
-        time.sleep(0.5)
+    wait_or_fail(lambda: "hx-trigger" not in client.get(f"/b/{batch_id}/progress").get_data(as_text=True),
+                 f"the batch to finish within {timeout} s", timeout, every=0.5)
+    return client.get(f"/b/{batch_id}").get_data(as_text=True)
 
 
 def runs_of(app, batch_id: str):

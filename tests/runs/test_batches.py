@@ -22,7 +22,7 @@ from rlx.runs.batch_record import batch_path
 from rlx.runs import record
 from tests import browser_audit
 from tests.conftest import index_now
-from tests.processes import stop_all
+from tests.processes import stop_all, wait_or_fail
 from tests.runs_fixtures import start_worker
 from tests.servers import chromium, needs_chromium
 
@@ -104,13 +104,11 @@ def test_a_batch_of_twenty_oracle_runs_completes_two_at_a_time_with_table_plot_a
     page = client.get(f"/b/{batch_id}").get_data(as_text=True)
     assert 'hx-trigger="every 2s"' in page and 'http-equiv="refresh"' in page  # live, with JS on or off
 
-    deadline = time.monotonic() + 600
-    while True:
-        progress = client.get(f"/b/{batch_id}/progress").get_data(as_text=True)
-        if "hx-trigger" not in progress:
-            break
-        assert time.monotonic() < deadline, "the batch did not finish within 10 minutes"
-        time.sleep(0.5)
+    def finished_progress() -> str | None:
+        text = client.get(f"/b/{batch_id}/progress").get_data(as_text=True)
+        return None if "hx-trigger" in text else text
+
+    progress = wait_or_fail(finished_progress, "the batch to finish within 10 minutes", 600, every=0.5)
     assert f"<strong>{TASKS} of {TASKS} done</strong>" in progress
 
     with twenty_app.app_context():
@@ -382,10 +380,8 @@ def test_stopping_a_batch_stops_its_running_run_and_leaves_no_sandbox(slow_app, 
         response = client.post(f"/d/{SLOW}/batch", data={"agent": "oracle", "visibility": "private", "cap": "1"},
                                headers={"Origin": "http://localhost"})
         batch_id = batch_id_of(response)
-        deadline = time.monotonic() + 180
-        while not processes_matching(SLEEP):  # the oracle is at work inside its sandbox
-            assert time.monotonic() < deadline, "the batch's first run did not start within 3 minutes"
-            time.sleep(0.2)
+        wait_or_fail(lambda: processes_matching(SLEEP),  # the oracle is at work inside its sandbox
+                     "the batch's first run did not start within 3 minutes", 180, every=0.2)
         with slow_app.app_context():
             run_id = batches.load(slow_app.extensions["rlx.store"], batch_id).run_ids[0]
             assert record.load(slow_app.extensions["rlx.store"], run_id).status == "running"
@@ -396,23 +392,19 @@ def test_stopping_a_batch_stops_its_running_run_and_leaves_no_sandbox(slow_app, 
         assert response.status_code == 303
         with slow_app.app_context():
             store = slow_app.extensions["rlx.store"]
-            deadline = time.monotonic() + 120
-            while record.load(store, run_id).active:
-                assert time.monotonic() < deadline, "the running run was not stopped within 2 minutes"
-                time.sleep(0.2)
+            wait_or_fail(lambda: not record.load(store, run_id).active,
+                         "the running run was not stopped within 2 minutes", 120, every=0.2)
             run, batch = record.load(store, run_id), batches.load(store, batch_id)
         assert run.status == "stopped" and run.reward is None and "Stopped" in run.outcome
         assert batch.status == "stopped" and batch.run_ids == [run_id]  # the second task never started
-        deadline = time.monotonic() + 10  # the job's end kills the sandbox before it writes the record
-        while any(alive(pid) for pid in sandbox):
-            assert time.monotonic() < deadline, f"the stopped run's sandbox is still there: {sandbox}"
-            time.sleep(0.1)
+        # the job's end kills the sandbox before it writes the record
+        wait_or_fail(lambda: not any(alive(pid) for pid in sandbox),
+                     f"the stopped run's sandbox is still there: {sandbox}", 10, every=0.1)
         assert sandboxes_of(worker.pid) == set() and processes_matching(SLEEP) == []
         assert not list(slow_app.config["RLX"].cache_dir.glob(f"rlx-run-{run_id}-*"))  # its task copy, removed
-        deadline = time.monotonic() + 15  # the job writes the record, then returns: the worker goes idle after
-        while [w.get_state() for w in Worker.all(connection=redis_client)] != ["idle"]:
-            assert time.monotonic() < deadline, "the worker is still busy after its run was stopped"
-            time.sleep(0.1)
+        # the job writes the record, then returns: the worker goes idle after
+        wait_or_fail(lambda: [w.get_state() for w in Worker.all(connection=redis_client)] == ["idle"],
+                     "the worker is still busy after its run was stopped", 15, every=0.1)
         page = client.get(f"/b/{batch_id}").get_data(as_text=True)
         assert "<strong>Stopped</strong>" in page and "hx-trigger" not in page
         assert re.search(rf'<a href="/r/{run_id}">slow-0</a></td>\s*<td>Stopped</td>', page)

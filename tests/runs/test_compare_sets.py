@@ -9,7 +9,6 @@ import html as html_text
 import io
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from rlx import create_app
 from rlx.runs import batch as batches
 from rlx.runs import paired
 from tests.conftest import index_now
-from tests.processes import stop_all
+from tests.processes import stop_all, wait_or_fail
 from tests.runs_fixtures import start_worker
 from tests.runs.test_run_pages import OURS, needs_bwrap
 from tests.runs_helpers import WROTE_DONE, write_small_task
@@ -105,11 +104,9 @@ def test_two_batches_on_five_tasks_show_the_flips_and_an_exact_paired_interval(f
 
 
 def wait_for_batch(app, batch_id: str, timeout: float = 180.0) -> None:
-    deadline = time.monotonic() + timeout
     with app.app_context():
-        while batches.load(app.extensions["rlx.store"], batch_id).status == "running":
-            assert time.monotonic() < deadline, f"batch {batch_id} still running after {timeout} s"
-            time.sleep(0.2)
+        wait_or_fail(lambda: batches.load(app.extensions["rlx.store"], batch_id).status != "running",
+                     f"batch {batch_id} to finish within {timeout} s", timeout, every=0.2)
 
 
 def test_repeats_that_disagree_and_infrastructure_errors_are_said_and_left_out():

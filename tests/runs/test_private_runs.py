@@ -6,13 +6,12 @@ takes their access away."""
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
 from rlx import create_app
 from rlx.runs import read_token
-from tests.processes import config_env, start_worker
+from tests.processes import config_env, start_worker, wait_or_fail
 from tests.runs_fixtures import PROBES, PROBES_FIXTURE
 from tests.runs_helpers import wait_for
 from tests.stand_ins.hub_fixtures import ALICE, BOB, PRIVATE_HARBOR
@@ -104,10 +103,9 @@ def test_a_run_stops_being_shown_to_its_owner_once_she_loses_access(hub_app, hub
     run_id = start(alice, PRIVATE_HARBOR, ref, agent="nop")
     assert alice.get(f"/r/{run_id}").status_code == 200
     hub.add_token(ALICE, "alice")  # access revoked on the Hub
-    deadline = time.monotonic() + access.ACCESS_FRESH_S + 10
-    while alice.get(f"/api/runs/{run_id}").status_code == 200:
-        assert time.monotonic() < deadline, "the run is still shown to a visitor who lost access to its dataset"
-        time.sleep(0.5)
+    wait_or_fail(lambda: alice.get(f"/api/runs/{run_id}").status_code != 200,
+                 "the run is still shown to a visitor who lost access to its dataset", access.ACCESS_FRESH_S + 10,
+                 every=0.5)
     for path in RUN_PATHS:
         response = alice.get(path.format(id=run_id))
         assert response.status_code == 404, (path, response.status_code)
@@ -146,12 +144,10 @@ def test_a_batch_on_alices_private_dataset_offers_private_only_and_its_runs_are_
     response = alice.post(f"/d/{ALICES_OWN}/batch", headers=ORIGIN,
                           data={"agent": "oracle", "visibility": "public", "cap": "1"})  # forged: public
     batch_id = batch_id_of(response)
-    deadline = time.monotonic() + 120
     with hub_app.app_context():
         store = hub_app.extensions["rlx.store"]
-        while (batch := batches.load(store, batch_id)).status == batches.RUNNING:
-            assert time.monotonic() < deadline, "the batch did not finish"
-            time.sleep(0.2)
+        batch = wait_or_fail(lambda: (found := batches.load(store, batch_id)).status != batches.RUNNING and found,
+                             "the batch to finish", 120, every=0.2)
     assert batch.visibility == "private"
     (run_id,) = batch.run_ids
     assert wait_for(hub_app, run_id).rewards == {"reward": 1.0}

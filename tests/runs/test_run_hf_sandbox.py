@@ -19,7 +19,7 @@ from rlx.runs import events
 from rlx.runs.sandboxes import token_key
 from tests.conftest import index_now
 from tests.runs_fixtures import PROBES, SLEEPER_ALONE, probes_folder, start_worker, task_path  # noqa: F401
-from tests.processes import children_of
+from tests.processes import children_of, wait_or_fail
 from tests.runs_helpers import wait_for, write_small_task
 from tests.stand_ins.hf_jobs import HFJobsStandIn
 from tests.runs.test_run_pages import OURS, post_run, run_id_of
@@ -102,10 +102,7 @@ def test_oracle_on_a_bundled_task_runs_in_an_hf_sandbox_on_the_visitors_account(
     assert VISITOR not in json.dumps(job.spec) and WORKER_TOKEN not in json.dumps(job.spec)
     assert redis_client.get(token_key(run_id)) is None
     archive = app.config["RLX"].storage_dir / "runs" / run_id / "events.json"
-    deadline = time.monotonic() + 10
-    while not archive.exists():  # the job archives the events just after the record says finished
-        assert time.monotonic() < deadline, "the run's events were never archived"
-        time.sleep(0.05)
+    wait_or_fail(archive.exists, "the run's events to be archived", 10)  # just after the record says finished
     assert leaks(app, VISITOR, job.spec["secrets"]["SBX_TOKEN"]) == []
 
 
@@ -170,10 +167,8 @@ def test_stopping_a_run_cancels_its_sandbox_job_upstream(hf_app, jobs, redis_cli
 
 def _start_sleeper(app, jobs, client) -> str:
     run_id = run_id_of(post_run(client, path=f"/t/{PROBES}/sleeper", option="hf"))
-    deadline = time.monotonic() + 60
-    while not any(j.stage == "RUNNING" for j in jobs.jobs.values()) or "sleep 4343" not in _processes():
-        assert time.monotonic() < deadline, "the sandboxed agent never started"
-        time.sleep(0.1)
+    wait_or_fail(lambda: any(j.stage == "RUNNING" for j in jobs.jobs.values()) and "sleep 4343" in _processes(),
+                 "the sandboxed agent never started", 60, every=0.1)
     return run_id
 
 
@@ -189,17 +184,14 @@ def test_a_worker_killed_mid_run_still_cancels_the_sandbox_upstream(hf_app, jobs
         run = wait_for(app, run_id, timeout=60)
         assert run.status == "failed" and "killed" in run.outcome
         (job,) = jobs.jobs.values()
-        deadline = time.monotonic() + 60
-        while job.stage != "CANCELED":  # the surviving worker cancels it with the run's token, then forgets it
-            assert time.monotonic() < deadline, "the dead run's sandbox was left running on the visitor's account"
-            time.sleep(0.1)
+        # the surviving worker cancels it with the run's token, then forgets it
+        wait_or_fail(lambda: job.stage == "CANCELED",
+                     "the dead run's sandbox was left running on the visitor's account", 60, every=0.1)
     finally:
         worker.terminate()
         worker.wait(15)
-    deadline = time.monotonic() + 10
-    while redis_client.get(token_key(run_id)) is not None:
-        assert time.monotonic() < deadline, "the token outlived the cleanup"
-        time.sleep(0.1)
+    wait_or_fail(lambda: redis_client.get(token_key(run_id)) is None,
+                 "the token outlived the cleanup", 10, every=0.1)
     assert leaks(app, VISITOR) == []
 
 

@@ -11,12 +11,12 @@ import shutil
 import signal
 import socket
 import threading
-import time
 
 import pytest
 
 from rlx.runs import record
 from tests.runs_fixtures import PROBES, children_of, probes_app, probes_folder, probes_worker  # noqa: F401
+from tests.processes import wait_or_fail
 from tests.runs_fixtures import SLEEPER_ALONE, processes_matching, sandboxes_of, task_path
 from tests.runs_helpers import launch, wait_for
 
@@ -91,10 +91,7 @@ def test_a_worker_killed_mid_run_leaves_nothing_behind_and_a_failed_record(probe
     probes_app.index_probes()
     run = launch(probes_app, PROBES, "sleeper")
     wait_for(probes_app, run.id, done=lambda r: r.status == "running")
-    deadline = time.monotonic() + 60
-    while not processes_matching("sleep 4343"):
-        assert time.monotonic() < deadline, "the sandboxed agent never started"
-        time.sleep(0.1)
+    wait_or_fail(lambda: processes_matching("sleep 4343"), "the sandboxed agent never started", 60, every=0.1)
     assert sandboxes_of(probes_worker.pid), "no sandbox found under the worker running it"
     sandbox_pids = [*sandboxes_of(probes_worker.pid), *processes_matching("sleep 4343")]
     horses = children_of(probes_worker.pid)
@@ -104,10 +101,8 @@ def test_a_worker_killed_mid_run_leaves_nothing_behind_and_a_failed_record(probe
     done = wait_for(probes_app, run.id)
     assert done.status == "failed"
     assert "killed" in done.outcome
-    deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in sandbox_pids):
-        assert time.monotonic() < deadline, f"sandbox processes outlived their worker: {sandbox_pids}"
-        time.sleep(0.1)
+    wait_or_fail(lambda: not any(_alive(pid) for pid in sandbox_pids),
+                 f"sandbox processes outlived their worker: {sandbox_pids}", 10, every=0.1)
     cache = probes_app.config["RLX"].cache_dir
     assert not list(cache.glob(f"rlx-run-{run.id}-*")), "the task copy was left in the cache"
 
@@ -118,10 +113,7 @@ def test_a_run_past_its_jobs_time_limit_is_taken_down_and_says_so(probes_app, pr
     run = wait_for(probes_app, launch(probes_app, PROBES, "sleeper", job_timeout=6).id)
     assert run.status == "failed" and run.reward is None
     assert "time limit" in run.outcome
-    deadline = time.monotonic() + 10
-    while processes_matching("sleep 4343"):
-        assert time.monotonic() < deadline, "the sandbox outlived its job"
-        time.sleep(0.1)
+    wait_or_fail(lambda: not processes_matching("sleep 4343"), "the sandbox outlived its job", 10, every=0.1)
 
 
 def _alive(pid: int) -> bool:

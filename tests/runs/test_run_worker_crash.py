@@ -9,14 +9,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from rq import Worker
 
 from rlx.runs import record
-from tests.processes import alive, config_env
+from tests.processes import alive, config_env, wait_or_fail
 from tests.runs_fixtures import PROBES, SLEEPER_ALONE, probes_app, probes_folder, start_worker  # noqa: F401
 from tests.runs_helpers import launch
 
@@ -52,13 +51,7 @@ def start_worker_in_own_group(app) -> subprocess.Popen:
 
 
 def poll(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, what
-        time.sleep(0.1)
+    return wait_or_fail(check, what, timeout, every=0.1)
 
 
 @SLEEPER_ALONE

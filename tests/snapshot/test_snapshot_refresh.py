@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from datetime import datetime, timezone
 
 import pytest
@@ -23,6 +22,7 @@ from rlx.snapshot.schema import open_immutable
 from rlx.sources.errors import Unavailable
 from rlx.store import Store
 from rlx.store.settings import AdminSettings
+from tests.processes import wait_or_fail
 from tests.conftest import EXAMPLES
 from tests.stand_ins.hub import HubStandIn
 from tests.stand_ins.hub_fixtures import (BULK_HARBOR, GATED_HARBOR, OPENENV_SPACE, PRIVATE_HARBOR, PUBLIC_HARBOR,
@@ -428,9 +428,8 @@ def test_the_snapshot_job_runs_in_a_worker_and_publishes_a_pointer(app, running_
         job = ensure_snapshot_job()
     store = app.extensions["rlx.store"]
 
-    deadline = time.monotonic() + 60
-    while job.get_status(refresh=True) not in ("finished", "failed") and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_or_fail(lambda: job.get_status(refresh=True) in ("finished", "failed"), "the snapshot job to end", 60,
+                 every=0.1)
 
     assert job.get_status() == "finished", Job.fetch(job.id, connection=redis_client).latest_result()
     published = pointer(store)

@@ -3,7 +3,7 @@
 A run is public only while its dataset is: a dataset made private since (or a run recorded public before runs
 inherited their dataset's privacy) reads as private. A run on a private or gated dataset is shown to its owner
 only while their token still opens the dataset. Both answers come from the record lookup pages already use
-(cached FRESH_S per repository and token, rlx/web/environments/records.py); a gated dataset's grant is seen only on its files,
+(cached FRESH_S per repository and token, rlx/sources/record_cache.py); a gated dataset's grant is seen only on its files,
 so one small file is read with the token, and that answer is kept ACCESS_FRESH_S in this process (an answer about
 one token, not shared state).
 """
