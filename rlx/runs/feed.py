@@ -1,7 +1,9 @@
 """What a running trial tells the run page: Harbor's phase hooks, and terminus-2's steps as they happen.
 
 terminus-2 rewrites agent/trajectory.json on the host after every step; the feed re-reads it a few times a
-second and publishes each new step (its message, the keystrokes it sent, what it saw). The oracle's commands and
+second and publishes each new step (its message, the keystrokes it sent, what it saw). An installed agent writes
+its own log inside the sandbox, and Harbor converts it to ATIF only once it ends: such an agent's class offers
+`live_steps()` (rlx/runs/installed_agents.py), which reads its log from the sandbox meanwhile. The oracle's commands and
 output are the reference solution, so nothing of its agent phase is published.
 """
 
@@ -21,10 +23,13 @@ class TrialFeed:
     def __init__(self, redis, run_id: str, trial_dir: Path):
         self.redis, self.run_id, self.trial_dir = redis, run_id, trial_dir
         self.published_steps = 0
+        self._live = None
         self._task: asyncio.Task | None = None
 
     def attach(self, trial) -> None:
         from harbor.trial.hooks import TrialEvent
+
+        self._live = getattr(getattr(trial, "agent", None), "live_steps", None)
 
         for name in PHASE_EVENTS:
             trial.add_hook(getattr(TrialEvent, name), self._on_phase)
@@ -47,7 +52,7 @@ class TrialFeed:
             self.publish_new_steps()
 
     def publish_new_steps(self) -> None:
-        steps = trajectory_steps(self.trial_dir)
+        steps = trajectory_steps(self.trial_dir) or (self._live() if self._live else [])
         for step in steps[self.published_steps:]:
             events.publish(self.redis, self.run_id, "step", **step)
         self.published_steps = max(self.published_steps, len(steps))

@@ -35,6 +35,7 @@ def installed_run(name: str, model: str, secret: dict, agents_dir: Path, egress:
     relay = ModelRelay(secret["endpoint"], secret.get("key"), egress, call_timeout=call_timeout).start()
     config = AgentConfig(
         import_path=CLASSES[name], model_name=f"openai/{model}", base_url=BASE_URL,
-        env={"OPENAI_API_KEY": PLACEHOLDER_KEY, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        env={"OPENAI_API_KEY": PLACEHOLDER_KEY, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+             "LITELLM_OFFLINE_MODE": "true"},  # litellm fetches nothing of its own from the internet
         kwargs={"program": str(agents.program_path(agent, agents_dir))})
     return InstalledRun(config, relay, [[str(agents_dir), str(agents_dir)], [str(relay.folder), SANDBOX_DIR]])

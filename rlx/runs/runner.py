@@ -29,6 +29,7 @@ from rlx.runs.models import ModelError, check_endpoint_live, take_secret
 from rlx.runs.failures import INFRASTRUCTURE, clean, failure_from_text, failure_of
 from rlx.runs.feed import TrialFeed
 from rlx.runs.task_vars import seal_task_config, task_variables
+from rlx.runs.usage import run_usage
 from rlx.runs.taskfiles import copy_task
 from rlx.runs.walls import read_walls
 from rlx.runs.worker_env import drop_rollout_secrets
@@ -271,13 +272,7 @@ def _apply_result(run: RunRecord, result, relay=None) -> None:
                if isinstance(v, (int, float))}
     exception = result.exception_info
     run.timings = _timings(result)
-    agent_result = result.agent_result
-    if agent_result is not None:
-        run.usage = {k: v for k, v in {
-            "input_tokens": agent_result.n_input_tokens, "output_tokens": agent_result.n_output_tokens,
-            "cost_usd": agent_result.cost_usd}.items() if v is not None}
-    if relay is not None and not run.usage.get("input_tokens"):
-        run.usage = {**run.usage, **relay.usage()}  # what the endpoint reported, where the agent said nothing
+    run.usage = run_usage(result.agent_result, relay, run.model)
     if rewards:
         run.scored, run.rewards = True, rewards
     if exception is not None:

@@ -92,11 +92,16 @@ def provenance_rows(run: RunRecord) -> list[tuple[str, str]]:
 
 
 def trajectory_steps(trial_dir) -> list[dict]:
-    """terminus-2's steps from agent/trajectory.json (ATIF): what it said, the keystrokes it sent, what it saw."""
+    """An agent's steps from agent/trajectory.json (ATIF): what it said, the keystrokes or commands it sent,
+    what it saw."""
     try:
         data = json.loads((trial_dir / "agent" / "trajectory.json").read_text())
     except (OSError, ValueError):
         return []
+    return atif_steps(data)
+
+
+def atif_steps(data: dict) -> list[dict]:
     steps = []
     for step in data.get("steps") or []:
         if not isinstance(step, dict) or step.get("source") not in ("agent", None):
@@ -105,7 +110,7 @@ def trajectory_steps(trial_dir) -> list[dict]:
         for call in step.get("tool_calls") or []:
             arguments = call.get("arguments") if isinstance(call, dict) else None
             if isinstance(arguments, dict):
-                text = arguments.get("keystrokes") or json.dumps(arguments)[:2000]
+                text = arguments.get("keystrokes") or arguments.get("command") or json.dumps(arguments)[:2000]
                 calls.append({"name": call.get("function_name") or "call", "text": str(text)[:4000]})
         observation = step.get("observation") or {}
         seen = "\n".join(str(r.get("content") or "") for r in observation.get("results") or []

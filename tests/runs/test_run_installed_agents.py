@@ -60,16 +60,21 @@ def test_mini_swe_agent_runs_the_models_commands_and_reaches_the_reward(app, mod
     assert run.status == "finished", run.outcome
     assert run.rewards == {"reward": 1.0}
     assert run.usage.get("input_tokens", 0) >= 100 and run.usage.get("output_tokens", 0) >= 50
+    assert run.usage.get("cost") == "unknown" and "cost_usd" not in run.usage  # no published price: never 0
     chat = [r for r in model.requests if r["path"].endswith("/chat/completions")]
     assert len(chat) == 2 and all(r["authorization"] == f"Bearer {KEY}" for r in chat)  # the relay added the key
     assert any("access.log" in str(r["body"].get("messages")) for r in chat)  # it was given the task
     assert chat[0]["body"]["tools"][0]["function"]["name"] == "bash"
     page = client.get(f"/r/{run_id}").get_data(as_text=True)
     assert "I will write the report with Python." in page and "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in page
-    assert 'class="run-reward">1<' in page
+    assert 'class="run-reward">1<' in page and "<dt>cost</dt><dd>unknown</dd>" in page
     with app.app_context():
-        steps = [e for e in events.archived(app.extensions["rlx.store"], run_id) if e.get("kind") == "step"]
-    assert steps, "no step was streamed"
+        stream = events.archived(app.extensions["rlx.store"], run_id)
+    kinds = [e.get("kind") if e.get("kind") != "phase" else str(e.get("phase")).lower() for e in stream]
+    assert "step" in kinds and "agent-end" in kinds, kinds
+    assert kinds.index("step") < kinds.index("agent-end")  # streamed while the agent ran, not only afterwards
+    commands = [c["text"] for e in stream if e.get("kind") == "step" for c in e.get("calls") or []]
+    assert commands[-1] == "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
     print(f"mini-swe-agent: {time.monotonic() - started:.1f} s from Run to its end")
     storage = app.config["RLX"].storage_dir
     leaks = [str(p) for p in storage.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]

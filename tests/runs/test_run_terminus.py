@@ -43,6 +43,7 @@ def test_terminus_2_types_the_models_commands_and_reaches_the_reward(probes_app,
     assert run.status == "finished", run.outcome
     assert run.rewards == {"reward": 1.0}
     assert run.usage.get("input_tokens", 0) >= 100  # the stand-in's usage, counted by Harbor
+    assert run.usage.get("cost") == "unknown" and "cost_usd" not in run.usage  # no published price: never 0
     assert all(r["authorization"] == f"Bearer {KEY}" for r in model.requests)
     assert any("6 * 7" in str(r["body"].get("messages")) for r in model.requests)  # it was given the task
     page = client.get(f"/r/{run_id}").get_data(as_text=True)
