@@ -1,9 +1,9 @@
 """The bundled catalog in examples/: every file parses, and every Harbor task really runs.
 
-Each Harbor task (any folder holding a task.toml) is run for real in a bubblewrap sandbox that stands in for
-its container: the host's /usr, /bin, /lib, /lib64 and /etc read-only, a fresh /app seeded with the files the
-Dockerfile copies (or, with `docker_image` and no Dockerfile, everything in environment/), /logs, the task's
-tests at /tests and its solution at /solution, and no network when the task says no-network. Then:
+Each Harbor task (any folder holding a task.toml) is run for real in the sandbox rollouts run in (rlx/runs/bwrap.py:
+the host's system read-only, its own network stack, none when the task says no-network), with a fresh /app seeded
+with the files the Dockerfile copies (or, with `docker_image` and no Dockerfile, everything in environment/), /logs,
+the task's tests at /tests and its solution at /solution. Then:
 
 (a) the verifier, run on the untouched environment, must give reward 0 (named scores: all below 1);
 (b) after solution/solve.sh, the verifier must give reward 1 (named scores: all 1).
@@ -14,19 +14,24 @@ Only the sandboxed runs need `bwrap`; they are skipped, with the reason, on a ma
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import math
-import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
+
+from rlx.runs.bwrap import Sandbox, SandboxError
+from rlx.runs.sandbox_files import copy_dir_out
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -46,7 +51,6 @@ BWRAP = shutil.which("bwrap")
 needs_bwrap = pytest.mark.skipif(
     BWRAP is None, reason="bubblewrap (`bwrap`) is not installed: `apt-get install -y bubblewrap` to run the tasks"
 )
-SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 MAX_PHASE_SEC = 60.0  # no single sandboxed phase may take longer, whatever task.toml allows
 NOT_SEED = {"Dockerfile", ".dockerignore", "docker-compose.yaml", "docker-compose.yml"}
 
@@ -104,37 +108,31 @@ def merged_dir(dst: Path, *sources: Path) -> Path:
     return dst
 
 
-def sandbox(
-    command: str,
-    *,
-    app: Path,
-    logs: Path,
-    offline: bool,
-    timeout: float,
-    tests: Path | None = None,
-    solution: Path | None = None,
-    env: dict | None = None,
-) -> subprocess.CompletedProcess:
-    args = [BWRAP, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-    if offline:
-        args.append("--unshare-net")
-    for top in ("/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc"):
-        if os.path.islink(top):
-            args += ["--symlink", os.readlink(top), top]
-        elif os.path.isdir(top):
-            args += ["--ro-bind", top, top]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    args += ["--bind", str(app), "/app", "--bind", str(logs), "/logs"]
-    if tests is not None:
-        args += ["--ro-bind", str(tests), "/tests"]
-    if solution is not None:
-        args += ["--ro-bind", str(solution), "/solution"]
-    args += ["--chdir", "/app", "--clearenv"]
-    base_env = {"PATH": SANDBOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
-    for key, value in {**base_env, **(env or {})}.items():
-        args += ["--setenv", key, str(value)]
-    args += ["bash", "-c", command]
-    return subprocess.run(args, capture_output=True, text=True, timeout=min(timeout, MAX_PHASE_SEC))
+def tar_of(folder: Path) -> bytes:
+    """A folder's contents as a tar stream, to unpack at a path inside a sandbox."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for path in sorted(folder.rglob("*")):
+            tar.add(path, arcname=str(path.relative_to(folder)), recursive=False)
+    return buffer.getvalue()
+
+
+def start_sandbox(offline: bool) -> Sandbox:
+    """The production sandbox (rlx/runs/bwrap.py) rollouts run in: its own network stack unless offline."""
+    box = Sandbox(network=not offline)
+    box.start()
+    return box
+
+
+def in_sandbox(box: Sandbox, command: str, timeout: float, env: dict | None = None, stdin: bytes | None = None):
+    return asyncio.run(box.run(command, env={"PYTHONDONTWRITEBYTECODE": "1", **(env or {})},
+                               timeout=min(timeout, MAX_PHASE_SEC), stdin=stdin))
+
+
+def put(box: Sandbox, folder: Path, where: str) -> None:
+    """Replace `where` inside the sandbox with a copy of `folder`."""
+    done = in_sandbox(box, f"rm -rf {where} && mkdir -p {where} && tar -x -C {where}", 60, stdin=tar_of(folder))
+    assert done.return_code == 0, f"copying {folder} to {where} failed: {done.stderr}"
 
 
 def read_rewards(logs: Path) -> dict[str, float]:
@@ -154,7 +152,7 @@ def read_rewards(logs: Path) -> dict[str, float]:
 
 
 class Runner:
-    """Runs one task's phases in sandboxes that share /app, with fresh /logs for every verifier run."""
+    """Runs one task's phases in production sandboxes: one per fresh /app, with fresh /logs for every verifier run."""
 
     def __init__(self, task_dir: Path, tmp: Path):
         self.task_dir, self.tmp = task_dir, tmp
@@ -162,6 +160,7 @@ class Runner:
         self.offline = no_network(self.cfg)
         self.n = 0
         self.last_output = ""
+        self.boxes: list[Sandbox] = []
 
     def _scratch(self, name: str) -> Path:
         self.n += 1
@@ -169,27 +168,35 @@ class Runner:
         path.mkdir(parents=True)
         return path
 
-    def fresh_app(self) -> Path:
+    def fresh_app(self) -> Sandbox:
+        """A new sandbox whose /app holds what the image's WORKDIR would."""
         app = self._scratch("app")
         seed_app(self.task_dir, app)
-        return app
+        box = start_sandbox(self.offline)
+        self.boxes.append(box)
+        put(box, app, "/app")
+        return box
 
-    def verify(self, app: Path, tests: Path, timeout: float, env: dict | None = None) -> dict[str, float]:
-        logs = self._scratch("logs")
-        (logs / "verifier").mkdir()
-        res = sandbox("bash /tests/test.sh", app=app, logs=logs, tests=tests, offline=self.offline,
-                      timeout=timeout, env=env)
+    def verify(self, box: Sandbox, tests: Path, timeout: float, env: dict | None = None) -> dict[str, float]:
+        put(box, tests, "/tests")
+        in_sandbox(box, "rm -rf /logs && mkdir -p /logs/verifier", 30)
+        res = in_sandbox(box, "bash /tests/test.sh", timeout, env)
         self.last_output = f"--- verifier stdout ---\n{res.stdout[-3000:]}\n--- stderr ---\n{res.stderr[-3000:]}"
+        logs = self._scratch("logs")
+        copy_dir_out(box.root, "/logs", logs)
         try:
             return read_rewards(logs)
         except AssertionError as exc:
             raise AssertionError(f"{exc}\n{self.last_output}") from None
 
-    def solve(self, app: Path, solution: Path, timeout: float, env: dict | None = None) -> None:
-        logs = self._scratch("logs")
-        res = sandbox("bash /solution/solve.sh", app=app, logs=logs, solution=solution, offline=self.offline,
-                      timeout=timeout, env=env)
-        assert res.returncode == 0, f"solve.sh exited {res.returncode}\n{res.stdout}\n{res.stderr}"
+    def solve(self, box: Sandbox, solution: Path, timeout: float, env: dict | None = None) -> None:
+        put(box, solution, "/solution")
+        res = in_sandbox(box, "bash /solution/solve.sh", timeout, env)
+        assert res.return_code == 0, f"solve.sh exited {res.return_code}\n{res.stdout}\n{res.stderr}"
+
+    def close(self) -> None:
+        for box in self.boxes:
+            box.stop()
 
 
 def assert_unsolved(run: Runner, rewards: dict[str, float], where: str) -> None:
@@ -213,13 +220,11 @@ def assert_solved(run: Runner, rewards: dict[str, float], where: str) -> None:
 def bwrap_works():
     if BWRAP is None:
         pytest.skip("bubblewrap (`bwrap`) is not installed")
-    res = subprocess.run([BWRAP, "--ro-bind", "/", "/", "true"], capture_output=True, text=True, timeout=30)
-    if res.returncode != 0:
-        pytest.fail(
-            f"`bwrap --ro-bind / / true` exited {res.returncode}: {res.stderr.strip()} "
-            "(user namespaces unavailable? check /proc/sys/kernel/unprivileged_userns_clone and "
-            "/proc/sys/user/max_user_namespaces)"
-        )
+    try:
+        start_sandbox(offline=True).stop()
+    except SandboxError as exc:
+        pytest.fail(f"the production sandbox does not start here: {exc} (user namespaces unavailable? check "
+                    "/proc/sys/kernel/unprivileged_userns_clone and /proc/sys/user/max_user_namespaces)")
     if not Path("/usr/bin/python3").exists() and not Path("/usr/local/bin/python3").exists():
         pytest.fail("the task checkers need a python3 under /usr (the sandbox sees only /usr, /bin, /lib, /etc)")
 
@@ -417,25 +422,33 @@ def test_task_folder_is_complete(task_dir: Path):
 
 
 @needs_bwrap
-def test_sandbox_isolation(tmp_path: Path, bwrap_works):
-    """The stand-in container: read-only system, writable /app and /logs, no interfaces but lo when offline."""
-    (tmp_path / "app").mkdir()
-    (tmp_path / "logs").mkdir()
-    probe = (
-        "touch /app/ok /logs/ok && ! touch /usr/x 2>/dev/null && ! touch /etc/x 2>/dev/null"
-        " && test \"$(pwd)\" = /app && test ! -e /root/.cache"
-        " && tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\\n' ,"
-    )
-    res = sandbox(probe, app=tmp_path / "app", logs=tmp_path / "logs", offline=True, timeout=30)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout == "lo,", f"offline sandbox sees interfaces {res.stdout!r}"
-    assert (tmp_path / "app" / "ok").exists() and (tmp_path / "logs" / "ok").exists()
+def test_sandbox_isolation(bwrap_works):
+    """The production sandbox as the tasks see it: read-only system, writable /app and /logs, /app the working
+    folder, and no interface but lo when offline."""
+    box = start_sandbox(offline=True)
+    try:
+        probe = (
+            "mkdir -p /logs && touch /app/ok /logs/ok && ! touch /usr/x 2>/dev/null && ! touch /etc/x 2>/dev/null"
+            " && test \"$(pwd)\" = /app && tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\\n' ,"
+        )
+        res = in_sandbox(box, probe, 30)
+        assert res.return_code == 0, res.stderr
+        assert res.stdout == "lo,", f"offline sandbox sees interfaces {res.stdout!r}"
+    finally:
+        box.stop()
 
 
 @needs_bwrap
 @pytest.mark.parametrize("task_dir", TASK_DIRS, ids=TASK_IDS)
 def test_task_runs_in_sandbox(task_dir: Path, tmp_path: Path, bwrap_works):
     run = Runner(task_dir, tmp_path)
+    try:
+        run_task(run, task_dir, tmp_path)
+    finally:
+        run.close()
+
+
+def run_task(run: Runner, task_dir: Path, tmp_path: Path) -> None:
     cfg = run.cfg
     verifier_timeout = float(cfg.get("verifier", {}).get("timeout_sec", 600))
     agent_timeout = float(cfg.get("agent", {}).get("timeout_sec") or 600)
@@ -453,7 +466,7 @@ def test_task_runs_in_sandbox(task_dir: Path, tmp_path: Path, bwrap_works):
     for step in steps:
         sdir = task_dir / "steps" / step["name"]
         if (sdir / "workdir").is_dir():
-            shutil.copytree(sdir / "workdir", app, dirs_exist_ok=True)
+            in_sandbox(app, "tar -x -C /app", 60, stdin=tar_of(sdir / "workdir"))
         tests = merged_dir(tmp_path / f"tests-{step['name']}", task_dir / "tests", sdir / "tests")
         verifier = step.get("verifier", {})
         timeout = float(verifier.get("timeout_sec", verifier_timeout))
