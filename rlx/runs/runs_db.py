@@ -93,8 +93,10 @@ def _connect(store: Store) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, timeout=10, isolation_level=None)
     db.row_factory = sqlite3.Row
-    db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA busy_timeout=10000")
+    if db.execute("PRAGMA user_version").fetchone()[0] >= PREPARED_LEVEL:
+        return db  # made as this module says by an earlier connection: one read instead of some twenty statements
+    db.execute("PRAGMA journal_mode=WAL")  # kept by the file itself
     db.executescript(SCHEMA)
     _add_columns(db)
     _renew_community(db)
@@ -106,6 +108,7 @@ def _connect(store: Store) -> sqlite3.Connection:
                 for statement in statements:
                     db.execute(statement)
             db.execute("COMMIT")
+    db.execute(f"PRAGMA user_version={PREPARED_LEVEL}")
     return db
 
 
@@ -125,6 +128,10 @@ def _add_columns(db: sqlite3.Connection) -> None:
 # PRAGMA user_version of an index whose community indexes, triggers and tables leave a health check's runs out.
 # An older file has them made without that condition: they are dropped once and made again as this module says.
 COMMUNITY_LEVEL = 1
+# PRAGMA user_version once every table, column, index and trigger above is made: a connection that finds it opens
+# the file and reads one number (a request opening the index paid ~20 statements each time before). Raise it with
+# any change above, so each file is made again once.
+PREPARED_LEVEL = 2
 _COMMUNITY_MADE = ("INDEX runs_community", "INDEX runs_community_recent", "INDEX runs_community_env_recent",
                    *(f"TRIGGER community_{n}" for n in ("insert", "update_new", "update_old", "delete")),
                    *(f"TRIGGER community_version_{n}" for n in ("insert", "update", "delete")),
