@@ -13,7 +13,7 @@ from rlx.runs.runs_db import connect
 from rlx.runs.outcome import FAILED, KINDS, SOLVED
 from rlx.store import Store
 
-COMMUNITY = "visibility='public' AND status='finished' AND scored=1 AND purpose IS NULL"  # as runs/index.py's
+COMMUNITY = "visibility='public' AND status='finished' AND scored=1 AND purpose IS NULL"  # as runs/runs_db.py's
 MAX_ENVS = 100
 MAX_RECENT = 30
 MAX_BOARD = 50
