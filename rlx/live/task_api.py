@@ -3,6 +3,7 @@ task comes back with its answer-like fields taken out (rlx.adapters.withhold.key
 
 from __future__ import annotations
 
+from rlx.adapters.openenv.live_tasks import withhold_task
 from rlx.adapters.withhold.keys import strip_answers
 from rlx.live.client import SpaceClient
 from rlx.live.errors import LiveError
@@ -40,9 +41,9 @@ def list_tasks(client: SpaceClient, env: str, split: str, start: int = 0, count:
 
 
 def get_task(client: SpaceClient, env: str, split: str, index: int) -> dict:
-    """One task: {"task", "withheld": [field paths taken out]}."""
-    clean, withheld = strip_answers(fetch_task(client, env, split, index))
-    return {"task": clean, "withheld": [w.where for w in withheld]}
+    """One task: {"task", "withheld": [field paths taken out]}, withheld as its task page withholds it."""
+    clean, withheld = withhold_task(fetch_task(client, env, split, index))
+    return {"task": clean, "withheld": withheld}
 
 
 def fetch_task(client: SpaceClient, env: str, split: str, index: int):

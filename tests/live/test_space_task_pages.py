@@ -55,6 +55,13 @@ def test_a_task_page_shows_the_prompt_withholds_the_answer_and_offers_the_playgr
     assert api.status_code == 200 and "Do thing 1." in api.get_data(as_text=True)
     assert "secret answer" not in api.get_data(as_text=True)
     assert any(w["where"] == "solution" for w in api.get_json()["withheld"])
+    # an agent asking the MCP bridge for the same task is handed what the page shows, withheld alike
+    from tests.mcp.test_mcp_protocol import initialize, post, rpc
+
+    session, _ = initialize(client, url=f"/mcp/{HARBOR}")
+    reply = post(client, rpc("tools/call", 1, name="get_task", arguments={"split": TASKS, "index": 1}), session,
+                 url=f"/mcp/{HARBOR}").get_json()["result"]
+    assert sorted(reply["structuredContent"]["withheld"]) == sorted(w["where"] for w in api.get_json()["withheld"])
     browser = client.get(f"/s/{HARBOR}/tasks", query_string={"split": TASKS}).get_data(as_text=True)
     assert f'href="/s/{HARBOR}/t/{TASKS}/2"' in browser.replace("%2F", "/")
 

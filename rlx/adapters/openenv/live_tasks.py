@@ -73,6 +73,16 @@ def listed_refs(report: dict | None, cap: int) -> Iterator[tuple[str, SpaceTaskR
                 return
 
 
+def withhold_task(task) -> tuple[dict, list[str]]:
+    """The task the server answered with what its page withholds taken out (the same processor as task_view), and
+    the withheld fields' paths: what the MCP bridge's get_task hands an agent."""
+    row = task if isinstance(task, dict) else {"task": task}
+    columns = list(row)
+    processor, _ = choose_processor(columns, [row])
+    clean, withheld = processor.withhold(row, processor.survey(columns, [row]))
+    return clean, [w.where for w in withheld]
+
+
 def task_view(report: dict | None, task_ref: SpaceTaskRef, task) -> TaskView:
     """The task the server answered, as the agent gets it, through the rows processor that claims it."""
     row = task if isinstance(task, dict) else {"task": task}
