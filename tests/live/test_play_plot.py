@@ -17,22 +17,40 @@ def test_a_short_episode_draws_a_dot_and_a_vertex_for_every_reward():
     assert plot["title"] == "Rewards: 0, 0.5, none, 1, 0.25"
 
 
-def test_a_long_episode_is_drawn_in_bounded_size_with_its_one_spike_still_at_the_top():
+def drawn(app, rewards) -> tuple[tuple[float, float], list[tuple[float, float]], str]:
+    """What a visitor's browser gets for these rewards: the plot's size (its viewBox), the line's vertices, and the
+    sentence under the plot."""
+    with app.test_request_context():
+        from flask import render_template
+
+        html = render_template("partials/play_frames.html", kind="step", title="step", parts=[], withheld=[],
+                               reward="0", done=False, rewards=rewards, plot=reward_points(rewards), action=None,
+                               status={"text": "ok", "tone": "ok", "connected": True})
+    box = re.search(r'<svg class="play-plot" viewBox="0 0 ([\d.]+) ([\d.]+)"', html)
+    line = re.search(r'<polyline [^>]*points="([^"]*)"', html)
+    caption = re.search(r'<div id="play-plot".*?<p class="[^"]*">(.*?)</p>', html, re.S).group(1)
+    vertices = [tuple(map(float, pair.split(","))) for pair in line.group(1).split()]
+    return (float(box.group(1)), float(box.group(2))), vertices, caption
+
+
+def test_a_long_episode_is_drawn_in_bounded_size_with_its_one_spike_still_at_the_top(app):
     rewards = [0.0] * 5000
     rewards[3210] = 9.0  # one step stands out
     rewards[4000] = -2.0  # and one sinks
-    plot = reward_points(rewards)
-    vertices = _vertices(plot)
-    assert plot["dots"] == []
-    assert len(vertices) <= 2 * 320
-    top, bottom = min(y for _, y in vertices), max(y for _, y in vertices)
-    assert top == 6.0 and bottom == 74.0  # the spike reaches the top padding, the dip the bottom
-    # the spike sits where step 3210 of 5000 falls on the x axis
-    spike_x = next(x for x, y in vertices if y == top)
-    assert abs(spike_x - (6 + 308 * 3210 / 4999)) < 1
+    (width, height), vertices, caption = drawn(app, rewards)
+    assert len(vertices) <= 2 * width  # bounded by the plot's width, not the episode's length
+    assert all(0 < x < width and 0 < y < height for x, y in vertices)  # inside the plot, off its edges
+    top = min(vertices, key=lambda v: v[1])
+    bottom = max(vertices, key=lambda v: v[1])
+    flat = [y for _, y in vertices if y not in (top[1], bottom[1])]
+    assert flat and all(bottom[1] > y > top[1] for y in flat)  # the zeros lie between the spike and the dip
+    left, right = min(x for x, _ in vertices), max(x for x, _ in vertices)
+    assert abs((top[0] - left) / (right - left) - 3210 / 4999) < 0.01  # the spike where step 3210 falls
+    assert abs((bottom[0] - left) / (right - left) - 4000 / 4999) < 0.01
     assert [x for x, _ in vertices] == sorted(x for x, _ in vertices)  # drawn left to right, in step order
-    assert plot["title"].startswith("Rewards of 5000 steps, the last 20: ")
-    assert len(plot["title"]) < 200
+    assert caption == "5000 rewards, from -2 to 9."
+    title = reward_points(rewards)["title"]
+    assert title.startswith("Rewards of 5000 steps, the last 20: ") and len(title) < 200
 
 
 def test_dots_stop_once_they_would_touch():
