@@ -36,8 +36,12 @@ def list_tasks(client: SpaceClient, env: str, split: str, start: int = 0, count:
     tasks = answer.get("tasks") if isinstance(answer, dict) else None
     if not isinstance(tasks, list):
         raise LiveError("The Task API answered its tasks without a list.", "not_json")
-    page, withheld = strip_answers(tasks[start:start + count])
-    return {"tasks": page, "total": len(tasks), "withheld": len(withheld)}
+    page, withheld = [], 0
+    for task in tasks[start:start + count]:  # each withheld as its own task page withholds it
+        clean, taken = withhold_task(task)
+        page.append(clean)
+        withheld += len(taken)
+    return {"tasks": page, "total": len(tasks), "withheld": withheld}
 
 
 def get_task(client: SpaceClient, env: str, split: str, index: int) -> dict:
