@@ -10,9 +10,9 @@ import sqlite3
 
 from pyroaring import BitMap
 
-NOT_CHECKED = "not checked"
-# The verdicts in the order the facet lists them (rlx/runs/health.py has the same words).
-VERDICTS = ("sound", "oracle fails", "nop passes", "flaky", "cannot run here", NOT_CHECKED)
+from rlx.runs.health import NOT_CHECKED, VERDICTS  # the facet lists them in this order
+
+__all__ = ["NOT_CHECKED", "VERDICTS", "counts", "of_rowids", "of_verdict"]
 
 
 def _checked(db: sqlite3.Connection) -> dict[str, BitMap]:
