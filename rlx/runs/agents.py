@@ -45,8 +45,7 @@ AGENTS: tuple[Agent, ...] = (
     Agent("mini-swe-agent", "a small agent that runs one bash command per model answer", needs_model=True,
           api=CHAT, program="mini-swe-agent/bin/mini-swe-agent", sandboxes=(LOCAL,)),
     Agent("codex", "OpenAI's Codex CLI", needs_model=True, api=RESPONSES,
-          program="npm/node_modules/.bin/codex", host_program="node", sandboxes=(LOCAL,), driven=False,
-          why_not_driven="this server does not drive Codex yet (its model relay is not wired)."),
+          program="npm/node_modules/.bin/codex", host_program="node", sandboxes=(LOCAL,)),
     Agent("opencode", "the OpenCode CLI", needs_model=True, api=CHAT, program="npm/node_modules/.bin/opencode",
           driven=False, why_not_driven="this server does not drive OpenCode yet (its model settings and "
           "trajectory are not wired).", sandboxes=(LOCAL,)),

@@ -18,6 +18,7 @@ import shlex
 import tempfile
 from pathlib import Path
 
+from harbor.agents.installed.codex import Codex
 from harbor.agents.installed.mini_swe_agent import MiniSweAgent
 
 from rlx.runs.model_relay import SANDBOX_DIR, SOCKET_NAME
@@ -114,4 +115,21 @@ class PreinstalledMiniSweAgent(MiniSweAgent):
         await self.exec_as_agent(environment, command=(
             f'test -x {program} || {{ echo "mini-swe-agent is not installed at {program}" >&2; exit 1; }}; '
             f'mkdir -p "$HOME/.local/bin" && ln -sf {program} "$HOME/.local/bin/mini-swe-agent"'))
+        await start_forwarder(self, environment)
+
+
+class PreinstalledCodex(Codex):
+    """Codex from RLX_AGENTS_DIR/npm (deploy/agents/package-lock.json): a node launcher over its native binary,
+    run with the host's /usr/bin/node. Its folder goes first on the PATH (the run's `env`), so Harbor's
+    `codex exec` finds it; Codex's own sandbox stays off, as Harbor runs it, inside ours."""
+
+    def __init__(self, *args, program: str, **kwargs):
+        self._program = program
+        super().__init__(*args, **kwargs)
+
+    async def install(self, environment) -> None:
+        program = shlex.quote(self._program)
+        await self.exec_as_agent(environment, command=(
+            f'test -x {program} || {{ echo "codex is not installed at {program}" >&2; exit 1; }}; '
+            'command -v codex >/dev/null || { echo "codex is not on the PATH" >&2; exit 1; }'))
         await start_forwarder(self, environment)

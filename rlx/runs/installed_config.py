@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rlx.runs import agents
+from rlx.runs.bwrap import SANDBOX_PATH
 from rlx.runs.egress import Egress, ModelError
 from rlx.runs.model_relay import SANDBOX_DIR, ModelRelay
 
-CLASSES = {"mini-swe-agent": "rlx.runs.installed_agents:PreinstalledMiniSweAgent"}
+CLASSES = {"mini-swe-agent": "rlx.runs.installed_agents:PreinstalledMiniSweAgent",
+           "codex": "rlx.runs.installed_agents:PreinstalledCodex"}
 
 
 @dataclass
@@ -33,9 +35,11 @@ def installed_run(name: str, model: str, secret: dict, agents_dir: Path, egress:
     if why or name not in CLASSES:
         raise ModelError(why or f"{name} cannot run on this worker.")
     relay = ModelRelay(secret["endpoint"], secret.get("key"), egress, call_timeout=call_timeout).start()
-    config = AgentConfig(
-        import_path=CLASSES[name], model_name=f"openai/{model}", base_url=BASE_URL,
-        env={"OPENAI_API_KEY": PLACEHOLDER_KEY, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-             "LITELLM_OFFLINE_MODE": "true"},  # litellm fetches nothing of its own from the internet
-        kwargs={"program": str(agents.program_path(agent, agents_dir))})
+    program = agents.program_path(agent, agents_dir)
+    env = {"OPENAI_API_KEY": PLACEHOLDER_KEY, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+           "LITELLM_OFFLINE_MODE": "true"}  # litellm fetches nothing of its own from the internet
+    if agent.host_program:  # an npm agent: its .bin folder first, where Harbor's command looks for it
+        env["PATH"] = f"{program.parent}:{SANDBOX_PATH}"
+    config = AgentConfig(import_path=CLASSES[name], model_name=f"openai/{model}", base_url=BASE_URL, env=env,
+                         kwargs={"program": str(program)})
     return InstalledRun(config, relay, [[str(agents_dir), str(agents_dir)], [str(relay.folder), SANDBOX_DIR]])

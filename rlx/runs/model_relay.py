@@ -127,10 +127,16 @@ class ModelRelay:
                 self.wfile.write(data)
 
             def do_GET(self):
-                self._relay("GET")
+                self._quietly("GET")
 
             def do_POST(self):
-                self._relay("POST")
+                self._quietly("POST")
+
+            def _quietly(self, method: str) -> None:
+                try:
+                    self._relay(method)
+                except (BrokenPipeError, ConnectionResetError):  # the agent hung up first: nothing to tell it
+                    self.close_connection = True
 
             def _relay(self, method: str) -> None:
                 path = self.path.split("?", 1)[0].rstrip("/")

@@ -48,8 +48,8 @@ def _offered(form: str) -> tuple[list[str], list[str]]:
 def test_every_agent_is_listed_and_those_that_cannot_run_are_greyed_with_why(host_app):
     form = _local_form(host_app.test_client().get(TASK).get_data(as_text=True))
     offered, greyed = _offered(form)
-    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent"]
-    assert greyed == ["codex", "opencode", "pi", "claude-code"]
+    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent", "codex"]
+    assert greyed == ["opencode", "pi", "claude-code"]
     assert "claude-code</span>: Claude Code speaks only Anthropic&#39;s Messages API" in form
     assert "opencode</span>: this server does not drive OpenCode yet" in form
     # the model fields are asked for every agent that uses a model

@@ -4,8 +4,11 @@ the worker's relay."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,23 +21,32 @@ from tests.runs.test_run_pages import post_run, run_id_of
 from tests.stand_ins.model import ModelStandIn, bash
 from tests.conftest import EXAMPLES
 
+ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-standin-NEVERSTORED-mswea-0123456789"
 TASK = f"/t/{TERMINAL}/nginx-log-summary"
 SOLUTION = EXAMPLES / "datasets" / TERMINAL / "tasks" / "nginx-log-summary" / "solution" / "solve.sh"
 AGENTS_DIR = Config.__dataclass_fields__["agents_dir"].default
 MSWEA = agents.program_path(agents.get("mini-swe-agent"), AGENTS_DIR)
+CODEX = agents.program_path(agents.get("codex"), AGENTS_DIR)
+SOLVE = f"bash <<'SOLUTION'\n{SOLUTION.read_text()}\nSOLUTION"  # the agents' shells may be /bin/sh
 
-pytestmark = [
-    pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (.ci/run installs it)"),
-    pytest.mark.skipif(not MSWEA.exists(), reason=f"mini-swe-agent is not installed at {MSWEA}: run `make agents`"),
-]
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (.ci/run installs it)")
+
+
+@pytest.fixture(scope="session")
+def installed_agents():
+    """What `make agents` installs (idempotent: nothing to do when .ci/run or a developer already ran it)."""
+    if not (MSWEA.exists() and CODEX.exists()):
+        if shutil.which("npm") is None:
+            pytest.skip("npm is absent, so the agents cannot be installed ahead of time (deploy/agents/install.sh)")
+        subprocess.run([str(ROOT / "deploy" / "agents" / "install.sh")], check=True, timeout=600,
+                       env={**os.environ, "UV": str(ROOT / ".tools" / "bin" / "uv")})
+    return AGENTS_DIR
 
 
 @pytest.fixture
 def model():
-    # mini-swe-agent runs each command with /bin/sh: the task's bash solution is handed to bash
-    solve = f"bash <<'SOLUTION'\n{SOLUTION.read_text()}\nSOLUTION"
-    stand_in = ModelStandIn([bash(solve, say="I will write the report with Python."),
+    stand_in = ModelStandIn([bash(SOLVE, say="I will write the report with Python."),
                              bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", say="Done.")], key=KEY).start()
     yield stand_in
     stand_in.stop()
@@ -50,8 +62,8 @@ def examples_worker(app, redis_client):
     process.wait(15)
 
 
-def test_mini_swe_agent_runs_the_models_commands_and_reaches_the_reward(app, model, examples_worker,
-                                                                          redis_client):
+def test_mini_swe_agent_runs_the_models_commands_and_reaches_the_reward(installed_agents, app, model,
+                                                                          examples_worker):
     client = app.test_client()
     started = time.monotonic()
     run_id = run_id_of(post_run(client, path=TASK, agent="mini-swe-agent", model=model.model, endpoint=model.url,
@@ -79,3 +91,29 @@ def test_mini_swe_agent_runs_the_models_commands_and_reaches_the_reward(app, mod
     storage = app.config["RLX"].storage_dir
     leaks = [str(p) for p in storage.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
     assert leaks == []
+
+
+def _no_key_in(app) -> list[str]:
+    storage = app.config["RLX"].storage_dir
+    return [str(p) for p in storage.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
+
+
+def test_codex_runs_the_models_commands_over_the_responses_api_and_reaches_the_reward(installed_agents, app,
+                                                                                      examples_worker):
+    model = ModelStandIn([bash(SOLVE)], key=KEY).start()
+    try:
+        client = app.test_client()
+        started = time.monotonic()
+        run_id = run_id_of(post_run(client, path=TASK, agent="codex", model=model.model, endpoint=model.url,
+                                    api_key=KEY))
+        run = wait_for(app, run_id, timeout=240)
+    finally:
+        model.stop()
+    assert run.status == "finished", run.outcome
+    assert run.rewards == {"reward": 1.0}
+    calls = [r for r in model.requests if r["path"].endswith("/responses")]
+    assert len(calls) == 2 and all(r["authorization"] == f"Bearer {KEY}" for r in calls)
+    assert any("access.log" in str(r["body"].get("input")) for r in calls)  # it was given the task
+    assert run.usage.get("input_tokens", 0) >= 100 and run.usage.get("cost") == "unknown"
+    print(f"codex: {time.monotonic() - started:.1f} s from Run to its end")
+    assert _no_key_in(app) == []

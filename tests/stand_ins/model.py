@@ -7,7 +7,8 @@ real terminus-2 types those keystrokes into a real tmux in the sandbox. Each con
 answers the conversation already holds), so several runs at once each get the whole script; the last repeats.
 
 A request that offers tools (mini-swe-agent's `bash` tool) is answered with a tool call instead: the script's
-entries are then `bash(command)` steps.
+entries are then `bash(command)` steps. POST /v1/responses (Codex) answers the same steps as calls of Codex's
+`exec_command` tool, streamed as server-sent events, then a closing message.
 
 Tests steer it: `key` makes it refuse requests without that bearer token (401), `hang` makes it never answer,
 `garbage` makes it answer text no agent can parse; `requests` records what it was asked.
@@ -83,6 +84,30 @@ class ModelStandIn:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _respond(self, body: dict) -> None:
+                """The Responses API, streamed as server-sent events (what Codex asks for): the next script step
+                as a call of Codex's `exec_command` tool, then, once the script is done, a closing message."""
+                items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+                done = sum(1 for i in items if i.get("type") == "function_call")
+                if done < len(stand_in.script):
+                    step = stand_in.script[done]
+                    item = {"type": "function_call", "id": f"fc_{done + 1}", "call_id": f"call_{done + 1}",
+                            "name": "exec_command", "arguments": json.dumps({"cmd": step["command"]})}
+                else:
+                    item = {"type": "message", "id": "msg_end", "role": "assistant",
+                            "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}
+                usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 50,
+                         "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 150}
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for event in ({"type": "response.created", "response": {"id": "resp"}},
+                              {"type": "response.output_item.done", "output_index": 0, "item": item},
+                              {"type": "response.completed", "response": {"id": "resp", "usage": usage}}):
+                    self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+                    self.wfile.flush()
+                self.close_connection = True
+
             def _authorized(self) -> bool:
                 if stand_in.key is None or self.headers.get("Authorization") == f"Bearer {stand_in.key}":
                     return True
@@ -102,6 +127,8 @@ class ModelStandIn:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 stand_in.requests.append({"path": self.path, "body": body,
                                           "authorization": self.headers.get("Authorization")})
+                if self.path.rstrip("/") == "/v1/responses" and self._authorized():
+                    return self._respond(body)
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     return self._send(404, {"error": {"message": "Not found", "type": "invalid_request_error"}})
                 if not self._authorized():
