@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 RLX = Path(__file__).resolve().parent.parent / "rlx"
-BELOW_WEB = ("auth", "mcp", "http", "adapters", "sources", "store", "snapshot", "runs", "jobs", "queue", "live")
+BELOW_WEB = ("auth", "mcp", "http", "adapters", "sources", "store", "snapshot", "runs", "jobs", "queue", "live", "admin",
+             "catalog")
 
 
 def module_files(root: Path = RLX) -> dict[str, Path]:

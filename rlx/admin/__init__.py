@@ -25,8 +25,8 @@ def create_admin_app(config: Config | None = None) -> Flask:
     from rlx.admin import edits, security_headers, membership, views
     from rlx.store.settings import SettingsError
     from rlx.http import error_answers, origin
-    from rlx.web import catalog_db
-    from rlx.web.context import init_context
+    from rlx.snapshot import app_catalog
+    from rlx.http.template_context import init_context
     from rlx.http.hosts import TrustedHosts
     from rlx.http.proxies import behind_proxies
 
@@ -42,7 +42,7 @@ def create_admin_app(config: Config | None = None) -> Flask:
     app.extensions["rlx.source"] = sources.open_source(config)
     security_headers.init_app(app)  # first: its nonce exists before any other hook can answer with a page
     queue.init_app(app)
-    catalog_db.init_app(app)
+    app_catalog.init_app(app)
     init_context(app)
     error_answers.init_app(app)
     app.register_error_handler(SettingsError, lambda exc: error_answers.error_response(409, str(exc)))

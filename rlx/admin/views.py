@@ -100,7 +100,7 @@ def _index_head(path: Path) -> dict:
 
 
 def _snapshot_status() -> dict:
-    from rlx.web.catalog_db import reader
+    from rlx.snapshot.app_catalog import reader
 
     try:
         return reader().status()

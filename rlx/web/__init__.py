@@ -5,7 +5,8 @@ from flask import Flask
 
 def register_web(app: Flask) -> None:
     from rlx.http import error_answers, headers, origin, render
-    from rlx.web import admission, api_docs, catalog_db, mcp_routes
+    from rlx.web import admission, api_docs, mcp_routes
+    from rlx.snapshot import app_catalog
     from rlx.web.catalog import api_search
     from rlx.web.runs import community
     from rlx.web.environments import envs
@@ -27,7 +28,7 @@ def register_web(app: Flask) -> None:
     from rlx.web.runs import compare_sets
     from rlx.web.environments import health as env_health
     from rlx.web.runs import mine as myruns
-    from rlx.web.context import init_context
+    from rlx.http.template_context import init_context
 
     from rlx import auth
 
@@ -37,7 +38,7 @@ def register_web(app: Flask) -> None:
     auth.init_app(app)
     admission.init_app(app)
     origin.init_app(app)
-    catalog_db.init_app(app)
+    app_catalog.init_app(app)
     error_answers.init_app(app)
     metrics.init_app(app)
     page_meta.init_app(app)

@@ -15,7 +15,7 @@ import logging
 import gevent
 from flask import Flask
 
-from rlx.web import catalog_db
+from rlx.snapshot import app_catalog
 
 log = logging.getLogger("rlx.snapshot")
 
@@ -34,7 +34,7 @@ def open_at_boot(app: Flask, notify) -> gevent.Greenlet | None:
 
     heartbeat = gevent.spawn(_beat, notify)
     try:
-        snapshot = catalog_db.open_snapshot(app, offload)
+        snapshot = app_catalog.open_snapshot(app, offload)
     finally:
         heartbeat.kill()
     return gevent.spawn(_keep_checking, snapshot, app.config["RLX"].snapshot_check_s)

@@ -10,7 +10,8 @@ import re
 import pytest
 
 from tests.runs_helpers import SCIENCE
-from tests.admin.test_admin import CAROL, DAVE, ORIGIN, apps, people, signed_in, wait_until  # noqa: F401 (fixtures)
+from tests.admin.test_admin import CAROL, DAVE, ORIGIN, apps, people, signed_in  # noqa: F401 (fixtures)
+from tests.processes import wait_until
 from tests.runs.test_community_compare import OTHER_REF, REF, write_run
 
 ALICE = "hf_alice"

@@ -12,7 +12,8 @@ import pytest
 from rlx.runs.rollout_rules import SWITCHED_OFF
 from tests.conftest import index_now
 from tests.runs_helpers import SCIENCE
-from tests.admin.test_admin import CAROL, ORIGIN, apps, people, signed_in, wait_until  # noqa: F401 (fixtures)
+from tests.admin.test_admin import CAROL, ORIGIN, apps, people, signed_in  # noqa: F401 (fixtures)
+from tests.processes import wait_until
 from tests.runs.test_community_compare import REF
 
 ALICE, BOB = "hf_alice_runs", "hf_bob_runs"

@@ -13,7 +13,8 @@ from rlx.runs.admin_stop import OUTCOME
 from tests.runs_fixtures import PROBES, SLEEPER_ALONE, probes_app, probes_folder, processes_matching  # noqa: F401
 from tests.runs_fixtures import start_worker
 from tests.runs_helpers import launch, wait_for
-from tests.admin.test_admin import CAROL, ORG, ORIGIN, people, signed_in, wait_until  # noqa: F401 (fixtures)
+from tests.admin.test_admin import CAROL, ORG, ORIGIN, people, signed_in  # noqa: F401 (fixtures)
+from tests.processes import wait_until
 
 pytestmark = [pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (`bwrap`) is not installed"),
               SLEEPER_ALONE]

@@ -12,7 +12,8 @@ import threading
 import pytest
 
 from rlx import create_app
-from tests.admin.test_admin import CAROL, ORIGIN, apps, people, signed_in, wait_until  # noqa: F401 (fixtures)
+from tests.admin.test_admin import CAROL, ORIGIN, apps, people, signed_in  # noqa: F401 (fixtures)
+from tests.processes import wait_until
 
 HIDDEN = "rlx-examples/terminal-basics"
 GOOD = {"hidden": [HIDDEN], "banner": {"text": "Good banner 7731", "id": "good"}}

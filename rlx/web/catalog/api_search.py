@@ -14,7 +14,7 @@ from flask import Blueprint, current_app, jsonify, make_response, request
 from rlx.auth.own_repos import my_repos
 from rlx.auth.visitor import current_visitor
 from rlx.snapshot.queries import QueryError, search_tasks, trending_rank
-from rlx.web.catalog_db import catalog, reader
+from rlx.snapshot.app_catalog import catalog, reader
 from rlx.web.environments.hidden import hidden_ids
 from rlx.web.catalog.search import TRENDING_MAX, SearchQuery, run_search
 from rlx.sources import app_source

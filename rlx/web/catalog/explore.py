@@ -11,7 +11,7 @@ from flask import Blueprint, redirect, request, url_for
 from rlx.auth.own_repos import my_repos
 from rlx.auth.visitor import current_visitor
 from rlx.snapshot.health_facet import NOT_CHECKED
-from rlx.web.catalog_db import settings
+from rlx.snapshot.app_catalog import settings
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.redirects import own_path

@@ -16,7 +16,7 @@ from rlx.catalog.kinds import KINDS, fold_kind, kind_label
 from rlx.snapshot.health_facet import VERDICTS as HEALTH_VERDICTS
 from rlx.snapshot.queries import SORT_COLUMNS, QueryError, search_envs, search_tasks
 from rlx.snapshot.schema import read_meta
-from rlx.web.catalog_db import catalog, settings
+from rlx.snapshot.app_catalog import catalog, settings
 
 PAGE_SIZE = 24
 TASK_MATCHES = 6  # tasks shown beside the environments a search finds

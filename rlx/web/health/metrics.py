@@ -146,7 +146,7 @@ class _SharedCollector:
         return jobs, mean, most
 
     def _snapshot(self):
-        from rlx.web.catalog_db import reader
+        from rlx.snapshot.app_catalog import reader
 
         status = reader().status()
         if not status.get("snapshot"):

@@ -22,7 +22,7 @@ from rlx.runs import community, record, runs_db
 from rlx.runs.access import may_see
 from rlx.runs.compare import MAX_RUNS, CompareError, check_same_task, compare_view, parse_ids, steps_of
 from rlx.snapshot.queries import listed_ids
-from rlx.web.catalog_db import catalog
+from rlx.snapshot.app_catalog import catalog
 from rlx.web.environments.dataset_access import dataset_access
 from rlx.web.environments.hidden import hidden_ids
 from rlx.web.environments.loaders import load_env

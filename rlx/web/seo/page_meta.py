@@ -19,7 +19,7 @@ from markupsafe import Markup
 from rlx.catalog.kinds import kind_label as catalog_kind_label
 from rlx.live.space_checks import verified_now
 from rlx.snapshot.public_pages import env_card, task_card
-from rlx.web.catalog_db import catalog, settings
+from rlx.snapshot.app_catalog import catalog, settings
 
 SITE_DESCRIPTION = ("Explore the reinforcement-learning environments on the Hugging Face Hub: Harbor tasks, "
                     "OpenEnv Spaces and datasets of prompts.")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from rlx.web.format import compact_number
+from rlx.http.humanize import compact_number
 
 WIDTH, HEIGHT = 1200, 630
 MARGIN = 72

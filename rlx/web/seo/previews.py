@@ -25,7 +25,7 @@ from flask import Blueprint, abort, current_app, request, send_file
 
 from rlx.store import app_store, write_atomic
 from rlx.store.writable import is_store_full
-from rlx.web.catalog_db import reader
+from rlx.snapshot.app_catalog import reader
 from rlx.sources.names import is_org_and_name
 from rlx.web.seo.page_meta import PREVIEW_STYLE, kind_label, preview_version, public_env
 

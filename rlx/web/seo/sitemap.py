@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape
 from flask import Blueprint, Response, abort, current_app
 
 from rlx.snapshot import public_pages
-from rlx.web.catalog_db import reader, settings
+from rlx.snapshot.app_catalog import reader, settings
 from rlx.web.seo import space_tasks_sitemap
 from rlx.web.seo.page_meta import public_origin, url_path
 

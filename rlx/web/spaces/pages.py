@@ -23,7 +23,7 @@ from rlx.live.space_hosts import space_subdomain
 from rlx.live.runtime import RestartRefused, WakeRefused, local_note, restart, space_runtime, wake
 from rlx.queue import get_redis
 from rlx.http.error_answers import error_response
-from rlx.web.format import relative_date
+from rlx.http.humanize import relative_date
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.render import VARY, render, wants_fragment

@@ -13,9 +13,9 @@ from rlx.adapters.key_labels import readable
 from rlx.catalog.kinds import KINDS
 from rlx.runs.outcome import LABELS as OUTCOME_LABELS
 from rlx.runs.rollout_rules import offered_agents, unavailable_agents
-from rlx.web.format import compact_number, file_size, operator_hint, relative_date
-from rlx.web.naming import ref_beside_title
-from rlx.web.richtext import render_code, render_markdown, render_verbatim
+from rlx.http.humanize import compact_number, file_size, operator_hint, relative_date
+from rlx.http.naming import ref_beside_title
+from rlx.http.richtext import render_code, render_markdown, render_verbatim
 
 
 def init_context(app: Flask) -> None:
@@ -43,7 +43,7 @@ def init_context(app: Flask) -> None:
 def header_trending() -> list[dict]:
     """The header search's suggestions before you type: the top trending environments (none when the catalog is
     not ready: a page never fails for want of suggestions)."""
-    from rlx.web.catalog_db import catalog, settings
+    from rlx.snapshot.app_catalog import catalog, settings
     from rlx.snapshot.queries import search_envs
 
     try:
