@@ -235,13 +235,14 @@ def hidden_first_result(page) -> list[str]:
     return []
 
 
-# Every chart says what it shows: a name (a title or label) and words on it (axis values, counts, labels).
+# Every chart says what it shows: a name (a title or label) and words on it (axis values, counts, labels); every
+# drawn plot (an svg) has both its axes.
 CHARTS_JS = """() => [...document.querySelectorAll('main svg[role=img], main .treemap, main .stat-group')].map(chart => {
   const name = chart.getAttribute('aria-label') || chart.querySelector('title, figcaption')?.textContent
     || chart.getAttribute('title') || '';
   const words = [...chart.querySelectorAll('text, .treemap-label, .stat-n, .bar-n, dd, td, span')]
     .map(el => el.textContent.trim()).filter(Boolean);
-  const axes = chart.matches('svg.plot') ? chart.querySelectorAll('.axis').length : null;
+  const axes = chart.matches('svg') ? chart.querySelectorAll('.axis').length : null;
   return {html: chart.outerHTML.slice(0, 100), name: name.trim(), words: words.length, axes};
 })"""
 

@@ -210,15 +210,19 @@ def reward_points(rewards: list[float | None], width: int = 320, height: int = 8
     known = [(i, r) for i, r in enumerate(rewards) if isinstance(r, (int, float)) and math.isfinite(r)]
     title = _title(rewards)
     if not known:
-        return {"points": "", "low": None, "high": None, "dots": [], "title": title}
+        return {"points": "", "low": None, "high": None, "dots": [], "title": title, "x_ticks": [], "y_ticks": []}
     low, high = min(r for _, r in known), max(r for _, r in known)
     span, steps = (high - low) or 1.0, max(len(rewards) - 1, 1)
     pad = 6
     dots = [(round(pad + (width - 2 * pad) * i / steps, 1), round(height - pad - (height - 2 * pad) * (r - low) / span,
                                                                     1)) for i, r in known]
     line = _column_extremes(dots) if len(dots) > width else dots
+    last = len(rewards)  # steps are numbered from 1, as the log heads them
+    ticks = sorted({1, (last + 1) // 2, last}) if last > 2 else list(range(1, last + 1))
+    x_ticks = [(round(pad + (width - 2 * pad) * (n - 1) / steps, 1), n) for n in ticks]
+    y_ticks = [(float(height - pad), reward_text(low))] + ([(float(pad), reward_text(high))] if high != low else [])
     return {"points": " ".join(f"{x},{y}" for x, y in line), "low": reward_text(low), "high": reward_text(high),
-            "dots": dots if len(dots) <= MAX_DOTS else [], "title": title}
+            "dots": dots if len(dots) <= MAX_DOTS else [], "title": title, "x_ticks": x_ticks, "y_ticks": y_ticks}
 
 
 def _column_extremes(dots: list[tuple[float, float]]) -> list[tuple[float, float]]:

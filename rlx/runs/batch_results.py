@@ -93,11 +93,14 @@ def histogram(rows: list[ResultRow], width: int = 400, height: int = 120) -> dic
         tally[min(BINS - 1, int((value - low) / span * BINS))] += 1
     tallest = max(tally) or 1
     bar = width / BINS
+    y_ticks = sorted({0, tallest, tallest // 2} if tallest >= 4 else set(range(tallest + 1)))
     bars = [{"x": round(i * bar, 1), "w": round(bar - 2, 1), "h": round(n / tallest * height, 1),
              "y": round(height - n / tallest * height, 1), "n": n,
              "low": round(low + i * span / BINS, 3), "high": round(low + (i + 1) * span / BINS, 3)}
             for i, n in enumerate(tally)]
+    edges = [(round(i * bar, 1), f"{low + i * span / BINS:g}") for i in range(0, BINS + 1, 2)]
     return {"bars": bars, "width": width, "height": height, "low": low, "high": high, "n": len(rewards),
+            "x_ticks": edges, "y_ticks": [(round(height - n / tallest * height, 1), n) for n in y_ticks],
             "left_out": sum(1 for r in rows if r.status in ("finished", "failed", "stopped") and not r.scored)}
 
 

@@ -52,12 +52,15 @@ def steps_of(store, redis, run: RunRecord) -> list[dict]:
     return [e for e in (live or events.archived(store, run.id)) if e.get("kind") == "step"]
 
 
-def compare_view(runs: list[RunRecord], steps: list[list[dict]]) -> dict:
-    """Columns (one per run) and rows (one per step number, a cell per run, empty where a run had stopped)."""
+def compare_view(runs: list[RunRecord], steps: list[list[dict]], verifier: list[tuple] | None = None) -> dict:
+    """Columns (one per run) and rows (one per step number, a cell per run, empty where a run had stopped);
+    `verifier` (output, lines withheld) per run, from rlx/runs/view.py `verifier_output`."""
     columns = [{"id": r.id, "env_id": r.env_id, "ref": r.ref, "agent": r.agent, "label": model_label(r.agent, r.model),
                 "status_label": STATUS_LABELS.get(r.status, r.status), "reward_text": reward_text(r),
                 "outcome": r.outcome, "steps": len(s), "total": r.timings.get("total"),
-                "usage": r.usage, "provenance": provenance_rows(r)} for r, s in zip(runs, steps)]
+                "usage": r.usage, "provenance": provenance_rows(r),
+                "verifier": v[0], "verifier_masked": v[1]}
+               for r, s, v in zip(runs, steps, verifier or [(None, 0)] * len(runs))]
     depth = max((len(s) for s in steps), default=0)
     rows = [{"n": i + 1, "cells": [s[i] if i < len(s) else None for s in steps]} for i in range(depth)]
     return {"columns": columns, "rows": rows}

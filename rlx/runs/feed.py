@@ -25,6 +25,8 @@ class TrialFeed:
         self.published_steps = 0
         self._live = None
         self._task: asyncio.Task | None = None
+        self._steps: list = []  # a multi-step trial's StepResults, as Harbor's hooks show them
+        self._results_published: set[int] = set()
 
     def attach(self, trial) -> None:
         from harbor.trial.hooks import TrialEvent
@@ -36,7 +38,27 @@ class TrialFeed:
 
     async def _on_phase(self, event) -> None:
         name = getattr(event, "event", None)
-        events.publish(self.redis, self.run_id, "phase", phase=getattr(name, "value", str(name)))
+        phase = getattr(name, "value", str(name))
+        steps = getattr(getattr(event, "result", None), "step_results", None)
+        if not steps:  # a single-step task: the phases alone
+            events.publish(self.redis, self.run_id, "phase", phase=phase)
+            return
+        # a multi-step task: Harbor appends each step's result before the step starts, so the last is this one's
+        self._steps = steps
+        if phase == "agent-start" and len(steps) > 1:
+            self._publish_step_result(len(steps) - 1, steps[-2])
+        events.publish(self.redis, self.run_id, "phase", phase=phase, step=len(steps),
+                       step_name=str(steps[-1].step_name)[:80])
+
+    def _publish_step_result(self, n: int, step) -> None:
+        """Step n's verdict, once: its reward(s), or that it was not scored."""
+        if n in self._results_published:
+            return
+        self._results_published.add(n)
+        rewards = getattr(getattr(step, "verifier_result", None), "rewards", None) or {}
+        shown = {str(k)[:40]: float(v) for k, v in list(rewards.items())[:8] if isinstance(v, (int, float))}
+        events.publish(self.redis, self.run_id, "step-result", step=n, step_name=str(step.step_name)[:80],
+                       rewards=shown, failed=getattr(step, "exception_info", None) is not None)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._follow())
@@ -45,6 +67,8 @@ class TrialFeed:
         if self._task is not None:
             self._task.cancel()
         self.publish_new_steps()  # the last step, written just before the agent ended
+        if self._steps:  # a multi-step trial's last step has its verdict now
+            self._publish_step_result(len(self._steps), self._steps[-1])
 
     async def _follow(self) -> None:
         while True:

@@ -38,13 +38,22 @@ def masked_event(event: dict, values: list[str]) -> dict:
     return mask_values_in(event, values)[0] if values else event
 
 
+def verifier_output(store, run: RunRecord, values: list[str] | None = None) -> tuple[str | None, int]:
+    """The tail of an ended run's verifier output, the expected answer and the task's withheld values masked, and
+    how many lines were withheld; (None, 0) while it runs. It is what says why a run failed."""
+    if run.active:
+        return None, 0
+    output, masked = mask_expected(_tail(record.trial_dir(store, run.id) / "verifier" / "test-stdout.txt"))
+    values = task_answer_values(store, run) if values is None else values
+    if output and values:
+        output = mask_values(output, values)[0]
+    return output, masked
+
+
 def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> dict:
     trial = record.trial_dir(store, run.id)
-    verifier_output, masked = mask_expected(_tail(trial / "verifier" / "test-stdout.txt")) if not run.active \
-        else (None, 0)
     values = task_answer_values(store, run)
-    if verifier_output and values:
-        verifier_output = mask_values(verifier_output, values)[0]
+    verifier_text, masked = verifier_output(store, run, values)
     shown_events = [masked_event(e, values) for e in shown_events]
     return {
         "status": run.status,
@@ -60,7 +69,7 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "provenance": provenance_rows(run),
         "limits": (run.provenance or {}).get("limits"),
         "events": shown_events,
-        "verifier_output": verifier_output,
+        "verifier_output": verifier_text,
         "verifier_masked": masked,
         "answer_hidden": run.agent == "oracle",
         "sandbox_notes": sandbox_notes(trial) if not run.active else [],

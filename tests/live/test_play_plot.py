@@ -77,3 +77,14 @@ def test_rewards_read_as_people_write_them():
     assert reward_text(None) == "none"
     assert reward_text(1) == "1" and reward_text(-0.125) == "-0.125"
     assert reward_points([0.1 + 0.2, 1.0])["low"] == "0.3"
+
+
+def test_the_plot_has_a_step_axis_numbered_from_1_and_a_reward_axis_with_its_extremes():
+    plot = reward_points([0.0, 0.5, None, 1.0, 0.25])
+    assert [n for _, n in plot["x_ticks"]] == [1, 3, 5]
+    assert sorted(label for _, label in plot["y_ticks"]) == ["0", "1"]
+    top = min(plot["y_ticks"])  # the highest reward sits level with the top of the line
+    assert top[1] == "1" and top[0] == min(y for _, y in plot["dots"])
+    flat = reward_points([0.5])
+    assert [label for _, label in flat["y_ticks"]] == ["0.5"]
+    assert flat["y_ticks"][0][0] == flat["dots"][0][1]  # one reward: its tick level with its dot

@@ -412,3 +412,14 @@ def test_stopping_a_batch_stops_its_running_run_and_leaves_no_sandbox(slow_app, 
     finally:
         worker.terminate()
         worker.wait(15)
+
+
+def test_the_reward_histogram_has_counts_on_its_bars_and_two_labelled_axes():
+    from rlx.runs.batch_results import ResultRow, histogram
+
+    rows = [ResultRow(task=f"t{i}", run_id=None, status="finished", scored=True, reward=r, seconds=1.0, outcome=None)
+            for i, r in enumerate([0.0, 0.0, 0.0, 1.0])]
+    hist = histogram(rows)
+    assert [b["n"] for b in hist["bars"] if b["n"]] == [3, 1]
+    assert [label for _, label in hist["x_ticks"]] == ["0", "0.2", "0.4", "0.6", "0.8", "1"]
+    assert [n for _, n in hist["y_ticks"]] == [0, 1, 2, 3]

@@ -268,3 +268,19 @@ def test_compare_s_breadcrumb_starts_at_environments_like_every_other_page(index
     page = indexed_app.test_client().get("/compare?runs=" + ",".join(r.id for r in runs)).get_data(as_text=True)
     crumbs = page[page.index('class="crumbs"'):page.index("</nav>", page.index('class="crumbs"'))]
     assert crumbs.index('<a href="/">Environments</a>') < crumbs.index(f'<a href="/d/{SCIENCE}">')
+
+
+def test_compare_shows_each_run_s_verifier_output_so_a_failure_says_why(indexed_app):
+    a = write_run(indexed_app, steps=("write the file",), reward=1.0)
+    b = write_run(indexed_app, steps=("give up",), reward=0.0, model="other-model")
+    with indexed_app.app_context():
+        store = indexed_app.extensions["rlx.store"]
+        for run, text in ((a, "1 passed"), (b, "FAILED test_table: the molar mass column is missing")):
+            folder = record.trial_dir(store, run.id) / "verifier"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "test-stdout.txt").write_text(text + "\n")
+    html = indexed_app.test_client().get(f"/compare?runs={a.id},{b.id}").get_data(as_text=True)
+    row = re.search(r'<tr class="compare-verifier">(.*?)</tr>', html, re.S)
+    assert row and "The verifier's output" in row.group(1)
+    cells = re.findall(r"<td>(.*?)</td>", row.group(1), re.S)
+    assert "1 passed" in cells[0] and "the molar mass column is missing" in cells[1]

@@ -57,7 +57,9 @@ def _column_blocks(columns: list[dict]) -> list:
         if col.get("mean_length"):
             bits.append(f"about {col['mean_length']:,} characters")
         pairs.append([col["name"], ", ".join(str(x) for x in bits if x)])
-    groups = [{"label": col["name"], "items": col["top"]} for col in columns if col.get("top")][:8]
+    # a column whose every value is distinct (an id, a prompt) has nothing frequent: bars of 1 would say nothing
+    groups = [{"label": col["name"], "items": col["top"]} for col in columns
+              if col.get("top") and max(n for _, n in col["top"]) > 1][:8]
     blocks = [b.kv(pairs, title="Every column shown (the grader's columns are withheld and not listed)")]
     if groups:
         blocks.append(b.stats(groups, title="Most frequent values"))

@@ -21,6 +21,7 @@ from rlx.queue import get_redis
 from rlx.runs import community, record, runs_db
 from rlx.runs.access import may_see
 from rlx.runs.compare import MAX_RUNS, CompareError, check_same_task, compare_view, parse_ids, steps_of
+from rlx.runs.view import verifier_output
 from rlx.snapshot.queries import listed_ids
 from rlx.snapshot.app_catalog import catalog
 from rlx.web.environments.dataset_access import dataset_access
@@ -126,7 +127,8 @@ def compare():
         check_same_task(runs, aliases)
     except CompareError as exc:
         return _compare_help(400, str(exc))
-    view = compare_view(runs, [steps_of(store, get_redis(), r) for r in runs])
+    view = compare_view(runs, [steps_of(store, get_redis(), r) for r in runs],
+                        [verifier_output(store, r) for r in runs])
     others = [] if len(runs) >= MAX_RUNS else _other_finished_runs(store, runs, aliases, me)
     return render("pages/compare.html", view=view, first=runs[0], chosen=[r.id for r in runs], others=others,
                   room=MAX_RUNS - len(runs))
