@@ -26,6 +26,11 @@ COPY examples examples
 COPY wsgi.py admin_wsgi.py ./
 COPY deploy/space-entry.sh deploy/space-entry.sh
 RUN uv sync --frozen --no-dev
+# The agents the local sandbox runs besides oracle, nop and terminus-2 (docs/OPERATIONS.md, "Agents"), installed
+# here, pinned, never at run time: mini-swe-agent on Debian's /usr/bin/python3, codex with Debian's node.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 nodejs npm && rm -rf /var/lib/apt/lists/*
+COPY deploy/agents deploy/agents
+RUN UV=uv RLX_AGENTS_DIR=/app/.tools/agents deploy/agents/install.sh
 
 # Spaces run the container as uid 1000; the bucket is mounted at /data and must be writable by that user. Every
 # process, the rollout workers included, runs unprivileged.

@@ -11,7 +11,7 @@ shows what the workers did. A visitor has at most a few
 batches running at once (a sorted set in Redis, like the run slots), and may stop one: nothing more starts, and
 its queued and running runs are stopped.
 
-A terminus-2 batch's model key (the visitor's endpoint key, or their token for Inference Providers) lives in Redis
+A model agent's batch's model key (the visitor's endpoint key, or their token for Inference Providers) lives in Redis
 under the batch's id with an expiry, never in the batch record; `advance` copies it to each run as it queues it
 (the run's job takes its copy once), and it is deleted when the batch finishes or is stopped.
 """

@@ -40,6 +40,10 @@ def installed_run(name: str, model: str, secret: dict, agents_dir: Path, egress:
            "LITELLM_OFFLINE_MODE": "true"}  # litellm fetches nothing of its own from the internet
     if agent.host_program:  # an npm agent: its .bin folder first, where Harbor's command looks for it
         env["PATH"] = f"{program.parent}:{SANDBOX_PATH}"
-    config = AgentConfig(import_path=CLASSES[name], model_name=f"openai/{model}", base_url=BASE_URL, env=env,
-                         kwargs={"program": str(program)})
+    try:
+        config = AgentConfig(import_path=CLASSES[name], model_name=f"openai/{model}", base_url=BASE_URL, env=env,
+                             kwargs={"program": str(program)})
+    except Exception:
+        relay.stop()
+        raise
     return InstalledRun(config, relay, [[str(agents_dir), str(agents_dir)], [str(relay.folder), SANDBOX_DIR]])

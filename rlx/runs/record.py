@@ -42,7 +42,7 @@ class RunRecord:
     id: str
     env_id: str  # "org/name"
     ref: str  # the task's ref inside the environment
-    agent: str  # oracle, nop, terminus-2
+    agent: str  # a name from rlx/runs/agents.py: oracle, nop, terminus-2, mini-swe-agent, codex
     sandbox: str = "local"
     model: str | None = None  # the model's name as the visitor gave it; never its key or endpoint secret
     revision: str | None = None  # the environment's commit the task was read at

@@ -20,7 +20,7 @@ import toml  # Harbor's own dependency; writes the resolved copy (checked by rea
 # What a task may ask for, each with what it gets; documented in docs/SANDBOX.md ("Task variables").
 TASK_VARIABLES = {
     "RLX_RUN_ID": "the run's id",
-    "RLX_AGENT": "the agent's name (oracle, nop, terminus-2)",
+    "RLX_AGENT": "the agent's name (a name from rlx/runs/agents.py)",
     "RLX_SANDBOX": "where the run happens: local or hf",
 }
 
