@@ -9,10 +9,12 @@ export UV_PROJECT_ENVIRONMENT := $(CURDIR)/.venv
 
 # uv is not on a fresh machine: install it once into .tools/ with the machine's Python 3.12.
 $(UV):
+	@echo "make: installing uv into .tools/ (once)…"
 	@$(PYTHON) -m venv .tools && .tools/bin/pip install --quiet --disable-pip-version-check uv
 
 # --inexact: one target's sync never removes what another installed (pytest for test, datasette for bench).
 demo: $(UV)
+	@test -x .venv/bin/rlx || echo "make demo: installing the app's packages into .venv/ (once)…"
 	@$(UV) sync --frozen --inexact --quiet
 	@.venv/bin/rlx demo
 

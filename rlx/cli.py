@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import time
 from contextlib import contextmanager
 
 import click
 
 from rlx.config import Config, ConfigError
+from rlx.demo_progress import announce_when_ready, say
 from rlx.queue.embedded import EmbeddedRedis, EmbeddedRedisError
 from rlx.store import Store
 
@@ -112,6 +114,9 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
     from rlx.supervisor import Supervisor
 
     _check_port_free(host, port)
+    started = time.monotonic()
+    if demo:
+        say("starting Redis, two workers, the OpenEnv example and the web server…")
     with redis_for(config) as (redis_url, embedded):
         env = {**os.environ, "REDIS_URL": redis_url, "STORAGE_DIR": str(config.storage_dir),
                "RLX_CACHE_DIR": str(config.cache_dir), "RLX_SOURCE": config.source,
@@ -144,6 +149,9 @@ def _run_group(config: Config, host: str, port: int, workers: int, with_worker: 
         group.start("web server", gunicorn_args(host, port, workers))
         shown = f"[{host}]" if ":" in host else host
         click.echo(f"HF RL Explorer is running on http://{shown}:{port}/  (source: {config.source}; Ctrl-C stops it)")
+        if demo:
+            say("waiting for the workers and the web server to answer…")
+            announce_when_ready(f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else shown}:{port}/", started)
         code = group.wait()
     if code:
         raise SystemExit(code)

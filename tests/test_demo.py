@@ -18,6 +18,7 @@ from rq import Worker
 from rq.job import Job
 
 from rlx.adapters.indexes import load_index
+from rlx.live.localenv import venv_ready
 from rlx.queue.connection import connect
 from rlx.snapshot.schema import pointer_name
 from rlx.store import Store
@@ -121,6 +122,13 @@ def test_a_killed_worker_or_redis_is_started_again_and_the_web_keeps_answering(s
     demo = start_demo(EXAMPLES)
     status, home = demo.get("/")
     assert status == 200 and "A demo on the bundled examples" in home  # the demo opens with its banner
+    # it says what it is doing while it starts, and when it is ready; the OpenEnv example's environment, made once,
+    # is not announced again
+    assert wait_until(lambda: "rlx: ready after" in demo.log(), timeout=30), demo.log()
+    assert "rlx: starting Redis" in demo.log()
+    if venv_ready():
+        assert "preparing the OpenEnv example" not in demo.log()
+    assert "Sign in as the demo user" in demo.get("/signin")[1]  # the demo's stand-in account
     old = demo.workers()["index"]
 
     os.kill(old.pid, signal.SIGKILL)
