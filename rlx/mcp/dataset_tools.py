@@ -20,6 +20,7 @@ from rlx.mcp.snippets import app_base_url
 from rlx.mcp.task_text import row_data, row_line, task_as_text
 from rlx.queue.outage import retry_sentence
 from rlx.adapters.task_search import TaskQuery, search_index
+from rlx.store import app_store
 
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
@@ -168,11 +169,9 @@ class DatasetTools:
 
     def _health(self) -> str:
         """This revision's health check (oracle twice, nop once per task), as its verdicts' counts."""
-        from flask import current_app
-
         from rlx.runs import health
 
-        store = current_app.extensions["rlx.store"]
+        store = app_store()
         check = health.find(store, self.env_id, self.state.env.revision)
         if check is None:
             return "# Health\nNot checked yet at this revision (the environment page can start a check)."

@@ -12,7 +12,7 @@ from contextlib import closing
 from rlx.jobs.queues import BULK
 from rlx.runs import batch as batches, record
 from rlx.runs.health import Check, find, health_db
-from rlx.store import Store
+from rlx.store import Store, app_store
 
 PLAN = ("oracle", "nop", "oracle")  # per task, in this order: a task's verdict is known after its three runs
 HEALTH_QUEUE = BULK
@@ -48,7 +48,7 @@ def after_index(env, adapter, index) -> None:
         return
     runnable, cannot = plan(adapter, env, index)
     if runnable:
-        start(current_app.extensions["rlx.store"], get_redis(), env.id, env.revision, runnable, cannot,
+        start(app_store(), get_redis(), env.id, env.revision, runnable, cannot,
               config.health_cap, config.health_budget)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from flask import Blueprint, abort, current_app, redirect, request, url_for
+from flask import Blueprint, abort, redirect, request, url_for
 from flask_htmx import make_response as htmx_response
 
 from rlx.adapters import public
@@ -13,6 +13,7 @@ from rlx.jobs.index import ensure_index_job
 from rlx.runs import rollouts
 from rlx.queue.outage import retry_sentence
 from rlx.runs.access import offered_visibilities
+from rlx.store import app_store
 from rlx.web.runs.batches import why_no_batch
 from rlx.web.environments.health import health_view
 from rlx.web.environments.loaders import load_env
@@ -50,7 +51,7 @@ def env_page(org: str, name: str):
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])
     if not wants_fragment("tasks"):  # the task list's own fragment draws no rollouts
         context["health"] = health_view(state) if state.ready else None
-        context["env_rollouts"] = rollouts.for_env(current_app.extensions["rlx.store"], state.env.id, visitor_id(),
+        context["env_rollouts"] = rollouts.for_env(app_store(), state.env.id, visitor_id(),
                                                    hidden_ids(), ENV_ROLLOUTS, dataset_access)
     response = render("pages/env.html", fragment="tasks", **context)
     if not state.ready or state.stale:

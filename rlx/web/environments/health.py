@@ -12,6 +12,7 @@ from rlx.http.render import render
 from rlx.queue import get_redis
 from rlx.runs import batch as batches
 from rlx.runs import health, health_check, rollout_rules
+from rlx.store import app_store
 from rlx.web.environments.loaders import load_env
 
 bp = Blueprint("env_health", __name__)
@@ -20,7 +21,7 @@ MAX_LISTED = 300
 
 def health_view(state) -> dict | None:
     """What the environment page shows of this revision's check; None before any check."""
-    store = current_app.extensions["rlx.store"]
+    store = app_store()
     check = health.find(store, state.env.id, state.env.revision)
     if check is None:
         return None
@@ -43,7 +44,7 @@ def start_check(org: str, name: str):
         return error_response(exc.status, str(exc), retry_after=exc.retry_after)
     runnable, cannot = health_check.plan(state.adapter, state.env, state.index)
     config = current_app.config["RLX"]
-    health_check.start(current_app.extensions["rlx.store"], get_redis(), state.env.id, state.env.revision, runnable,
+    health_check.start(app_store(), get_redis(), state.env.id, state.env.revision, runnable,
                  cannot, config.health_cap, config.health_budget)
     return redirect(url_for("envs.env_page", org=org, name=name) + "#health", 303)
 

@@ -14,6 +14,7 @@ from rlx.runs import rollout_rules, rollouts
 from rlx.runs.access import options_for_dataset
 from rlx.runs.sandboxes import for_visitor
 from rlx.sources.errors import Unavailable
+from rlx.store import app_store
 from rlx.web.environments.dataset_access import dataset_access
 from rlx.web.environments.hidden import hidden_ids
 from rlx.web.environments.loaders import load_env
@@ -119,9 +120,7 @@ def _repo_traces(state, ref: str) -> list[dict]:
 
 def _rollouts(env_id: str, ref: str, aliases) -> list[dict]:
     """This task's runs and its twins' (aliases share their rollouts), as this visitor may see them."""
-    from flask import current_app
-
-    return rollouts.for_tasks(current_app.extensions["rlx.store"], [(env_id, ref), *aliases], visitor_id(),
+    return rollouts.for_tasks(app_store(), [(env_id, ref), *aliases], visitor_id(),
                               hidden_ids(), dataset_access=dataset_access)
 
 

@@ -18,6 +18,7 @@ from rlx.runs import paired, rollouts
 from rlx.runs.community import model_label
 from rlx.runs.paired_plot import grid
 from rlx.runs.record import valid_run_id
+from rlx.store import app_store
 from rlx.web.environments.dataset_access import dataset_access
 from rlx.web.environments.hidden import hidden_ids
 from rlx.web.environments.loaders import load_env
@@ -31,7 +32,7 @@ _NAME = re.compile(r"^[\w.@/+-]{1,120}$")
 
 def _side(spec: str, env_id: str, name: str) -> tuple[str, list[dict]]:
     """(label, rows) for one side of the comparison, or a 400/404 that says what was wrong."""
-    store, me, hidden = current_app.extensions["rlx.store"], visitor_id(), hidden_ids()
+    store, me, hidden = app_store(), visitor_id(), hidden_ids()
     kind, _, rest = spec.partition(":")
     if kind == "batch":
         if not valid_run_id(rest):
