@@ -13,10 +13,10 @@ from scripts import synth_catalog as synth
 
 # Digests taken from the generator as it was before --scale existed (commit e9e0008): scale 1 must keep them.
 PLAN_DIGEST_1X = "271faee3ece2e78d36b5e191bfcf53f1986e9535394e28c10c2477c603c9fd36"
-INDEX_DIGESTS_1X = {
+INDEX_DIGESTS_1X = {  # Harbor indexes carry the Harbor adapter's index_version (4 since the HF Sandbox share)
     "poulio-team/heap-novelty": "4b3399e07790246464f2eae4b8dc922b70e759a99c2657d45d6743c655654821",  # the largest
-    "synth-bench/thousand-tasks": "d553b7c79ccdc036266d35e1bea7fb267674bfe6664a299a4ccfeb217f6d78d8",
-    "ancor/learning": "2296be8dae3b293a2fa4d6393ae3e27d522984ca2c787f6c735ecb406d855e7f",
+    "synth-bench/thousand-tasks": "9e103d05a86811cfb03364d1d5db8790d702d97fe5214c4356aa7323ef291ec8",
+    "ancor/learning": "0b5f0f8fc49b915099d3917b404291891290e0fc06458d9fa95e187760ee5e67",
 }
 THOUSAND_FILE_DIGESTS_1X = {
     "README.md": "ab3510639dcf905b4169ace6e633a5e99e029a2846af31843468607255e9cf30",
