@@ -2,7 +2,7 @@
 page with its rollouts (p50).
 
 Synthetic records (20 environments, 300 tasks each, 12 agent/model pairs; a third private, failed or not scored)
-are written through the index's own write path (index.upsert_many) into a fresh store; nothing else is in it.
+are written through the index's own write path (runs_db.upsert_many) into a fresh store; nothing else is in it.
 Then the app built in this process answers GET /community (the whole page: query and template) and the
 environment's leaderboard, heatmap and tried-task queries (what /community/<org>/<name> reads from the index),
 each SAMPLES times after one warm-up; and over HTTP, `rlx serve` (gunicorn, 2 gevent workers) answers
@@ -72,7 +72,7 @@ def measure(runs: int = 100_000) -> dict:
     from rlx import create_app
     from rlx.adapters import Env, pick
     from rlx.config import Config
-    from rlx.runs import community, index
+    from rlx.runs import community, runs_db as index
 
     ws = create()
     ws.source.symlink_to(EXAMPLES, target_is_directory=True)

@@ -28,7 +28,8 @@ from rq import Worker
 from rlx.queue.connection import connect
 from rlx.snapshot.schema import pointer_name
 from rlx.store import Store
-from rlx.web.health.checks import _alive
+from rlx.config import Config
+from rlx.queue.liveness import Liveness, worker_dead
 from tests.big_folders import make_harbor_dataset
 from tests.processes import alive, descendants_of, free_port, wait_until
 
@@ -93,7 +94,7 @@ def measure(root: Path, tasks: int) -> dict:
         checks = {
             # /readyz's own rule (the supervisor has usually started a new worker before this)
             "worker SIGKILL to /readyz no longer counting it (s)":
-                lambda: not (w := Worker.find_by_key(index_worker.key, connection=redis)) or not _alive(w),
+                lambda: not (w := Worker.find_by_key(index_worker.key, connection=redis)) or worker_dead(w, Liveness.of(Config.from_env({}))),
             "worker SIGKILL to the demo's 'running again' line (s)":
                 lambda: "the index worker is running again" in log.read_text(),
         }

@@ -52,7 +52,7 @@ class InProcessApp:
     @staticmethod
     def _answer_for(path: str) -> Callable[..., dict]:
         from rlx.snapshot.queries import search_tasks
-        from rlx.web.catalog_db import catalog
+        from rlx.snapshot.app_catalog import catalog
         from rlx.web.catalog.search import SearchQuery, run_search
 
         if path.startswith("/api/search/tasks"):
