@@ -79,30 +79,31 @@ def sitemap_space_tasks():
     origin, snapshot, hidden = public_origin(), reader(), settings().hidden
     built_at, redis_db = snapshot.status().get("built_at") or "", get_redis()
 
-    def body():
-        yield f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{XMLNS}">\n'
-        with snapshot.connection() as db:
-            chunk = []
-            for path, modified in space_tasks_sitemap.space_task_pages(db, redis_db, hidden):
-                chunk.append(f"<url><loc>{escape(origin)}{escape(url_path(path))}</loc>"
-                             f"<lastmod>{escape(_lastmod(modified, built_at))}</lastmod></url>\n")
-                if len(chunk) >= CHUNK_URLS:
-                    yield "".join(chunk)
-                    chunk.clear()
-            yield "".join(chunk)
-        yield "</urlset>\n"
+    def pages(db):
+        return ((url_path(path), modified) for path, modified in space_tasks_sitemap.space_task_pages(db, redis_db,
+                                                                                                      hidden))
 
-    return Response(body(), mimetype="application/xml", headers={"Cache-Control": CACHE})
+    return Response(_urlset(snapshot, pages, origin, built_at), mimetype="application/xml",
+                    headers={"Cache-Control": CACHE})
 
 
 def _shard_body(snapshot, number: int, hidden, size: int, origin: str, built_at: str):
-    """The shard's XML in chunks; the connection is held while the response streams (a swap waits for it)."""
+    def pages(db):
+        return ((page_path(what, env_id, ref), modified)
+                for what, env_id, ref, modified in public_pages.shard_rows(db, number, hidden, size))
+
+    return _urlset(snapshot, pages, origin, built_at)
+
+
+def _urlset(snapshot, pages, origin: str, built_at: str):
+    """A urlset's XML in chunks, of the (path, modified) `pages(db)` yields; the connection is held while the
+    response streams (a swap waits for it)."""
     yield f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{XMLNS}">\n'
     base = escape(origin)
     with snapshot.connection() as db:
         chunk = []
-        for what, env_id, ref, modified in public_pages.shard_rows(db, number, hidden, size):
-            chunk.append(f"<url><loc>{base}{escape(page_path(what, env_id, ref))}</loc>"
+        for path, modified in pages(db):
+            chunk.append(f"<url><loc>{base}{escape(path)}</loc>"
                          f"<lastmod>{escape(_lastmod(modified, built_at))}</lastmod></url>\n")
             if len(chunk) >= CHUNK_URLS:
                 yield "".join(chunk)
