@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sys
 import time
 
 from benchmarks import rollouts, servers
@@ -50,8 +51,8 @@ def measure(tasks: int = 40) -> dict:
         return {"error": "bubblewrap (`bwrap`) is not installed: no rollout can run here."}
     from rlx.adapters import Env, pick
     from rlx.queue import get_redis
-    from rlx.runs import batch as batches
-    from rlx.runs import health
+    from rlx.runs import batch_record as batches
+    from rlx.runs import health, health_check
 
     ws = create()
     try:
@@ -63,22 +64,27 @@ def measure(tasks: int = 40) -> dict:
                 env = Env(source.repo_info("dataset", DATASET), source, store)
                 adapter = pick(env)
                 index = adapter.build_index(env)
-                runnable, cannot = health.plan(adapter, env, index)
+                runnable, cannot = health_check.plan(adapter, env, index)
             with rollouts._workers(ws, AT_ONCE, "health", queues="bulk"):
                 started = time.perf_counter()
                 with app.app_context():
-                    check = health.start(store, get_redis(), env.id, env.revision, runnable, cannot, AT_ONCE,
+                    check = health_check.start(store, get_redis(), env.id, env.revision, runnable, cannot, AT_ONCE,
                                          tasks)
-                    while batches.load(store, check.batch_id).status == batches.RUNNING:
-                        if time.perf_counter() - started > 3600:
-                            raise RuntimeError("the health check did not end within an hour")
+                    shown = started
+                    while (now := batches.load(store, check.batch_id)).status == batches.RUNNING:
+                        if time.perf_counter() - shown > 60:  # a long check says how far it got
+                            shown = time.perf_counter()
+                            print(f"{shown - started:.0f} s: {len(now.run_ids)} of {len(now.refs)} runs started",
+                                  file=sys.stderr, flush=True)
+                        if time.perf_counter() - started > tasks * 15:
+                            raise RuntimeError(f"the health check did not end within {tasks * 15} s")
                         time.sleep(0.5)
                 wall = time.perf_counter() - started
                 with app.app_context():
                     found = health.verdicts(store, check)
         counts = {s["verdict"]: s["n"] for s in health.shares(found)}
-        return {"tasks": tasks, "runs": tasks * len(health.PLAN), "at_once": AT_ONCE, "wall_s": round(wall, 1),
-                "runs_per_minute": round(tasks * len(health.PLAN) / wall * 60, 1), "verdicts": counts,
+        return {"tasks": tasks, "runs": tasks * len(health_check.PLAN), "at_once": AT_ONCE, "wall_s": round(wall, 1),
+                "runs_per_minute": round(tasks * len(health_check.PLAN) / wall * 60, 1), "verdicts": counts,
                 "expected": {"sound": tasks - tasks // 10, "nop passes": tasks // 10},
                 "extrapolated_1000_s": round(wall / tasks * TARGET_TASKS)}
     finally:
