@@ -16,8 +16,7 @@ from rlx.queue.defaults import KEY_PREFIX
 LOCAL, HF = "local", "hf"
 LOCAL_IMPORT_PATH = "rlx.runs.local_env:LocalEnvironment"
 HF_IMPORT_PATH = "rlx.runs.hf_sandbox_env:HFSandboxEnvironment"
-NOT_SIGNED_IN = ("Sign in with Hugging Face to run it on an HF Sandbox: the sandbox is a Job on your own account, "
-                 "started with your token (it needs the jobs permission and credits).")
+NOT_SIGNED_IN = "Sign in with Hugging Face to run it on an HF Sandbox (it needs the jobs permission and credits)."
 TOKEN_SLACK_SEC = 3600  # the token waits at most this long past the run's own time limit for a worker
 
 

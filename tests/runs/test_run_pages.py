@@ -47,7 +47,10 @@ def test_the_task_page_offers_the_run_form_and_says_what_the_model_agents_need(i
     assert f'action="{TASK}/run"' in html
     for agent in ("oracle", "nop", "terminus-2"):
         assert f'<option value="{agent}"' in html
-    assert "The other agents need a model" in html
+    # the model fields are there for the agents that use a model (shown when one is picked), and said to be ignored
+    # by the two that do not
+    assert re.search(r'<label data-for-agent="[^"]*terminus-2[^"]*">Model', html)
+    assert "both ignore the model fields" in html
 
 
 def test_a_task_the_sandbox_cannot_replay_says_why_instead_of_a_form(indexed_client):

@@ -64,6 +64,9 @@ def test_a_row_whose_title_is_its_prompt_says_it_once_in_the_task_list(rows_app)
     row = first_row("/d/rlx-examples/trivia-table?q=icosahedron")
     assert row.count("How many edges does an icosahedron have?") == 1
     assert 'class="task-brief' not in row
+    # a prompt longer than a title: said once too, whole (the title is its start, cut)
+    row = first_row("/d/rlx-examples/math-word-problems")
+    assert row.count("A bakery bakes 7 trays of rolls") == 1 and "How many rolls are left?" in row
     index_now(rows_app, "rlx-examples/terminal-basics")  # a Harbor task's folder name and its instruction: both
     assert 'class="task-brief' in first_row("/d/rlx-examples/terminal-basics")
 
@@ -140,3 +143,14 @@ def test_a_forged_batch_on_a_rows_dataset_is_refused_with_the_same_reason(rows_c
     response = rows_client.post("/d/rlx-examples/trivia-table/batch", headers={"Origin": "http://localhost"},
                                 data={"agent": "oracle", "visibility": "private", "cap": "2"})
     assert response.status_code == 400 and "they are rows of a table" in response.get_data(as_text=True)
+
+
+def test_rows_asked_twice_keep_their_own_question_as_title(rows_client):
+    """The bundled math example holds the same question in rows 3, 23 and 33: each is titled by that question, not
+    by its last word (as though all of it were an opening every row shares)."""
+    html = rows_client.get("/d/rlx-examples/math-word-problems").get_data(as_text=True)
+    titles = re.findall(r'<span class="task-title[^"]*"[^>]*>([^<]*)</span>', html)
+    assert len(titles) >= 34
+    for i in (3, 23, 33):
+        assert titles[i].startswith("One pipe fills a tank in 12 hours and a second pipe"), titles[i]
+    assert not [t for t in titles if len(t.split()) < 3]  # no title of a word or two ("together?", "cent?")

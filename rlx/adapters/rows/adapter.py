@@ -26,8 +26,9 @@ class RowsAdapter(Adapter):
     label = "Rows"
     cannot_run_why = ("they are rows of a table, and a run starts from a Harbor task folder (a task.toml naming "
                       "an image and a grader script); a task packed into a row is read, not run.")
-    # 2: titles past an opening the rows share, the rest of each prompt kept for task search; 3: rollout files
-    index_version = 3
+    # 2: titles past an opening the rows share, the rest of each prompt kept for task search; 3: rollout files;
+    # 4: a prompt found twice is no opening its rows share
+    index_version = 4
 
     def score(self, record) -> float:
         if record.repo_type != "dataset" or "harbor" in record.tags:

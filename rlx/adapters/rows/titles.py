@@ -43,7 +43,7 @@ def openings(titled: list[tuple[str, str]]) -> list[list]:
     """[length, hash] of each opening shared by rows of one split; `titled` is their (title, agent text)."""
     groups: dict[str, list[str]] = {}
     for title, text in titled:
-        if text:
+        if text and text not in groups.get(title, ()):  # the same prompt twice shares all of it, not an opening
             groups.setdefault(title, []).append(text)
     found = []
     for texts in sorted(groups.values(), key=len, reverse=True):

@@ -51,6 +51,9 @@ def env_page(org: str, name: str):
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])
     if not wants_fragment("tasks"):  # the task list's own fragment draws no rollouts
         context["health"] = health_view(state) if state.ready else None
+        # no health check to offer where no task of this format can run here (a table of prompts, say)
+        context["health_offered"] = bool(state.ready and state.index.rows and state.adapter.run_options(
+            state.env, state.index, state.index.rows[0].ref))
         context["env_rollouts"] = rollouts.for_env(app_store(), state.env.id, visitor_id(),
                                                    hidden_ids(), ENV_ROLLOUTS, dataset_access)
     response = render("pages/env.html", fragment="tasks", **context)
@@ -61,7 +64,7 @@ def env_page(org: str, name: str):
     return response
 
 
-ENV_ROLLOUTS = 30
+ENV_ROLLOUTS = 10  # the newest; the leaderboard and "Your runs" hold the rest
 _overviews: dict[tuple, list] = {}
 
 
