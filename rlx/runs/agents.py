@@ -5,9 +5,10 @@ worker's process and need nothing installed. The others are Harbor's installed a
 install themselves inside the sandbox from the internet at run time; here they must have been installed ahead of
 time, pinned, into RLX_AGENTS_DIR by `deploy/agents/install.sh` (mini-swe-agent's venv on the system Python,
 the npm agents from deploy/agents/package-lock.json), and a run only links that folder in. An agent is available
-when its program is in that folder, what it needs to start is on the host, and this app knows how to drive it;
-otherwise the form shows it greyed with the sentence `unavailable_reason` returns. Installed agents run in the
-local sandbox only: an HF Sandbox would have to fetch them at run time.
+when its program (and the runtime it brings, as Pi brings Node.js 22) is in that folder, what it needs to start
+is on the host, and this app knows how to drive it; otherwise the form shows it greyed with the sentence
+`unavailable_reason` returns. Installed agents run in the local sandbox only: an HF Sandbox would have to fetch them
+at run time.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Agent:
     api: str | None = None  # what it asks the model endpoint for
     program: str | None = None  # path under RLX_AGENTS_DIR that must be there (None: nothing to install)
     host_program: str | None = None  # a program the sandbox takes from the host's /usr (node for npm agents)
+    runtime: str | None = None  # a program under RLX_AGENTS_DIR it runs on (Pi's pinned Node.js 22)
     driven: bool = True  # whether this app knows how to run it (its model relay, its trajectory)
     why_not_driven: str = ""
     sandboxes: tuple[str, ...] = (LOCAL, HF)
@@ -50,8 +52,7 @@ AGENTS: tuple[Agent, ...] = (
           driven=False, why_not_driven="this server does not drive OpenCode yet (its model settings and "
           "trajectory are not wired).", sandboxes=(LOCAL,)),
     Agent("pi", "the Pi coding agent", needs_model=True, api=CHAT, program="npm/node_modules/.bin/pi",
-          driven=False, why_not_driven="this server does not drive Pi yet (its model settings and trajectory are "
-          "not wired).", sandboxes=(LOCAL,)),
+          runtime="npm/node_modules/.bin/node", sandboxes=(LOCAL,)),
     Agent("claude-code", "Anthropic's Claude Code CLI", needs_model=True, api="Anthropic's Messages API",
           program="npm/node_modules/.bin/claude", driven=False,
           why_not_driven="Claude Code speaks only Anthropic's Messages API, and runs here reach OpenAI-compatible "
@@ -83,7 +84,8 @@ def unavailable_reason(agent: Agent, agents_dir: Path, sandbox: str = LOCAL) -> 
     if not agent.driven:
         return agent.why_not_driven
     program = program_path(agent, agents_dir)
-    if program is not None and not os.access(program, os.X_OK):
+    needed = [program] + ([agents_dir / agent.runtime] if agent.runtime else [])
+    if program is not None and not all(os.access(p, os.X_OK) for p in needed):
         return f"{agent.name} is not installed on this host (deploy/agents/install.sh installs it, pinned)."
     if agent.host_program and not shutil.which(agent.host_program, path="/usr/bin:/bin"):
         return f"{agent.name} needs {agent.host_program} in /usr/bin, which this host lacks."

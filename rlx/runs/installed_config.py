@@ -13,7 +13,7 @@ from rlx.runs.egress import Egress, ModelError
 from rlx.runs.model_relay import SANDBOX_DIR, ModelRelay
 
 CLASSES = {"mini-swe-agent": "rlx.runs.installed_agents:PreinstalledMiniSweAgent",
-           "codex": "rlx.runs.installed_agents:PreinstalledCodex"}
+           "codex": "rlx.runs.installed_agents:PreinstalledCodex", "pi": "rlx.runs.agent_pi:PreinstalledPi"}
 
 
 @dataclass
@@ -38,7 +38,7 @@ def installed_run(name: str, model: str, secret: dict, agents_dir: Path, egress:
     program = agents.program_path(agent, agents_dir)
     env = {"OPENAI_API_KEY": PLACEHOLDER_KEY, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
            "LITELLM_OFFLINE_MODE": "true"}  # litellm fetches nothing of its own from the internet
-    if agent.host_program:  # an npm agent: its .bin folder first, where Harbor's command looks for it
+    if program.parent.name == ".bin":  # an npm agent: its .bin folder first, where Harbor's command looks for it
         env["PATH"] = f"{program.parent}:{SANDBOX_PATH}"
     try:
         config = AgentConfig(import_path=CLASSES[name], model_name=f"openai/{model}", base_url=BASE_URL, env=env,

@@ -11,7 +11,8 @@ from tests.runs_helpers import SCIENCE
 
 TASK = f"/t/{SCIENCE}/chemistry/molar-mass-table"
 OURS = {"Origin": "http://localhost"}
-INSTALLED = ("mini-swe-agent/bin/mini-swe-agent", "npm/node_modules/.bin/codex")
+INSTALLED = ("mini-swe-agent/bin/mini-swe-agent", "npm/node_modules/.bin/codex", "npm/node_modules/.bin/pi",
+             "npm/node_modules/.bin/node")
 
 
 def _agents_dir(tmp_path, *installed: str):
@@ -48,8 +49,8 @@ def _offered(form: str) -> tuple[list[str], list[str]]:
 def test_every_agent_is_listed_and_those_that_cannot_run_are_greyed_with_why(host_app):
     form = _local_form(host_app.test_client().get(TASK).get_data(as_text=True))
     offered, greyed = _offered(form)
-    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent", "codex"]
-    assert greyed == ["opencode", "pi", "claude-code"]
+    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent", "codex", "pi"]
+    assert greyed == ["opencode", "claude-code"]
     assert "claude-code</span>: Claude Code speaks only Anthropic&#39;s Messages API" in form
     assert "opencode</span>: this server does not drive OpenCode yet" in form
     # the model fields are asked for every agent that uses a model
@@ -65,7 +66,8 @@ def test_an_agent_that_cannot_run_here_is_greyed_and_refused_with_the_reason(hos
         "option": "local", "agent": "pi", "visibility": "private", "model": "m",
         "endpoint": "https://api.example.com/v1", "api_key": ""})
     assert response.status_code == 400
-    assert "pi cannot run here: this server does not drive Pi yet" in response.get_data(as_text=True)
+    assert ("pi cannot run here: pi is not installed on this host (deploy/agents/install.sh installs it, "
+            "pinned).") in response.get_data(as_text=True)
     env_page = client.get(f"/d/{SCIENCE}").get_data(as_text=True)
     batch = re.search(r'<form[^>]*class="batch-form".*?</form>', env_page, re.S).group(0)
     offered, greyed = _offered(batch)
@@ -78,3 +80,11 @@ def test_an_agent_that_cannot_run_here_is_greyed_and_refused_with_the_reason(hos
         "endpoint": "https://api.example.com/v1"})
     assert refused.status_code == 400
     assert "opencode cannot run here: this server does not drive OpenCode" in refused.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("host_app", [INSTALLED[:3]], indirect=True)
+def test_pi_without_its_pinned_node_is_greyed(host_app):
+    form = _local_form(host_app.test_client().get(TASK).get_data(as_text=True))
+    offered, greyed = _offered(form)
+    assert "codex" in offered and "pi" in greyed  # the host's node is too old for Pi: it runs on its own
+    assert "pi</span>: pi is not installed on this host" in form

@@ -7,8 +7,11 @@ real terminus-2 types those keystrokes into a real tmux in the sandbox. Each con
 answers the conversation already holds), so several runs at once each get the whole script; the last repeats.
 
 A request that offers tools (mini-swe-agent's `bash` tool) is answered with a tool call instead: the script's
-entries are then `bash(command)` steps. POST /v1/responses (Codex) answers the same steps as calls of Codex's
-`exec_command` tool, streamed as server-sent events, then a closing message.
+entries are then `bash(command)` steps. A request with `stream: true` (Pi) gets the same answer as server-sent
+`chat.completion.chunk` events, usage last when `stream_options.include_usage` asks, then `data: [DONE]`; once the
+script is done it answers a plain closing message, which is how a streaming agent knows to stop. POST /v1/responses
+(Codex) answers the same steps as calls of Codex's `exec_command` tool, streamed as server-sent events, then a
+closing message.
 
 Tests steer it: `key` makes it refuse requests without that bearer token (401), `hang` makes it never answer,
 `garbage` makes it answer text no agent can parse; `requests` records what it was asked.
@@ -84,6 +87,38 @@ class ModelStandIn:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _stream_chat(self, body: dict, messages: list) -> None:
+                """Chat completions streamed as server-sent events: the role and text first, then the tool call
+                (its arguments in two pieces, as real servers split them), then the finish reason."""
+                answered = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+                base = {"id": f"chatcmpl-{len(stand_in.requests)}", "object": "chat.completion.chunk",
+                        "created": int(time.time()), "model": body.get("model") or stand_in.model}
+                if body.get("tools") and answered < len(stand_in.script):
+                    call = stand_in.next_tool_call(messages)
+                    function = call["tool_calls"][0]["function"]
+                    half = len(function["arguments"]) // 2
+                    deltas = [{"role": "assistant", "content": call["content"]},
+                              {"tool_calls": [{"index": 0, "id": call["tool_calls"][0]["id"], "type": "function",
+                                               "function": {"name": function["name"],
+                                                            "arguments": function["arguments"][:half]}}]},
+                              {"tool_calls": [{"index": 0, "function": {"arguments": function["arguments"][half:]}}]}]
+                    finish = "tool_calls"
+                else:
+                    deltas, finish = [{"role": "assistant", "content": "Done."}], "stop"
+                chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+                chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    chunks.append({**base, "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 50,
+                                                                    "total_tokens": 150}})
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for chunk in chunks:
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.close_connection = True
+
             def _respond(self, body: dict) -> None:
                 """The Responses API, streamed as server-sent events (what Codex asks for): the next script step
                 as a call of Codex's `exec_command` tool, then, once the script is done, a closing message."""
@@ -136,6 +171,8 @@ class ModelStandIn:
                 while stand_in.hang:
                     time.sleep(0.1)
                 messages = body.get("messages") or []
+                if body.get("stream") and not stand_in.garbage:
+                    return self._stream_chat(body, messages)
                 if body.get("tools") and not stand_in.garbage:  # a tool-calling agent (mini-swe-agent's bash tool)
                     message, finish = stand_in.next_tool_call(messages), "tool_calls"
                 else:
