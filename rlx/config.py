@@ -88,6 +88,11 @@ SETTINGS = [
     Setting("RLX_DEMO_ACCOUNT", None, "A stand-in account the sign-in page offers as one button, so the signed-in "
             "pages can be seen offline (`rlx demo` sets `demo-user`). It has no Hub token; refused unless RLX_SOURCE "
             "is a folder."),
+    Setting("RLX_JUDGE_ENDPOINT", None, "An OpenAI-compatible endpoint (https://…/v1) this server pays for, that "
+            "grades model-graded tasks with the judge the visitor picks from the admin's pool. Default: Inference "
+            "Providers' router (HF_ROUTER_URL) with the signed-in visitor's own token."),
+    Setting("RLX_JUDGE_KEY", None, "The key for RLX_JUDGE_ENDPOINT; held by the worker's judge relay only, never "
+            "by a sandbox, a record or a log."),
     Setting("RLX_AGENTS_DIR", None, "The folder of agents installed ahead of time for the local sandbox "
             "(`deploy/agents/install.sh` fills it: mini-swe-agent's venv, the npm agents). An agent missing from it "
             "is shown on the run form as not installed, with the reason. Default: .tools/agents in the checkout."),
@@ -129,6 +134,8 @@ class Config:
     hf_router_url: str = "https://router.huggingface.co/v1"  # Inference Providers: terminus-2 with the visitor's token
     agents_dir: Path = _DEFAULT_AGENTS_DIR  # the agents installed ahead of time (rlx/runs/agents.py)
     demo_account: str | None = None  # RLX_DEMO_ACCOUNT: the demo's stand-in account (rlx/auth/demo.py)
+    judge_endpoint: str | None = None  # RLX_JUDGE_ENDPOINT: the server's own judge (rlx/runs/judges.py)
+    judge_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> "Config":
@@ -174,6 +181,8 @@ class Config:
             health_cap=_check_count(env.get("RLX_HEALTH_CAP") or "4", "RLX_HEALTH_CAP", 8),
             health_budget=_check_count(env.get("RLX_HEALTH_BUDGET") or "300", "RLX_HEALTH_BUDGET", 5000),
             demo_account=_check_demo_account(env.get("RLX_DEMO_ACCOUNT") or None, env.get("RLX_SOURCE") or ""),
+            judge_endpoint=_check_optional_url(env.get("RLX_JUDGE_ENDPOINT") or None, "RLX_JUDGE_ENDPOINT"),
+            judge_key=env.get("RLX_JUDGE_KEY") or None,
         )
 
     @property

@@ -7,7 +7,8 @@ Harbor conversion rlx-examples/mimo-release-harbor. Deterministic output.
 The release: code.parquet, cyber.parquet, webdev.parquet, music.parquet, general/train.parquet (verl-shaped rows,
 two per domain), image-mapping.jsonl, and one general/envs/<task_id>/ folder with an MCP system (tools/*.py), a
 SQLite database made here, a workspace file, verifier_meta.json and a verify script. The Harbor conversion holds
-two runnable tasks (a Code and a Music one) whose task.toml metadata names the release's instance id.
+three runnable tasks (a Code, a Music and a General one) whose task.toml metadata names the release's instance id;
+the General one is model-graded (its verifier calls the judge at RLX_JUDGE_URL, one call per judged rubric check).
 
 Answers (fixes, hidden test bodies, PoCs, pass anchors, reference scores) are written with the marker
 "ZX-ANSWER-" so tests can prove none of them reaches a page. Every row is invented; none is from the release.
@@ -271,7 +272,93 @@ printf 'X:1\\nT:Waltz\\nM:3/4\\nQ:1/4=84\\nL:1/8\\nK:Dm\\n' > /app/waltz.abc
 printf 'V:1\\n%s\\nV:2 clef=bass\\n%s\\n' "$bars" "$low" >> /app/waltz.abc
 """
 
-# (folder, release instance, category, the converted instruction's closing lines, files)
+GENERAL_JUDGE = r'''"""Grades /workspace/out/unpaid.md against the release's rubric (rubric.json, from its verifier_meta.json), as its
+General verifier does: the code check here, each judged check one call to the judge model (RLX_JUDGE_URL, an
+OpenAI-compatible chat-completions API reached inside the sandbox) with the release's judge prompt, scored 0 or 1;
+reward = sum(weight * score) / sum(weight). A judge that cannot be reached, or answers without a score, leaves no
+reward: the run is not scored, never 0."""
+import json
+import os
+import sys
+import urllib.request
+
+DELIVERABLE = "/workspace/out/unpaid.md"
+EVIDENCE_LIMIT = 20000  # characters of the deliverable a judge reads, as in the release
+
+
+def judged(check, evidence, rubric):
+    question = (f"Checkpoint {check['id']}: {check['question']}\nWhat passes: {check['pass_anchor']}\n\n"
+                f"Deliverable (unpaid.md):\n{evidence}")
+    body = {"model": os.environ["RLX_JUDGE_MODEL"], "temperature": 0,
+            "messages": [{"role": "system", "content": rubric["judge_prompt"]},
+                         {"role": "user", "content": question}]}
+    request = urllib.request.Request(os.environ["RLX_JUDGE_URL"].rstrip("/") + "/chat/completions",
+                                     data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=300) as answer:
+        text = json.load(answer)["choices"][0]["message"]["content"]
+    verdict = json.loads(text[text.find("{"):text.rfind("}") + 1])["results"][check["id"]]
+    if verdict["score"] not in (0, 1):
+        raise ValueError(f"a score of {verdict['score']!r}")
+    return verdict["score"], str(verdict.get("why", ""))[:25]
+
+
+def main():
+    rubric = json.load(open("/tests/rubric.json"))
+    written = os.path.isfile(DELIVERABLE) and os.path.getsize(DELIVERABLE) > 0
+    evidence = open(DELIVERABLE, errors="replace").read()[:EVIDENCE_LIMIT] if written else ""
+    total = earned = 0
+    for check in rubric["items"]:
+        if check["method"] == "code":
+            score, why = (1, "written") if written else (0, "not written")
+        elif not written:
+            score, why = 0, "evidence not extracted"
+        else:
+            try:
+                score, why = judged(check, evidence, rubric)
+            except Exception as exc:
+                print(f"{check['id']}: the judge gave no score ({type(exc).__name__}), so the run is not scored")
+                sys.exit(1)
+        print(f"{check['id']} ({check['method']}, weight {check['weight']}): {score} {why}")
+        total += check["weight"]
+        earned += check["weight"] * score
+    with open("/logs/verifier/reward.txt", "w") as out:
+        out.write(f"{earned / total:.4f}\n")
+
+
+main()
+'''
+
+GENERAL_TEST = """#!/usr/bin/env bash
+# Converted from the release's General verifier: a weighted rubric whose judged checks a judge model grades.
+mkdir -p /logs/verifier
+exec /usr/bin/python3 /tests/judge.py
+"""
+
+GENERAL_SOLUTION = r'''#!/usr/bin/env bash
+# Reference report (ZX-ANSWER-4903): every invoice not fully paid, totalled by customer.
+set -euo pipefail
+mkdir -p /workspace/out
+/usr/bin/python3 - <<'PY'
+import sqlite3
+db = sqlite3.connect("/workspace/db/ledger.db")
+rows = db.execute("SELECT c.name, i.id, i.amount FROM invoices i JOIN customers c ON c.id = i.customer_id "
+                  "WHERE i.amount > (SELECT COALESCE(SUM(p.amount), 0) FROM payments p WHERE p.invoice_id = i.id)"
+                  ).fetchall()
+totals = {}
+for name, _, amount in rows:
+    totals[name] = totals.get(name, 0) + amount
+lines = ["# Unpaid invoices, Q3", "", "| Customer | Invoices | Total |", "|---|---|---|"]
+for name, total in sorted(totals.items(), key=lambda item: -item[1]):
+    ids = ", ".join(str(i) for n, i, _ in rows if n == name)
+    lines.append(f"| {name} | {ids} | {total:.2f} |")
+open("/workspace/out/unpaid.md", "w").write("\n".join(lines) + "\n")
+PY
+'''
+
+GENERAL_JUDGE_ENV = ('\n[verifier.env]\nRLX_JUDGE_URL = "${RLX_JUDGE_URL}"\n'
+                     'RLX_JUDGE_MODEL = "${RLX_JUDGE_MODEL}"\n')
+
+# (folder, release instance, category, the converted instruction's closing lines, files, Dockerfile lines)
 TWIN_TASKS = [
     ("code-000101", "format-code-task-000101", "code", code_rows()[0]["prompt"][0]["content"],
      ["The repository is in /app; the client's options are in `http_client.py`.",
@@ -286,7 +373,17 @@ TWIN_TASKS = [
       "Write each voice under its own `V:` line.",
       "A symbolic scorer reads the headers, the bars and the voices."],
      {"tests/test.sh": MUSIC_TEST, "solution/solve.sh": MUSIC_SOLUTION}, ""),
+    ("general-s3k-1001", GENERAL_ID, "general", general_rows()[0]["prompt"][0]["content"],
+     ["The ledger system's database is /workspace/db/ledger.db (SQLite: customers, invoices, payments); the "
+      "release serves it over MCP, which this conversion replaces with the file itself.",
+      "The controller's notes are in /workspace/controller_notes.md.",
+      "A judge model grades the report against a weighted rubric of three checks."],
+     {"environment/controller_notes.md": WORKSPACE_NOTE, "tests/test.sh": GENERAL_TEST,
+      "tests/judge.py": GENERAL_JUDGE, "solution/solve.sh": GENERAL_SOLUTION,
+      "tests/rubric.json": json.dumps(VERIFIER_META, indent=2, ensure_ascii=False) + "\n"},
+     "COPY controller_notes.md /workspace/controller_notes.md\nCOPY ledger.db /workspace/db/ledger.db\n"),
 ]
+WORKDIRS = {"general": "/workspace"}  # where the release's General tasks work; the others work in /app
 
 
 def write_twin(out: Path) -> list[Path]:
@@ -298,17 +395,22 @@ def write_twin(out: Path) -> list[Path]:
             "task.toml": (f'schema_version = "1.4"\n\n[task]\nname = "rlx-examples/{folder}"\n'
                           f'description = "The MiMo-style release task {instance_id}, converted to Harbor."\n\n'
                           f'[metadata]\nauthor_name = "RLX Examples"\ncategory = "{category}"\n'
-                          f'mimo_instance_id = "{instance_id}"\n\n[verifier]\ntimeout_sec = 60.0\n\n'
+                          f'mimo_instance_id = "{instance_id}"\n\n[verifier]\n'
+                          f'timeout_sec = {600.0 if category == "general" else 60.0}\n\n'
                           f'[agent]\ntimeout_sec = 600.0\n\n[environment]\ncpus = 1\nmemory_mb = 512\n'
-                          f'network_mode = "no-network"\n'),
+                          f'network_mode = "no-network"\n'
+                          + (GENERAL_JUDGE_ENV if category == "general" else "")),
             "instruction.md": prompt + "\n\n" + "\n".join(f"- {line}" for line in notes) + "\n",
-            "environment/Dockerfile": f"FROM python:3.12-slim\n\nWORKDIR /app\n{copy}",
+            "environment/Dockerfile": f"FROM python:3.12-slim\n\nWORKDIR {WORKDIRS.get(category, '/app')}\n{copy}",
             **extra_files,
         }
         for rel, text in files.items():
             (task / rel).parent.mkdir(parents=True, exist_ok=True)
             (task / rel).write_text(text)
             written.append(task / rel)
+        if category == "general":
+            write_ledger_db(task / "environment" / "ledger.db")
+            written.append(task / "environment" / "ledger.db")
     return written
 
 

@@ -15,7 +15,7 @@ from rlx.auth.visitor import current_visitor
 from rlx.runs.admin_stop import add_stop
 from rlx.runs.record import load as load_run, valid_run_id
 from rlx.sources.names import ENV_ID
-from rlx.store.settings import COLLECTION_KEY, MAX_PER_HOUR
+from rlx.store.settings import COLLECTION_KEY, DEFAULT_JUDGES, JUDGE_ID, MAX_JUDGES, MAX_PER_HOUR
 from rlx.http.origin import same_origin_only
 from rlx.http.redirects import own_path
 from rlx.store import app_store
@@ -132,7 +132,12 @@ def settings():
     agents = [a.strip() for a in request.form.get("agents", "").replace(",", "\n").splitlines() if a.strip()]
     if len(agents) > 32 or any(not COLLECTION_KEY.match(a) for a in agents):
         abort(400, "Agents are names like terminus-2 (lowercase, digits, dashes), one per line, at most 32.")
-    rollouts = {"enabled": request.form.get("enabled") == "on", "per_visitor_per_hour": per_hour, "agents": agents}
+    judges = list(dict.fromkeys(j.strip() for j in request.form.get("judges", "").replace(",", "\n").splitlines()
+                                if j.strip()))
+    if len(judges) > MAX_JUDGES or any(not JUDGE_ID.match(j) for j in judges):
+        abort(400, f"Judges are model ids like {DEFAULT_JUDGES[0]} (org/name), one per line, at most {MAX_JUDGES}.")
+    rollouts = {"enabled": request.form.get("enabled") == "on", "per_visitor_per_hour": per_hour, "agents": agents,
+                "judges": judges}
     update_settings(_settings_path(), lambda data: data.update(rollouts=rollouts))
     return _changed("settings.save", "admin.settings_page", **rollouts)
 

@@ -13,4 +13,6 @@
     bwrap.py      the sandbox itself: namespaces, limits, commands, teardown
     replay.py     a task's Dockerfile replayed into the sandbox
     taskfiles.py  a task's files copied from its source for Harbor to read
+    judges.py     model-graded tasks: the judge pool a visitor picks from, whose key calls it
+    judge_relay.py, judge_run.py  the run's judge relay (a unix socket linked into the sandbox) and its phases
 """

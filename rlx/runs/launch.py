@@ -18,7 +18,7 @@ from rlx.jobs.enqueue import enqueue_rollout
 from rlx.jobs.queues import QUEUES, ROLLOUTS
 from rlx.queue import get_redis
 from rlx.queue.defaults import KEY_PREFIX
-from rlx.runs import events, limits, models, record, runs_db, sandboxes
+from rlx.runs import events, judges, limits, models, record, runs_db, sandboxes
 from rlx.runs.record import QUEUED, STOPPED, RunRecord
 from rlx.store.writable import is_store_full
 from rlx.store import app_store
@@ -105,6 +105,7 @@ def finish(run: RunRecord, status: str, outcome: str, error_type: str | None) ->
     current.finished_at = record.now_iso()
     _remove_scratch(current.id)
     models.drop_secret(redis, current.id)  # a run stopped while queued never had its job take the key
+    judges.drop_judge_secret(redis, current.id)  # nor its judge's token
     limits.release_slot(redis, limits.slot_owner(current) or "-", current.id)
     record.release_space(store, current.id)  # its last word must fit, even on a store that filled up
     try:

@@ -43,8 +43,20 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     allow_reuse_address = True
 
 
+class Refused(Exception):
+    """A call the relay does not pass on: the HTTP status and a sentence for the caller."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
 class ModelRelay:
-    """One run's relay. `start()` serves it; `stop()` closes it and removes the socket."""
+    """One run's relay. `start()` serves it; `stop()` closes it and removes the socket. A relay with other rules
+    (rlx/runs/judge_relay.py) changes `paths`, `max_body` and `admit`."""
+
+    paths = PATHS
+    max_body = MAX_BODY
 
     def __init__(self, endpoint: str, key: str | None, egress: Egress, call_timeout: float = CALL_TIMEOUT):
         self.endpoint, self._key, self.egress = endpoint.rstrip("/"), key, egress
@@ -84,6 +96,12 @@ class ModelRelay:
             if not self.usage_seen:
                 return {}
             return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+
+    def admit(self, method: str, path: str, body: bytes) -> bytes:
+        """The body to send on for one call, counted; Refused when it is not to be sent."""
+        with self._lock:
+            self.calls += 1
+        return body
 
     def _count(self, usage) -> None:
         if not isinstance(usage, dict):
@@ -140,24 +158,26 @@ class ModelRelay:
 
             def _relay(self, method: str) -> None:
                 path = self.path.split("?", 1)[0].rstrip("/")
-                if path not in PATHS:
-                    return self._refuse(404, f"The model relay passes on {', '.join(PATHS)} only.")
+                if path not in relay.paths:
+                    return self._refuse(404, f"The model relay passes on {', '.join(relay.paths)} only.")
                 if self.headers.get("Transfer-Encoding"):
                     return self._refuse(411, "The model relay needs a Content-Length.")
                 try:
                     length = int(self.headers.get("Content-Length") or 0)
                 except ValueError:
                     return self._refuse(400, "Bad Content-Length.")
-                if not 0 <= length <= MAX_BODY:
-                    return self._refuse(413, f"A model request is at most {MAX_BODY} bytes.")
+                if not 0 <= length <= relay.max_body:
+                    return self._refuse(413, f"A model request is at most {relay.max_body} bytes.")
                 body = self.rfile.read(length) if length else b""
+                try:
+                    body = relay.admit(method, path, body)
+                except Refused as refused:
+                    return self._refuse(refused.status, str(refused))
                 headers = {"Content-Type": self.headers.get("Content-Type") or "application/json",
                            "Accept": self.headers.get("Accept") or "*/*"}
                 key = relay._key
                 if key:
                     headers["Authorization"] = f"Bearer {key}"
-                with relay._lock:
-                    relay.calls += 1
                 url = relay.endpoint + path[len("/v1"):]
                 try:
                     with guarded_client(relay.egress, timeout=relay.call_timeout) as client:

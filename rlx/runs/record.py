@@ -71,6 +71,10 @@ class RunRecord:
     # "health": one of an environment's health check's runs (rlx/runs/health.py), public and ownerless, shown on
     # the environment's Health section and never counted on a leaderboard or listed on Community.
     purpose: str | None = None
+    # A model-graded task's judge (a model id from the admin's pool, rlx/runs/judges.py) and how many calls its
+    # verifier made to it through the run's judge relay; the key it was called with is never here.
+    judge: str | None = None
+    judge_calls: int = 0
 
     @property
     def reward(self) -> float | None:

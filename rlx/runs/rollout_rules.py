@@ -8,6 +8,7 @@ file changed), so an admin's save holds within a request on every host:
 - `per_visitor_per_hour`: rollouts a visitor may start per hour (a batch counts once), counted in Redis per
   signed-in account, else per address (a cookie anyone can mint would not hold); over it, 429 with Retry-After;
 - `agents`: only those are offered and accepted (empty: every agent the app knows);
+- `judges`: the judge models a model-graded task's form offers and accepts (rlx/runs/judges.py);
 
 and, beneath the admin's choice, this host's: an agent that is not installed here (rlx/runs/agents.py) is shown
 greyed with the reason, and refused.
@@ -20,6 +21,7 @@ import dataclasses
 from flask import current_app
 
 from rlx.runs import agents as agent_registry
+from rlx.runs.judges import offer_judges
 from rlx.store.settings import RolloutSettings
 
 KNOWN_AGENTS = agent_registry.NAMES
@@ -82,7 +84,7 @@ def offer(options: list) -> list:
                                              why_not="None of the agents this task can run is offered on this "
                                                      "server at the moment."))
         else:
-            shown.append(dataclasses.replace(option, fields=[_agents_cut(f, agents, unavailable)
+            shown.append(dataclasses.replace(option, fields=[offer_judges(_agents_cut(f, agents, unavailable))
                                                              for f in option.fields]))
     return shown
 

@@ -28,6 +28,7 @@ from rlx.runs.agents import needs_model
 from rlx.runs.models import ModelError, check_endpoint_live, take_secret
 from rlx.runs.failures import INFRASTRUCTURE, clean, failure_from_text, failure_of
 from rlx.runs.feed import TrialFeed
+from rlx.runs.judge_run import judge_for
 from rlx.runs.task_vars import seal_task_config, task_variables
 from rlx.runs.usage import run_usage
 from rlx.runs.taskfiles import copy_task
@@ -54,7 +55,7 @@ def run_rollout(run_id: str) -> dict:
         return {"status": run.status}  # stopped before it started, or already handled
     admin_asked = admin_stop.watcher(run.id)
     drop_rollout_secrets()  # this work horse's own environment: nothing a task could ask Harbor for
-    scratch = relay = None
+    scratch = relay = judge = None
     try:
         run.status, run.started_at = RUNNING, record.now_iso()
         run.provenance = provenance(run)
@@ -66,8 +67,10 @@ def run_rollout(run_id: str) -> dict:
         seal_task_config(task, task_variables(run))  # Harbor gets no template to fill from our environment
         agent, installed = _agent_config(run, redis, scratch)
         relay = installed.relay if installed else None
-        environment = _environment_config(run, redis, installed.read_only if installed else None)
-        result = asyncio.run(_drive(run, task, agent, environment, store, redis, admin_asked))
+        judge = judge_for(run, redis, app.config["RLX"], egress_for(app))
+        read_only = (installed.read_only if installed else []) + (judge.read_only if judge else [])
+        environment = _environment_config(run, redis, read_only)
+        result = asyncio.run(_drive(run, task, agent, environment, store, redis, admin_asked, judge))
         _apply_result(run, result, relay)
     except _Stopped as stopped:
         run.status, run.outcome = STOPPED, str(stopped) or "Stopped by its owner."
@@ -78,6 +81,9 @@ def run_rollout(run_id: str) -> dict:
     finally:
         if relay is not None:
             relay.stop()  # the key goes with it
+        if judge is not None:
+            run.judge_calls = judge.calls
+            judge.stop()
         _note_walls_quietly(run, store)
         _end(run, store, redis, scratch)
     return {"status": run.status, "reward": run.reward}
@@ -217,7 +223,7 @@ def _take_token_back(run: RunRecord, redis) -> None:
         sandboxes.take_token(redis, run.id)
 
 
-async def _drive(run: RunRecord, task: Path, agent, environment, store, redis, admin_asked):
+async def _drive(run: RunRecord, task: Path, agent, environment, store, redis, admin_asked, judge=None):
     from harbor.models.trial.config import TaskConfig, TrialConfig, VerifierConfig
     from harbor.trial.trial import Trial
 
@@ -230,6 +236,8 @@ async def _drive(run: RunRecord, task: Path, agent, environment, store, redis, a
     trial = await Trial.create(config)
     feed = TrialFeed(redis, run.id, record.trial_dir(store, run.id))
     feed.attach(trial)
+    if judge is not None:
+        judge.attach(trial)
     running = asyncio.create_task(trial.run())
     feed.start()
     try:
@@ -295,7 +303,7 @@ def _apply_result(run: RunRecord, result, relay=None) -> None:
 
 # The run went to its end (agent, then verifier) without a reward: "not scored", which is not a failure of ours.
 ENDED_UNSCORED = {"AgentTimeoutError", "VerifierTimeoutError", "RewardFileNotFoundError", "RewardFileEmptyError",
-                  "VerifierOutputParseError"}
+                  "VerifierOutputParseError", "JudgeNotReached"}
 
 
 def _timings(result) -> dict[str, float]:
@@ -316,6 +324,7 @@ _EXPLAINED = {
     "RewardFileNotFoundError": "The verifier finished without writing a reward.",
     "RewardFileEmptyError": "The verifier wrote an empty reward file.",
     "CancelledError": "The run was cancelled.",
+    "JudgeNotReached": "",  # its sentence says it all
 }
 
 

@@ -22,6 +22,8 @@ TASK_VARIABLES = {
     "RLX_RUN_ID": "the run's id",
     "RLX_AGENT": "the agent's name (a name from rlx/runs/agents.py)",
     "RLX_SANDBOX": "where the run happens: local or hf",
+    "RLX_JUDGE_URL": "a model-graded task's judge: an OpenAI-compatible base URL inside the sandbox (rlx/runs/judges.py)",
+    "RLX_JUDGE_MODEL": "the judge model the visitor picked from the admin's pool",
 }
 
 _WHOLE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")  # Harbor's full-value template (utils/env.py)
@@ -34,7 +36,9 @@ class TaskVariableError(ValueError):
 
 def task_variables(run) -> dict[str, str]:
     """The values of TASK_VARIABLES for one run (nothing secret: all of it is on the run's page)."""
-    return {"RLX_RUN_ID": run.id, "RLX_AGENT": run.agent, "RLX_SANDBOX": run.sandbox}
+    from rlx.runs.judge_run import judge_variables
+
+    return {"RLX_RUN_ID": run.id, "RLX_AGENT": run.agent, "RLX_SANDBOX": run.sandbox, **judge_variables(run)}
 
 
 def seal_task_config(task_dir: Path, variables: dict[str, str]) -> bool:
@@ -91,6 +95,9 @@ def _lookup(name: str, default: str | None, variables: dict[str, str], where: tu
         return variables[name]
     if default is not None:
         return default
+    if name.startswith("RLX_JUDGE_"):
+        raise TaskVariableError("This task is graded by a judge model and the run has none: start it from the "
+                                "task's run form, picking a judge.")
     offered = ", ".join(sorted(variables)) or "none"
     raise TaskVariableError(f"The task asks for ${{{name}}} in {_place(where)}, which this site does not give "
                             f"tasks (it gives {offered}); give it a default (${{{name}:-value}}) to run here.")

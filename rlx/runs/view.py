@@ -66,6 +66,7 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "timings": [(TIMING_LABELS.get(k, k), f"{v:.2f} s") for k, v in run.timings.items()],
         "whole_run": f"{run.timings['total']:.2f} s" if "total" in run.timings else None,
         "usage": run.usage,
+        "judge": judge_text(run),
         "provenance": provenance_rows(run),
         "limits": (run.provenance or {}).get("limits"),
         "events": shown_events,
@@ -76,6 +77,15 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "can_stop": owner and run.active,
         "owner": owner,
     }
+
+
+def judge_text(run: RunRecord) -> str | None:
+    """A model-graded run's judge and the calls its verifier made to it (rlx/runs/judge_relay.py)."""
+    if not run.judge:
+        return None
+    if run.active:  # counted when the run ends
+        return run.judge
+    return f"{run.judge} · {run.judge_calls} call{'' if run.judge_calls == 1 else 's'}"
 
 
 def reward_text(run: RunRecord) -> str:

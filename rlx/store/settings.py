@@ -6,7 +6,8 @@
       "featured": ["org/name"],                          indexed first by the indexer
       "collections": {"terminal": {"title": "Terminal tasks", "items": ["org/name", "space:org/x"]}},
       "banner": {"text": "Built by ...", "href": "https://...", "id": "2026-11"},
-      "rollouts": {"enabled": true, "per_visitor_per_hour": 10, "agents": ["terminus-2"]},
+      "rollouts": {"enabled": true, "per_visitor_per_hour": 10, "agents": ["terminus-2"],
+                   "judges": ["openai/gpt-oss-120b"]},      the judge models a visitor may pick (empty: defaults)
       "stop": {"<run id>": "2026-12-02T01:00:00Z"}       runs an admin asked to stop (their workers do it)
     }
 
@@ -30,6 +31,11 @@ MAX_PER_HOUR = 1000
 MAX_IDS = 5000  # per list: far above what an admin curates by hand, far below what could slow a request
 MAX_COLLECTIONS = 200
 MAX_STOPS = 1000
+MAX_JUDGES = 16
+# Text models Inference Providers' router serves, open-weights and good at following a grading prompt; an admin
+# who wants others lists them under `rollouts.judges`.
+DEFAULT_JUDGES = ("openai/gpt-oss-120b", "Qwen/Qwen3-235B-A22B-Instruct-2507")
+JUDGE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}\Z")
 MAX_DEPTH = 5  # the deepest the format goes: {"collections": {key: {"items": [id]}}}
 
 
@@ -51,6 +57,12 @@ class RolloutSettings:
     enabled: bool = True
     per_visitor_per_hour: int = 10
     agents: tuple[str, ...] = ()  # agents offered; empty: every agent the app knows
+    # The judge models a visitor may pick for a model-graded task (rlx/runs/judges.py); empty: DEFAULT_JUDGES.
+    judges: tuple[str, ...] = ()
+
+    @property
+    def judge_pool(self) -> tuple[str, ...]:
+        return self.judges or DEFAULT_JUDGES
 
 
 @dataclass(frozen=True)
@@ -140,7 +152,8 @@ def _rollouts(value) -> RolloutSettings:
     if value is None:
         return RolloutSettings()
     if not isinstance(value, dict):
-        raise SettingsError("`rollouts` must be an object: {\"enabled\", \"per_visitor_per_hour\", \"agents\"}.")
+        raise SettingsError("`rollouts` must be an object: {\"enabled\", \"per_visitor_per_hour\", \"agents\", "
+                            "\"judges\"}.")
     enabled = value.get("enabled", True)
     if not isinstance(enabled, bool):
         raise SettingsError("`rollouts.enabled` must be true or false.")
@@ -151,7 +164,13 @@ def _rollouts(value) -> RolloutSettings:
     if not isinstance(agents, list) or len(agents) > 32 or not all(
             isinstance(a, str) and COLLECTION_KEY.match(a) for a in agents):
         raise SettingsError("`rollouts.agents` must be a list of at most 32 agent names such as terminus-2.")
-    return RolloutSettings(enabled=enabled, per_visitor_per_hour=per_hour, agents=tuple(agents))
+    judges = value.get("judges") or []
+    if not isinstance(judges, list) or len(judges) > MAX_JUDGES or not all(
+            isinstance(j, str) and JUDGE_ID.match(j) for j in judges):
+        raise SettingsError(f"`rollouts.judges` must be a list of at most {MAX_JUDGES} model ids such as "
+                            f"{DEFAULT_JUDGES[0]} (org/name, as Inference Providers' router names them).")
+    return RolloutSettings(enabled=enabled, per_visitor_per_hour=per_hour, agents=tuple(agents),
+                           judges=tuple(dict.fromkeys(judges)))
 
 
 def _stops(value) -> dict[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from rlx.adapters.contract import RunField, RunOption
 from rlx.adapters.harbor.hf_fit import hf_reasons
 from rlx.runs.agents import MODEL_AGENTS, NAMES
+from rlx.runs.judges import FIELD as JUDGE_FIELD, model_graded
 
 AGENTS = list(NAMES)  # which of them runs on this host is decided per request (rlx/runs/rollout_rules.py)
 _FOR_MODEL = " ".join(MODEL_AGENTS)
@@ -30,14 +31,18 @@ def local_option(entry: dict) -> RunOption:
         reasons.append(f"it runs in the prebuilt image {runtime.get('image')}, and the local sandbox has no "
                        "images: it runs the task on this worker's own system with the task's files, and this "
                        "task ships none.")
+    fields = _fields() + ([judge_field()] if model_graded(entry.get("config")) else []) if can_run else []
     return RunOption(key="local", label="This machine's sandbox (bubblewrap)", runner="harbor", can_run=can_run,
-                     why_not=" ".join(_sentence(r) for r in reasons) if not can_run else None,
-                     fields=_fields() if can_run else [])
+                     why_not=" ".join(_sentence(r) for r in reasons) if not can_run else None, fields=fields)
 
 
 def hf_option(entry: dict) -> RunOption:
     """An HF Sandbox starts the task's image, or its Dockerfile's base image with the steps replayed (hf_fit.py)."""
     reasons = hf_reasons(entry)
+    if model_graded(entry.get("config")):
+        # The judge relay reaches a sandbox through a unix socket linked into it (rlx/runs/judge_relay.py), which a
+        # remote HF Sandbox cannot be given.
+        reasons.append("it is graded by a judge model, which only this machine's sandbox can reach for now.")
     can_run = not reasons
     return RunOption(key="hf", label="HF Sandbox (a Hugging Face Job on your account)", runner="harbor",
                      can_run=can_run, why_not=None if can_run else " ".join(_sentence(r) for r in reasons),
@@ -52,6 +57,12 @@ def _fields() -> list[RunField]:
         RunField("endpoint", "OpenAI-compatible endpoint (agents that use a model)", "url", for_agent=_FOR_MODEL),
         RunField("api_key", "API key for that endpoint", "password", for_agent=_FOR_MODEL),
     ]
+
+
+def judge_field() -> RunField:
+    """A model-graded task's judge choice; its choices are the admin's pool, filled per request
+    (rlx/runs/judges.py offer_judges)."""
+    return RunField(JUDGE_FIELD, "Judge model (grades this task's answer)", "choice", [], None)
 
 
 def _has_environment_files(entry: dict) -> bool:

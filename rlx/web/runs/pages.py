@@ -15,7 +15,7 @@ from flask import Blueprint, Response, abort, current_app, redirect, render_temp
 
 from rlx.queue import get_redis
 from rlx.auth.shelf import needs_shelf, shelf_key
-from rlx.runs import batch as batches, events, read_token, record, rollout_rules
+from rlx.runs import batch as batches, events, judges, read_token, record, rollout_rules
 from rlx.runs.access import may_see, visibility_for
 from rlx.runs.form import FormError, read_run_form
 from rlx.jobs.settle import settle
@@ -63,6 +63,8 @@ def start(org: str, name: str, ref: str):
     try:
         choice = read_run_form(request.form, options)
         model = model_from_form(choice.values["agent"], choice.values, choice.secret, token)
+        judge = choice.values.get(judges.FIELD)
+        judge_secret = judges.judge_secret(current_app.config["RLX"], token) if judge else None
     except (FormError, ModelError) as exc:
         return _refused_form(org, name, ref, options, exc)
     try:
@@ -73,7 +75,9 @@ def start(org: str, name: str, ref: str):
                     sandbox=choice.option.key, model=model.model if model else None, revision=state.env.revision,
                     visitor=visitor_id(create=True),
                     visibility=visibility_for(state.env.record, choice.values["visibility"]),
-                    private_dataset=needs_shelf(state.env.record, token), cap_holder=cap_holder_id())
+                    private_dataset=needs_shelf(state.env.record, token), cap_holder=cap_holder_id(), judge=judge)
+    if judge_secret:  # the visitor's token for the judge on the router: the job takes it from Redis once
+        judges.store_judge_secret(get_redis(), run.id, judge_secret)
     if model:
         store_secret(get_redis(), run.id, model.endpoint, model.key)
     if run.sandbox == sandboxes.HF:  # the job takes it from Redis once; the record never holds it
@@ -86,6 +90,7 @@ def start(org: str, name: str, ref: str):
         get_redis().delete(sandboxes.token_key(run.id))
         read_token.forget(get_redis(), run.id)
         drop_secret(get_redis(), run.id)
+        judges.drop_judge_secret(get_redis(), run.id)
         return error_response(429, str(exc), retry_after=exc.retry_after)
     if swapping_in_place():  # the htmx form: the browser goes to the run page, not into the form's box
         return Response(status=204, headers={"HX-Redirect": url_for("runs.run_page", run_id=run.id)})

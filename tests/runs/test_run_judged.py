@@ -1,0 +1,155 @@
+"""A model-graded task end to end: the MiMo General twin's verifier, in the local sandbox, asks the judge the visitor
+picked (the model stand-in, scripted to answer the rubric's scores) through the run's judge relay, and the reward
+is the rubric's weighted sum of those scores; the calls are counted on the record and the run page; the key never
+leaves the relay; a judge outside the admin's pool is refused before anything starts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from rlx import create_app
+from tests.conftest import index_now
+from tests.runs.test_run_pages import post_run, run_id_of
+from tests.runs_fixtures import start_worker
+from tests.runs_helpers import wait_for
+from tests.stand_ins.model import ModelStandIn, action
+
+TWIN = "rlx-examples/mimo-release-harbor"
+GENERAL = f"/t/{TWIN}/general-s3k-1001"
+KEY = "sk-judge-NEVERSTORED-0123456789abcdef"
+JUDGE = "openai/gpt-oss-120b"  # the first of the default pool
+# The rubric (tests/rubric.json): c1 judged, weight 3; c2 judged, weight 2; c3 a code check (the file), weight 1.
+VERDICT = {"results": {"c1": {"score": 1, "why": "all three listed"}, "c2": {"score": 0, "why": "totals off"}}}
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (.ci/run installs it)")
+
+
+@pytest.fixture
+def judge():
+    stand_in = ModelStandIn([VERDICT], key=KEY).start()
+    yield stand_in
+    stand_in.stop()
+
+
+@pytest.fixture
+def judged_app(make_config, judge):
+    app = create_app(make_config(RLX_JUDGE_ENDPOINT=judge.url, RLX_JUDGE_KEY=KEY))
+    app.config["RLX_ALLOW_LOOPBACK_MODELS"] = True
+    index_now(app, TWIN)
+    return app
+
+
+@pytest.fixture
+def judged_worker(judged_app, redis_client, judge):
+    process = start_worker(judged_app, redis_client, {"RLX_ALLOW_LOOPBACK_MODELS": "1",
+                                                      "RLX_JUDGE_ENDPOINT": judge.url, "RLX_JUDGE_KEY": KEY})
+    yield process
+    process.terminate()
+    process.wait(15)
+
+
+def _files_holding(folder, secret: str) -> list[str]:
+    return [str(p) for p in folder.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+
+
+def test_the_general_twin_gets_its_reward_from_the_judge_the_visitor_picked(judged_app, judged_worker, judge):
+    client = judged_app.test_client()
+    form = client.get(GENERAL).get_data(as_text=True)
+    assert '<select name="judge">' in form and f'<option value="{JUDGE}" selected>' in form
+    run_id = run_id_of(post_run(client, path=GENERAL, agent="oracle", judge=JUDGE))
+    run = wait_for(judged_app, run_id, timeout=180)
+    assert run.status == "finished", run.outcome
+    assert run.rewards == {"reward": pytest.approx(4 / 6, abs=1e-4)}  # (3·1 + 2·0 + 1·1) / 6
+    assert run.judge == JUDGE and run.judge_calls == 2  # one call per judged check
+    calls = [r for r in judge.requests if r["path"].endswith("/chat/completions")]
+    assert len(calls) == 2
+    assert all(c["body"]["model"] == JUDGE and c["authorization"] == f"Bearer {KEY}" for c in calls)
+    asked = [c["body"]["messages"][-1]["content"] for c in calls]
+    assert "Checkpoint c1" in asked[0] and "Checkpoint c2" in asked[1]
+    assert all("| Kettle & Co | 3 | 950.00 |" in a for a in asked)  # the oracle's report, as the judge read it
+    page = client.get(f"/r/{run_id}").get_data(as_text=True)
+    assert f'<dt>Judge</dt><dd class="run-judge">{JUDGE} · 2 calls</dd>' in page
+    assert 'class="run-reward">0.6667<' in page
+    assert "c2 (llm_judge, weight 2): 0 totals off" in page  # the verifier's output says what the judge said
+    assert client.get(f"/api/runs/{run_id}").get_json()["judge_calls"] == 2
+    assert _files_holding(judged_app.config["RLX"].storage_dir, KEY) == []
+
+
+def test_nop_writes_nothing_for_the_judge_to_read_and_scores_zero_without_a_call(judged_app, judged_worker,
+                                                                                 judge):
+    client = judged_app.test_client()
+    run = wait_for(judged_app, run_id_of(post_run(client, path=GENERAL, agent="nop", judge=JUDGE)), timeout=180)
+    assert run.status == "finished" and run.rewards == {"reward": 0.0}, run.outcome
+    assert run.judge_calls == 0 and judge.requests == []
+
+
+def test_a_judge_outside_the_pool_is_refused_and_the_pool_is_the_admins(judged_app):
+    client = judged_app.test_client()
+    refused = post_run(client, path=GENERAL, agent="oracle", judge="someone/cheap-judge")
+    text = refused.get_data(as_text=True)
+    assert refused.status_code == 400
+    assert "Judge model (grades this task&#39;s answer) must be one of" in text and "someone/cheap-judge" in text
+    settings = judged_app.extensions["rlx.store"].settings_path
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"rollouts": {"judges": ["org/house-judge"]}}))
+    form = client.get(GENERAL).get_data(as_text=True)
+    assert '<option value="org/house-judge" selected>' in form and JUDGE not in form
+    assert post_run(client, path=GENERAL, agent="oracle", judge=JUDGE).status_code == 400
+    assert not any(judged_app.extensions["rlx.store"].runs_dir.glob("*/run.json"))  # nothing started
+
+
+def test_only_a_model_graded_task_offers_a_judge(judged_app):
+    index_now(judged_app, TWIN)
+    client = judged_app.test_client()
+    assert '<select name="judge">' not in client.get(f"/t/{TWIN}/music-gk-0812").get_data(as_text=True)
+    page = client.get(GENERAL).get_data(as_text=True)
+    assert "graded by a judge model, which only this machine" in page  # the HF Sandbox option says why not
+
+
+def test_a_judge_that_answers_no_score_leaves_the_run_not_scored_never_zero(judged_app, judged_worker, judge):
+    judge.garbage = True  # it answers prose, not the rubric's JSON
+    client = judged_app.test_client()
+    run = wait_for(judged_app, run_id_of(post_run(client, path=GENERAL, agent="oracle", judge=JUDGE)), timeout=180)
+    assert run.status == "finished" and not run.scored and run.rewards is None, run.outcome
+    assert run.judge_calls == 1  # the verifier stopped at the first check the judge did not score
+    assert "Not scored" in client.get(f"/r/{run.id}").get_data(as_text=True)
+
+
+# What a reward-hacking agent would leave behind: a report, and a "judge" on the judge's port giving full marks.
+FAKE_JUDGE = """cat > /tmp/fake_judge.py <<'PY'
+import http.server, json
+FULL = json.dumps({"results": {"c1": {"score": 1}, "c2": {"score": 1}}})
+class Judge(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = json.dumps({"choices": [{"message": {"content": FULL}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+http.server.HTTPServer(("127.0.0.1", 18081), Judge).serve_forever()
+PY
+"""
+REPORT = "mkdir -p /workspace/out && echo 'Everything is paid.' > /workspace/out/unpaid.md\n"
+SQUAT = "setsid python3 /tmp/fake_judge.py >/dev/null 2>&1 < /dev/null &\n"
+
+
+def test_an_agent_listening_on_the_judges_port_gets_no_reward_from_it(judged_app, judged_worker, judge):
+    """A process the agent leaves behind on the judge's port would answer the verifier's calls with any score it
+    likes: the forwarder cannot bind, and the run ends unjudged instead."""
+    agent_model = ModelStandIn([action(FAKE_JUDGE), action(REPORT + SQUAT, duration=2.0),
+                                action("", done=True)]).start()
+    try:
+        client = judged_app.test_client()
+        run_id = run_id_of(post_run(client, path=GENERAL, agent="terminus-2", model=agent_model.model,
+                                    endpoint=agent_model.url, judge=JUDGE))
+        run = wait_for(judged_app, run_id, timeout=240)
+    finally:
+        agent_model.stop()
+    assert not run.scored and run.rewards is None, (run.rewards, run.outcome)  # the fake judge's 1.0 is never had
+    assert "The judge could not be put in reach of the verifier" in run.outcome
+    assert "port 18081 is taken" in run.outcome
+    assert judge.requests == [] and run.judge_calls == 0
