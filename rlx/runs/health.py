@@ -73,6 +73,16 @@ def verdicts(store: Store, check: Check) -> list[dict]:
     return sorted(out, key=lambda v: (VERDICTS.index(v["verdict"]), v["ref"]))
 
 
+def worth_again(store: Store, check: Check, found: list[dict] | None = None) -> bool:
+    """Whether a visitor may check this revision again: its check has ended and left a task unchecked, or one
+    whose own runs broke (a sandbox or queue failure, not a property of the task, which a second look can clear)."""
+    batch = batches.load(store, check.batch_id)
+    if batch is not None and batch.status == batches.RUNNING:
+        return False
+    return any(v["verdict"] == NOT_CHECKED or (v["verdict"] == CANNOT_RUN and v["run_ids"])
+               for v in (verdicts(store, check) if found is None else found))
+
+
 def verdict_of(runs: list[dict]) -> dict:
     """The verdict of one task from its oracle and nop runs (index rows)."""
     ids = [r["id"] for r in runs]

@@ -11,7 +11,7 @@ from contextlib import closing
 
 from rlx.jobs.queues import BULK
 from rlx.runs import batch as batches, record
-from rlx.runs.health import Check, find, health_db
+from rlx.runs.health import Check, find, health_db, worth_again
 from rlx.store import Store, app_store
 
 PLAN = ("oracle", "nop", "oracle")  # per task, in this order: a task's verdict is known after its three runs
@@ -53,10 +53,11 @@ def after_index(env, adapter, index) -> None:
 
 
 def start(store: Store, redis, env_id: str, revision: str | None, runnable: list[str], cannot: dict[str, str],
-          cap: int = DEFAULT_CAP, budget: int = DEFAULT_BUDGET) -> Check:
-    """The check of this revision: the one already made, or a new batch over the runnable tasks."""
+          cap: int = DEFAULT_CAP, budget: int = DEFAULT_BUDGET, again: bool = False) -> Check:
+    """The check of this revision: the one already made, or a new batch over the runnable tasks. With `again`, an
+    ended check that left tasks unchecked or broken (health.worth_again) is replaced by a new one."""
     kept = find(store, env_id, revision)
-    if kept is not None:
+    if kept is not None and not (again and worth_again(store, kept)):
         return kept
     chosen = runnable[:max(0, min(budget, MAX_BUDGET))]
     skipped = {**cannot, **{ref: "Over this check's budget of tasks." for ref in runnable[len(chosen):]}}
@@ -66,6 +67,9 @@ def start(store: Store, redis, env_id: str, revision: str | None, runnable: list
         visitor=None, visibility="public", queue=HEALTH_QUEUE, purpose="health")
     with closing(health_db(store)) as db:  # claimed first: two visitors asking at once start one check
         db.execute("BEGIN IMMEDIATE")
+        if kept is not None:  # only the check judged worth replacing: one another visitor started since stays
+            db.execute("DELETE FROM health_checks WHERE env_id=? AND revision=? AND batch_id=?",
+                       (env_id, revision or "", kept.batch_id))
         taken = db.execute("INSERT OR IGNORE INTO health_checks VALUES (?, ?, ?, ?, ?)",
                            (env_id, revision or "", run.id, record.now_iso(), json.dumps(skipped))).rowcount
         db.execute("COMMIT")

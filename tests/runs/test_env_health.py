@@ -100,3 +100,34 @@ def test_two_oracle_runs_that_differ_make_a_task_flaky():
     assert health.verdict_of([row(1, "oracle", "solved"), row(2, "nop", "failed"),
                               row(3, "oracle", "failed")])["verdict"] == "flaky"
     assert health.verdict_of([row(1, "oracle", "solved"), row(2, "nop", "failed")])["verdict"] == "not checked"
+
+
+def test_a_check_that_left_tasks_unchecked_can_be_run_again_and_only_then(health_app, redis_client):
+    """Its runs lost (stopped here; a Redis reset in a demo does the same): the ended check offers "Check again",
+    which starts a new batch for the same revision; while that one runs, asking again changes nothing."""
+    client = health_app.test_client()
+    assert client.post(f"/d/{DATASET}/health", headers=OURS).status_code == 303
+    revision = client.get(f"/api/env/{DATASET}").get_json()["revision"]
+    with health_app.app_context():
+        store = health_app.extensions["rlx.store"]
+        first = health.find(store, DATASET, revision)
+    running = client.get(f"/d/{DATASET}").get_data(as_text=True)
+    assert "Check again" not in running
+    assert client.post(f"/d/{DATASET}/health", headers=OURS, data={"again": "1"}).status_code == 303
+    with health_app.app_context():
+        assert health.find(store, DATASET, revision).batch_id == first.batch_id  # still running: the same check
+        batches.stop(store, redis_client, first.batch_id)
+    ended = client.get(f"/d/{DATASET}").get_data(as_text=True)
+    assert set(verdict_rows(ended).values()) == {"not checked", "cannot run here"} and "Check again" in ended
+    assert client.post(f"/d/{DATASET}/health", headers={**OURS, "Sec-Fetch-Site": "cross-site"},
+                       data={"again": "1"}).status_code == 403
+    assert client.post(f"/d/{DATASET}/health", headers=OURS).status_code == 303  # without "again": once per revision
+    with health_app.app_context():
+        assert health.find(store, DATASET, revision).batch_id == first.batch_id
+    assert client.post(f"/d/{DATASET}/health", headers=OURS, data={"again": "1"}).status_code == 303
+    with health_app.app_context():
+        second = health.find(store, DATASET, revision)
+        assert second.batch_id != first.batch_id
+        assert batches.load(store, second.batch_id).status == "running"
+    again = client.get(f"/d/{DATASET}").get_data(as_text=True)
+    assert "The check is running" in again and "Check again" not in again

@@ -3,7 +3,7 @@ button that starts the check of this revision on demand, its partial (polled whi
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, redirect, url_for
+from flask import Blueprint, current_app, redirect, request, url_for
 
 from rlx.http.error_answers import error_response
 from rlx.http.origin import same_origin_only
@@ -27,8 +27,10 @@ def health_view(state) -> dict | None:
         return None
     found = health.verdicts(store, check)
     batch = batches.load(store, check.batch_id)
+    running = batch is not None and batch.status == batches.RUNNING
     return {"check": check, "verdicts": found[:MAX_LISTED], "total": len(found), "shares": health.shares(found),
-            "running": batch is not None and batch.status == batches.RUNNING, "batch_id": check.batch_id}
+            "running": running, "batch_id": check.batch_id,
+            "again": not running and health.worth_again(store, check, found)}
 
 
 @bp.post("/d/<org>/<name>/health")
@@ -45,7 +47,7 @@ def start_check(org: str, name: str):
     runnable, cannot = health_check.plan(state.adapter, state.env, state.index)
     config = current_app.config["RLX"]
     health_check.start(app_store(), get_redis(), state.env.id, state.env.revision, runnable,
-                 cannot, config.health_cap, config.health_budget)
+                       cannot, config.health_cap, config.health_budget, again=request.form.get("again") == "1")
     return redirect(url_for("envs.env_page", org=org, name=name) + "#health", 303)
 
 
