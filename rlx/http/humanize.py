@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime, timezone
 
@@ -63,3 +64,16 @@ def operator_hint(q: str | None) -> str:
         return ""
     return ("Search has no operators: every word must match, OR, AND and NOT are words like any other, and quotes, "
             "stars, brackets and minus signs are ignored. Search for one alternative at a time.")
+
+
+def dollars(value) -> str:
+    """A cost as a page says it: "$0.0123"; a cost below a hundredth of a cent keeps two significant digits
+    ("$0.000032") rather than reading as $0.0000; "unknown" stays so; None (nothing to say) is a dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value
+    if value == 0 or abs(value) >= 0.0001:
+        return f"${value:.4f}"
+    digits = 1 - math.floor(math.log10(abs(value)))
+    return f"${value:.{digits}f}"

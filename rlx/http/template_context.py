@@ -13,7 +13,7 @@ from rlx.adapters.key_labels import readable
 from rlx.catalog.kinds import KINDS
 from rlx.runs.outcome import LABELS as OUTCOME_LABELS
 from rlx.runs.rollout_rules import offered_agents, unavailable_agents
-from rlx.http.humanize import compact_number, file_size, operator_hint, relative_date
+from rlx.http.humanize import compact_number, dollars, file_size, operator_hint, relative_date
 from rlx.http.naming import ref_beside_title
 from rlx.http.richtext import render_code, render_markdown, render_verbatim
 
@@ -23,6 +23,7 @@ def init_context(app: Flask) -> None:
     app.jinja_env.filters["key_label"] = readable  # a chip's key in words: "1.0" alone says nothing
     app.jinja_env.filters["ago"] = relative_date
     app.jinja_env.filters["filesize"] = file_size
+    app.jinja_env.filters["dollars"] = dollars
     app.jinja_env.filters["operator_hint"] = operator_hint
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["code"] = render_code

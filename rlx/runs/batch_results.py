@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rlx.runs.batch import BatchRecord
-from rlx.runs.outcome import KINDS, LABELS, PENDING, of_run
+from rlx.runs.outcome import KINDS, LABELS, PENDING, SOLVED, of_run
 from rlx.runs.record import WITHDRAWN, RunRecord
+from rlx.runs.usage import cost_of, cost_per_solved
 
 WAITING = "waiting"
 NOT_STARTED = "not started"  # a stopped batch's tasks it never got to
@@ -33,6 +34,7 @@ class ResultRow:
     seconds: float | None
     outcome: str | None
     result: str | None = None  # solved, failed, infrastructure, unobserved, stopped (rlx/runs/outcome.py)
+    cost: float | str | None = None  # dollars, "unknown", or None (no model used, or not ended): not exported yet
 
     def as_dict(self) -> dict:
         return {c: getattr(self, c) for c in COLUMNS}
@@ -51,7 +53,7 @@ def result_rows(batch: BatchRecord, runs: list[RunRecord | None], hide_withdrawn
         else:
             ended = of_run(run)
             rows.append(ResultRow(ref, run.id, run.status, run.scored, run.reward, _seconds(run), run.outcome,
-                                  None if ended.kind == PENDING else ended.kind))
+                                  None if ended.kind == PENDING else ended.kind, cost_of(run.usage)))
     return rows
 
 
@@ -75,6 +77,11 @@ def counts(rows: list[ResultRow]) -> dict[str, int]:
     out["done"] = out["finished"] + out["failed"] + out["stopped"]
     out["total"] = len(rows)
     return out
+
+
+def solved_cost(rows: list[ResultRow]) -> float | str | None:
+    """What each solved task cost, by the one rule (rlx/runs/usage.py cost_per_solved): the runs shown so far."""
+    return cost_per_solved((r.cost for r in rows), sum(1 for r in rows if r.result == SOLVED))
 
 
 def results(rows: list[ResultRow]) -> list[tuple[str, str, int]]:

@@ -11,6 +11,7 @@ from contextlib import closing
 
 from rlx.runs.runs_db import connect
 from rlx.runs.outcome import FAILED, KINDS, SOLVED
+from rlx.runs.usage import per_solved
 from rlx.store import Store
 
 COMMUNITY = "visibility='public' AND status='finished' AND scored=1 AND purpose IS NULL"  # as runs/runs_db.py's
@@ -46,13 +47,17 @@ def recent(store: Store, env_id: str | None = None) -> list[dict]:
 
 
 def leaderboard(store: Store, env_id: str) -> list[dict]:
-    """Per agent and model on one environment: runs, tasks tried, mean reward and how many runs reached 1."""
+    """Per agent and model on one environment: runs, tasks tried, mean reward, how many runs reached 1, and the
+    cost per solved task: the cost of all its rollouts here over those that reached 1 ("unknown" when any
+    rollout's price could not be read: rlx/runs/usage.py per_solved)."""
     with closing(connect(store)) as db:
         rows = db.execute(f"SELECT agent, model, COUNT(*) AS runs, COUNT(DISTINCT ref) AS tasks, "
-                          f"AVG(reward) AS mean, SUM(reward >= 1) AS full FROM runs WHERE {COMMUNITY} AND env_id=? "
+                          f"AVG(reward) AS mean, SUM(reward >= 1) AS full, TOTAL(cost) AS cost, COUNT(cost) AS priced, "
+                          f"TOTAL(cost_unknown) AS unpriced FROM runs WHERE {COMMUNITY} AND env_id=? "
                           f"GROUP BY agent, model ORDER BY mean DESC, runs DESC LIMIT ?",
                           (env_id, MAX_BOARD)).fetchall()
-    return [{**dict(r), "label": model_label(r["agent"], r["model"])} for r in rows]
+    return [{**dict(r), "label": model_label(r["agent"], r["model"]),
+             "per_solved": per_solved(r["cost"], r["priced"], int(r["unpriced"]), r["full"] or 0)} for r in rows]
 
 
 def outcomes(store: Store, env_id: str) -> list[dict]:

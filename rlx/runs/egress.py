@@ -179,13 +179,26 @@ def guarded_async_client(egress: Egress, **kwargs) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=_AsyncGuardedTransport(egress), trust_env=False, **kwargs)
 
 
-def route_litellm_through(egress: Egress) -> None:
+def route_litellm_through(egress: Egress, served=None) -> None:
     """Make every litellm call in this process (a work horse: one job) connect through the guard. litellm hands
-    these sessions to the OpenAI client it builds for `openai/` models, in place of its own (aiohttp) transport."""
+    these sessions to the OpenAI client it builds for `openai/` models, in place of its own (aiohttp) transport.
+    `served` (rlx/runs/router_prices.py ServedBy) notes each answer's headers: which provider the router used."""
     import litellm
 
-    litellm.client_session = guarded_client(egress)
-    litellm.aclient_session = guarded_async_client(egress)
+    if served is None:
+        litellm.client_session = guarded_client(egress)
+        litellm.aclient_session = guarded_async_client(egress)
+        return
+
+    def note(response: httpx.Response) -> None:
+        if response.status_code == 200:  # an answer the model was paid for, not a refusal
+            served.note(response.headers)
+
+    async def note_async(response: httpx.Response) -> None:
+        note(response)
+
+    litellm.client_session = guarded_client(egress, event_hooks={"response": [note]})
+    litellm.aclient_session = guarded_async_client(egress, event_hooks={"response": [note_async]})
 
 
 def loopback_allowed(app) -> bool:

@@ -11,7 +11,8 @@ the visitor's endpoint through the worker's egress checks (rlx/runs/egress.py), 
 still reaches its model and nothing else. Answers stream back as they come (codex reads server-sent events).
 
 It also counts the tokens the endpoint reports in each answer's `usage`, for the run record, since not every agent
-reports them itself.
+reports them itself, and notes which provider the router says served each answer (its cost is priced at that
+provider's prices: rlx/runs/usage.py).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 import httpx
 
 from rlx.runs.egress import Egress, guarded_client
+from rlx.runs.router_prices import ServedBy
 
 log = logging.getLogger("rlx.runs")
 PATHS = ("/v1/models", "/v1/chat/completions", "/v1/responses")
@@ -67,6 +69,7 @@ class ModelRelay:
         self.input_tokens = 0
         self.output_tokens = 0
         self.usage_seen = False
+        self.served = ServedBy()
         self._lock = threading.Lock()
         self._server: _Server | None = None
 
@@ -202,6 +205,8 @@ class ModelRelay:
                         kept += chunk
                 if answer.status_code == 200:
                     relay._count_body(content_type, bytes(kept))
+                    if not self.path.startswith("/v1/models"):
+                        relay.served.note(answer.headers)
                 self.close_connection = True
 
         return Handler

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 
 from rlx.runs.outcome import FAILED, SOLVED
+from rlx.runs.usage import cost_of_row, cost_per_solved
 
 BOTH, ONLY_A, ONLY_B, NEITHER = "both", "only A", "only B", "neither"
 CONFIDENCE = 0.95
@@ -32,8 +33,7 @@ class TaskResult:
     solved: int = 0
     failed: int = 0
     left_out: int = 0  # infrastructure errors, unobserved, stopped
-    cost: float = 0.0
-    costed: bool = False
+    costs: list = field(default_factory=list)  # per run: dollars, "unknown", or None (no model used)
     run_ids: list[str] = field(default_factory=list)
 
     @property
@@ -61,9 +61,7 @@ def gather(rows: list[dict]) -> dict[str, TaskResult]:
             result.failed += 1
         else:
             result.left_out += 1
-        if row.get("cost") is not None:
-            result.cost += float(row["cost"])
-            result.costed = True
+        result.costs.append(cost_of_row(row))
     return out
 
 
@@ -105,9 +103,9 @@ def _cell(result: TaskResult | None) -> dict | None:
             "is_solved": result.is_solved if result.counted else None, "run_ids": result.run_ids}
 
 
-def _cost_per_solved(results: dict[str, TaskResult], solved: int) -> float | None:
-    costed = [r.cost for r in results.values() if r.costed]
-    return sum(costed) / solved if costed and solved else None
+def _cost_per_solved(results: dict[str, TaskResult], solved: int) -> float | str | None:
+    """Every run's cost over the tasks solved, by the one rule (rlx/runs/usage.py cost_per_solved)."""
+    return cost_per_solved((c for r in results.values() for c in r.costs), solved)
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -22,7 +22,7 @@ from rlx.store import Store
 MAX_ROWS = 100  # rows one list shows
 MAX_TASKS = 11  # a task and at most ten aliases
 SHOWN = ("id", "env_id", "ref", "agent", "model", "status", "scored", "reward", "created_at", "finished_at",
-         "kind", "reason", "seconds", "cost", "batch", "purpose")
+         "kind", "reason", "seconds", "cost", "cost_unknown", "batch", "purpose")
 _READ = ", ".join((*SHOWN, "visitor", "visibility", "private_dataset"))
 
 

@@ -14,6 +14,7 @@ import os
 import platform
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from flask import current_app
@@ -30,7 +31,8 @@ from rlx.runs.failures import INFRASTRUCTURE, clean, failure_from_text, failure_
 from rlx.runs.feed import TrialFeed
 from rlx.runs.judge_run import judge_for
 from rlx.runs.task_vars import seal_task_config, task_variables
-from rlx.runs.usage import run_usage
+from rlx.runs.router_prices import ServedBy, router_prices
+from rlx.runs.usage import RouterRun, run_usage
 from rlx.runs.taskfiles import copy_task
 from rlx.runs.walls import read_walls
 from rlx.runs.worker_env import drop_rollout_secrets
@@ -55,7 +57,7 @@ def run_rollout(run_id: str) -> dict:
         return {"status": run.status}  # stopped before it started, or already handled
     admin_asked = admin_stop.watcher(run.id)
     drop_rollout_secrets()  # this work horse's own environment: nothing a task could ask Harbor for
-    scratch = relay = judge = None
+    scratch = relay = judge = use = None
     try:
         run.status, run.started_at = RUNNING, record.now_iso()
         run.provenance = provenance(run)
@@ -65,13 +67,13 @@ def run_rollout(run_id: str) -> dict:
             raise _Stopped(admin_stop.OUTCOME)
         task = _copy_task(run, source, store, redis, scratch / "task")
         seal_task_config(task, task_variables(run))  # Harbor gets no template to fill from our environment
-        agent, installed = _agent_config(run, redis, scratch)
+        agent, installed, use = _agent_config(run, redis, scratch)
         relay = installed.relay if installed else None
         judge = judge_for(run, redis, app.config["RLX"], egress_for(app))
         read_only = (installed.read_only if installed else []) + (judge.read_only if judge else [])
         environment = _environment_config(run, redis, read_only)
         result = asyncio.run(_drive(run, task, agent, environment, store, redis, admin_asked, judge))
-        _apply_result(run, result, relay)
+        _apply_result(run, result, relay, use, redis)
     except _Stopped as stopped:
         run.status, run.outcome = STOPPED, str(stopped) or "Stopped by its owner."
     except Exception as exc:  # every failure is the record's to tell, in a sentence
@@ -79,6 +81,8 @@ def run_rollout(run_id: str) -> dict:
         run.status = FAILED
         run.error_type, run.outcome = failure_of(exc)
     finally:
+        if use is not None and not run.usage and use.served.calls:
+            _note_usage(run, None, relay, use, redis)  # stopped or failed after spending: still counted
         if relay is not None:
             relay.stop()  # the key goes with it
         if judge is not None:
@@ -158,7 +162,8 @@ def _copy_task(run: RunRecord, source, store, redis, target: Path) -> Path:
 
 
 def _agent_config(run: RunRecord, redis, scratch: Path):
-    """Harbor's AgentConfig, and for an installed agent its relay and read-only folders (rlx/runs/installed_config.py).
+    """Harbor's AgentConfig, for an installed agent its relay and read-only folders (rlx/runs/installed_config.py),
+    and where its model is reached (ModelUse, for its cost); None for each it does not have.
     terminus-2's key goes into this work horse's own environment (RQ forks one per job), where litellm reads it;
     an installed agent's stays in its relay. Never into the config Harbor writes to disk, never into the sandbox.
     Every connection to the endpoint, from the /models check to the last model call, is judged when it is made
@@ -166,29 +171,46 @@ def _agent_config(run: RunRecord, redis, scratch: Path):
     from harbor.models.trial.config import AgentConfig
 
     if not needs_model(run.agent):
-        return AgentConfig(name=run.agent), None
+        return AgentConfig(name=run.agent), None, None
     secret = take_secret(redis, run.id)
     if not secret or not run.model:
         raise ModelError(f"{run.agent} needs a model, and this run's model settings have expired; start it again.")
     endpoint, egress = secret["endpoint"], egress_for(current_app)
     check_endpoint_live(endpoint, secret.get("key"), run.model, egress)
     if run.agent != "terminus-2":
-        return _installed(run, secret, egress, scratch)
-    route_litellm_through(egress)
+        installed = _installed(run, secret, egress, scratch)
+        return installed.agent, installed, ModelUse(endpoint, installed.relay.served)
+    use = ModelUse(endpoint, ServedBy())
+    route_litellm_through(egress, use.served)
     os.environ["OPENAI_API_KEY"] = secret.get("key") or "none"
     return AgentConfig(name="terminus-2", model_name=f"openai/{run.model}", base_url=endpoint, kwargs={
         "max_turns": MAX_TURNS, "record_terminal_session": False, "enable_summarize": False,
         "llm_call_kwargs": {"timeout": _model_call_timeout()},  # a hung endpoint fails the call, not the whole run
         "model_info": {"max_input_tokens": 128000, "max_output_tokens": 8192,
-                       "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}}), None
+                       "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}}), None, use
+
+
+@dataclass
+class ModelUse:
+    """Where a run's model was reached, and which providers the answers said served it (for its cost)."""
+    endpoint: str
+    served: ServedBy
 
 
 def _installed(run: RunRecord, secret: dict, egress, scratch: Path):
     from rlx.runs.installed_config import installed_run
 
-    installed = installed_run(run.agent, run.model, secret, current_app.config["RLX"].agents_dir,
-                              egress, float(_model_call_timeout()))
-    return installed.agent, installed
+    return installed_run(run.agent, run.model, secret, current_app.config["RLX"].agents_dir,
+                         egress, float(_model_call_timeout()))
+
+
+def _router_run(use: ModelUse | None, redis) -> RouterRun | None:
+    """For a run through Inference Providers' router, its prices (read from the configured router alone, never
+    from an endpoint a visitor gave) and who served it; None for any other run."""
+    router_url = current_app.config["RLX"].hf_router_url.rstrip("/")
+    if use is None or use.endpoint.rstrip("/") != router_url:
+        return None
+    return RouterRun(router_prices(redis, router_url, egress_for(current_app)), use.served.providers())
 
 
 def _model_call_timeout() -> int:
@@ -274,13 +296,22 @@ def note_walls(run: RunRecord, store, redis, save: bool = True) -> None:
             _save(store, redis, run)
 
 
-def _apply_result(run: RunRecord, result, relay=None) -> None:
+def _note_usage(run: RunRecord, agent_result, relay, use: ModelUse | None, redis) -> None:
+    try:  # a price list that cannot be read leaves the cost unknown, never the run failed
+        router = _router_run(use, redis)
+    except Exception:
+        log.warning("run %s: the router's prices could not be read", run.id, exc_info=True)
+        router = RouterRun(None)
+    run.usage = run_usage(agent_result, relay, run.model, router, use.served.calls if use else 0)
+
+
+def _apply_result(run: RunRecord, result, relay=None, use: ModelUse | None = None, redis=None) -> None:
     verifier = result.verifier_result
     rewards = {k: float(v) for k, v in ((verifier.rewards if verifier else None) or {}).items()
                if isinstance(v, (int, float))}
     exception = result.exception_info
     run.timings = _timings(result)
-    run.usage = run_usage(result.agent_result, relay, run.model)
+    _note_usage(run, result.agent_result, relay, use, redis)
     if rewards:
         run.scored, run.rewards = True, rewards
     if exception is not None:

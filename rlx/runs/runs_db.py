@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rlx.runs.outcome import of_run
 from rlx.runs.record import RunRecord
+from rlx.runs.usage import UNKNOWN
 from rlx.store import Store
 
 SCHEMA = """
@@ -31,7 +32,8 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 # Columns added after the first release: an older index gains them (ALTER TABLE) before the indexes below.
 ADDED_COLUMNS = {"kind": "TEXT", "reason": "TEXT", "seconds": "REAL", "cost": "REAL", "batch": "TEXT",
-                 "private_dataset": "INTEGER NOT NULL DEFAULT 0", "purpose": "TEXT"}
+                 "private_dataset": "INTEGER NOT NULL DEFAULT 0", "purpose": "TEXT",
+                 "cost_unknown": "INTEGER"}  # 1: the run used a model whose price could not be read (`cost` is NULL)
 INDEXES = """
 CREATE INDEX IF NOT EXISTS runs_by_task ON runs (env_id, ref, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_visitor ON runs (visitor, created_at);
@@ -131,7 +133,7 @@ COMMUNITY_LEVEL = 1
 # PRAGMA user_version once every table, column, index and trigger above is made: a connection that finds it opens
 # the file and reads one number (a request opening the index paid ~20 statements each time before). Raise it with
 # any change above, so each file is made again once.
-PREPARED_LEVEL = 2
+PREPARED_LEVEL = 3
 _COMMUNITY_MADE = ("INDEX runs_community", "INDEX runs_community_recent", "INDEX runs_community_env_recent",
                    *(f"TRIGGER community_{n}" for n in ("insert", "update_new", "update_old", "delete")),
                    *(f"TRIGGER community_version_{n}" for n in ("insert", "update", "delete")),
@@ -181,7 +183,8 @@ def _row(record: RunRecord) -> list:
     ended = of_run(record)
     row = {**{c: getattr(record, c, None) for c in COLUMNS}, "scored": int(record.scored), "reward": record.reward,
            "kind": ended.kind, "reason": ended.reason[:300], "seconds": (record.timings or {}).get("total"),
-           "cost": (record.usage or {}).get("cost_usd"), "private_dataset": int(bool(record.private_dataset))}
+           "cost": (record.usage or {}).get("cost_usd"), "private_dataset": int(bool(record.private_dataset)),
+           "cost_unknown": int((record.usage or {}).get("cost") == UNKNOWN)}
     return [row[c] for c in COLUMNS]
 
 

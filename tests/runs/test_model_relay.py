@@ -55,3 +55,17 @@ def test_a_stopped_relay_keeps_no_socket_and_no_key(relayed):
     _model, relay, _client = relayed
     relay.stop()
     assert not relay.folder.exists() and relay._key is None
+
+
+def test_the_relay_notes_which_provider_the_router_says_served_each_answer():
+    model = ModelStandIn([bash("ls")], key=KEY, router_providers=[], serves="novita").start()
+    relay = ModelRelay(model.url, KEY, Egress(allow_loopback=True)).start()
+    try:
+        transport = httpx.HTTPTransport(uds=str(relay.socket_path))
+        with httpx.Client(transport=transport, base_url="http://sandbox") as client:
+            assert client.get("/v1/models").status_code == 200  # a listing serves no call: not counted
+            client.post("/v1/responses", json={"model": model.model, "input": [], "stream": True})
+        assert relay.served.providers() == {"novita"} and relay.served.calls == 1
+    finally:
+        relay.stop()
+        model.stop()

@@ -15,6 +15,12 @@ closing message.
 
 Tests steer it: `key` makes it refuse requests without that bearer token (401), `hang` makes it never answer,
 `garbage` makes it answer text no agent can parse; `requests` records what it was asked.
+
+As Inference Providers' router (`router_providers`), GET /v1/models answers the router's own shape: per model a
+`providers` array, each with its `provider` name, `status`, `context_length`, `pricing: {input, output}` in US
+dollars per million tokens (left out where a provider publishes none), `supports_tools`, `is_model_author`; and
+every answer names the provider that served it in an `x-inference-provider` header (`serves`). `list_answers`
+limits how many GET /v1/models it answers before it fails with 503 (a router whose model list is down).
 """
 
 from __future__ import annotations
@@ -38,8 +44,11 @@ def action(keystrokes: str, done: bool = False, duration: float = 0.5) -> dict:
 
 
 class ModelStandIn:
-    def __init__(self, script: list[dict], model: str = "stand-in-model", key: str | None = None):
+    def __init__(self, script: list[dict], model: str = "stand-in-model", key: str | None = None,
+                 router_providers: list[dict] | None = None, serves: str | None = None):
         self.script, self.model, self.key = list(script), model, key
+        self.router_providers, self.serves = router_providers, serves
+        self.list_answers: int | None = None
         self.hang = False
         self.garbage = False
         self.requests: list[dict] = []
@@ -59,6 +68,15 @@ class ModelStandIn:
         self.hang = False
         self._server.shutdown()
         self._server.server_close()
+
+    def model_entry(self) -> dict:
+        entry = {"id": self.model, "object": "model", "created": 0, "owned_by": "stand-in"}
+        if self.router_providers is None:
+            return entry
+        return {**entry, "architecture": {"input_modalities": ["text"], "output_modalities": ["text"]},
+                "providers": [{"status": "live", "context_length": 131072, "supports_tools": True,
+                               "supports_structured_output": False, "is_model_author": False, **p}
+                              for p in self.router_providers]}
 
     def next_reply(self, messages: list) -> str:
         answered = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
@@ -82,6 +100,8 @@ class ModelStandIn:
             def _send(self, status: int, body: dict) -> None:
                 data = json.dumps(body).encode()
                 self.send_response(status)
+                if stand_in.serves and status == 200 and self.command == "POST":
+                    self.send_header("X-Inference-Provider", stand_in.serves)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -134,6 +154,8 @@ class ModelStandIn:
                 usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 50,
                          "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 150}
                 self.send_response(200)
+                if stand_in.serves:
+                    self.send_header("X-Inference-Provider", stand_in.serves)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 for event in ({"type": "response.created", "response": {"id": "resp"}},
@@ -153,9 +175,12 @@ class ModelStandIn:
             def do_GET(self):
                 if self.path.rstrip("/") != "/v1/models":
                     return self._send(404, {"error": {"message": "Not found", "type": "invalid_request_error"}})
-                if self._authorized():
-                    self._send(200, {"object": "list", "data": [{"id": stand_in.model, "object": "model",
-                                                                 "created": 0, "owned_by": "stand-in"}]})
+                if stand_in.list_answers is not None:
+                    if stand_in.list_answers <= 0:
+                        return self._send(503, {"error": "The model list is unavailable."})
+                    stand_in.list_answers -= 1
+                if stand_in.router_providers is not None or self._authorized():  # the router lists without a token
+                    self._send(200, {"object": "list", "data": [stand_in.model_entry()]})
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)

@@ -18,7 +18,7 @@ from rlx.auth.shelf import needs_shelf, shelf_key
 from rlx.runs import read_token
 from rlx.runs.access import may_see, visibility_for
 from rlx.runs.batch import BatchRecord
-from rlx.runs.batch_results import (counts, histogram, result_rows, results, to_csv, to_jsonl, to_parquet,
+from rlx.runs.batch_results import (counts, histogram, result_rows, results, solved_cost, to_csv, to_jsonl, to_parquet,
                                     withdrawn_count)
 from rlx.jobs.settle import settle
 from rlx.runs.limits import LimitReached
@@ -158,6 +158,7 @@ def _context(batch_id: str) -> dict:
     owner = owns(batch)
     rows = result_rows(batch, runs, hide_withdrawn=not owner)
     return {"batch": batch, "rows": rows, "counts": counts(rows), "hist": histogram(rows), "results": results(rows),
+            "per_solved": solved_cost(rows),
             "withdrawn": 0 if owner else withdrawn_count(runs),
             "active": batch.status == batches.RUNNING or any(run is not None and run.active for run in runs),
             "can_stop": owner and batch.status == batches.RUNNING}
