@@ -131,6 +131,8 @@ class ModelStandIn:
                     chunks.append({**base, "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 50,
                                                                     "total_tokens": 150}})
                 self.send_response(200)
+                if stand_in.serves:
+                    self.send_header("X-Inference-Provider", stand_in.serves)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 for chunk in chunks:
