@@ -12,6 +12,7 @@ from contextlib import closing
 from rlx.jobs.queues import BULK
 from rlx.runs import batch as batches, record
 from rlx.runs.health import Check, find, health_db, worth_again
+from rlx.runs.judges import FIELD as JUDGE_FIELD
 from rlx.store import Store, app_store
 
 PLAN = ("oracle", "nop", "oracle")  # per task, in this order: a task's verdict is known after its three runs
@@ -20,6 +21,9 @@ DEFAULT_CAP = 4
 MAX_CAP = 8
 DEFAULT_BUDGET = 300  # tasks one check runs, at most (RLX_HEALTH_BUDGET)
 MAX_BUDGET = 5000
+# A health check runs unattended, for everyone: it has nobody's token to pay a judge with, and the operator's
+# judge (RLX_JUDGE_ENDPOINT) is for visitors' runs.
+JUDGED = "It is graded by a judge model, which a health check does not call; run it from its page with a judge."
 
 
 def plan(adapter, env, index) -> tuple[list[str], dict[str, str]]:
@@ -29,7 +33,9 @@ def plan(adapter, env, index) -> tuple[list[str], dict[str, str]]:
     for row in index.rows:
         options = adapter.run_options(env, index, row.ref)
         local = next((o for o in options if o.key == "local"), None)
-        if local is not None and local.can_run:
+        if local is not None and local.can_run and any(f.name == JUDGE_FIELD for f in local.fields):
+            cannot[row.ref] = JUDGED
+        elif local is not None and local.can_run:
             runnable.append(row.ref)
         else:
             cannot[row.ref] = (local.why_not if local is not None and local.why_not else

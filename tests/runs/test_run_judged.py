@@ -153,3 +153,16 @@ def test_an_agent_listening_on_the_judges_port_gets_no_reward_from_it(judged_app
     assert "The judge could not be put in reach of the verifier" in run.outcome
     assert "port 18081 is taken" in run.outcome
     assert judge.requests == [] and run.judge_calls == 0
+
+
+def test_a_health_check_leaves_the_model_graded_task_out_and_says_why(judged_app):
+    from rlx.adapters import Env, choose
+    from rlx.runs.health_check import JUDGED, plan
+
+    with judged_app.app_context():
+        source, store = judged_app.extensions["rlx.source"], judged_app.extensions["rlx.store"]
+        env = Env(source.repo_info("dataset", TWIN), source, store)
+        adapter = choose(env)
+        runnable, cannot = plan(adapter, env, adapter.build_index(env))
+    assert "general-s3k-1001" not in runnable and cannot["general-s3k-1001"] == JUDGED
+    assert {"code-000101", "music-gk-0812"} <= set(runnable)
