@@ -34,6 +34,7 @@ from rlx.jobs.queues import BULK, QUEUES, ROLLOUTS
 from rlx.queue import get_redis
 from rlx.queue.defaults import MAINTENANCE_INTERVAL_S
 from rlx.queue.liveness import MACHINE_FIELD, STARTED_FIELD, Liveness, expire_lost, process_started, this_machine
+from rlx.jobs.recover import recover_batches
 from rlx.runs.batch import advance_running
 from rlx.store import app_store
 from rlx.supervisor import die_with_parent
@@ -108,6 +109,7 @@ class AppWorker(Worker):
         """Batches held back by the server's cap (or by rollouts switched off) start their next runs from here,
         never from a page that shows them (rlx/runs/batch.py)."""
         try:
+            recover_batches(app_store(), get_redis())  # once per Redis lifetime: after a reset, the store's batches
             advance_running(app_store(), get_redis())
         except Exception:
             self.log.warning("the sweep over running batches failed", exc_info=True)

@@ -251,6 +251,28 @@ def test_a_look_at_a_held_back_batch_starts_nothing_and_a_worker_starts_its_runs
     assert "18 waiting" in second.get(f"/b/{held}").get_data(as_text=True)
 
 
+def test_a_running_batch_goes_on_after_redis_is_reset(twenty_app, redis_client):
+    """An embedded Redis restarted with the app forgets which batches run, and their queued jobs: the workers'
+    next upkeep finds the batch in the store again and starts its next runs (the lost ones end as infrastructure
+    errors, not as the agent's failures)."""
+    from rlx.jobs.queues import QUEUES
+    from workers.rq_worker import build_worker
+
+    client = twenty_app.test_client()
+    batch_id = batch_id_of(start_batch(client, q="odd", cap="1"))
+    with twenty_app.app_context():
+        assert len(batches.load(twenty_app.extensions["rlx.store"], batch_id).run_ids) == 1
+    redis_client.flushdb()  # what a restart of the embedded Redis leaves
+    build_worker(twenty_app, QUEUES, name="test-upkeep").clean_registries()  # a worker's upkeep, between jobs
+    with twenty_app.app_context():
+        store = twenty_app.extensions["rlx.store"]
+        lost = record.load(store, batches.load(store, batch_id).run_ids[0])
+        assert lost.status == "failed" and "disappeared" in (lost.outcome or "")
+        assert len(batches.load(store, batch_id).run_ids) == 2  # the next run started, with nobody looking
+    page = client.get(f"/b/{batch_id}").get_data(as_text=True)
+    assert "1 of 10 done" in page and "8 waiting" in page
+
+
 def test_a_visitor_has_at_most_two_batches_running(twenty_app):
     client = twenty_app.test_client()
     first = batch_id_of(start_batch(client, cap="1"))
