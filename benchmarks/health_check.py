@@ -83,10 +83,17 @@ def measure(tasks: int = 40) -> dict:
                 with app.app_context():
                     found = health.verdicts(store, check)
         counts = {s["verdict"]: s["n"] for s in health.shares(found)}
+        surprises: dict[str, int] = {}  # why a task got a verdict it was not built for (a sandbox under load, say)
+        for v in found:
+            expected = "nop passes" if int(v["ref"].rsplit("-", 1)[1]) % 10 == 9 else "sound"
+            if v["verdict"] != expected:
+                why = f"{v['verdict']}: {v['why'][:160]}"
+                surprises[why] = surprises.get(why, 0) + 1
         return {"tasks": tasks, "runs": tasks * len(health_check.PLAN), "at_once": AT_ONCE, "wall_s": round(wall, 1),
                 "runs_per_minute": round(tasks * len(health_check.PLAN) / wall * 60, 1), "verdicts": counts,
                 "expected": {"sound": tasks - tasks // 10, "nop passes": tasks // 10},
-                "extrapolated_1000_s": round(wall / tasks * TARGET_TASKS)}
+                "extrapolated_1000_s": round(wall / tasks * TARGET_TASKS),
+                "surprises": dict(sorted(surprises.items(), key=lambda kv: -kv[1])[:10])}
     finally:
         shutil.rmtree(ws.root, ignore_errors=True)
 

@@ -35,6 +35,7 @@ class ResultRow:
     outcome: str | None
     result: str | None = None  # solved, failed, infrastructure, unobserved, stopped (rlx/runs/outcome.py)
     cost: float | str | None = None  # dollars, "unknown", or None (no model used, or not ended): not exported yet
+    agent: str | None = None  # shown where a batch's runs use different agents (a health check's oracle and nop)
 
     def as_dict(self) -> dict:
         return {c: getattr(self, c) for c in COLUMNS}
@@ -47,13 +48,14 @@ def result_rows(batch: BatchRecord, runs: list[RunRecord | None], hide_withdrawn
         if run is not None and run.visibility == WITHDRAWN and hide_withdrawn:
             continue
         if run is None and batch.status == "stopped":
-            rows.append(ResultRow(ref, None, NOT_STARTED, False, None, None, "The batch was stopped before it."))
+            rows.append(ResultRow(ref, None, NOT_STARTED, False, None, None, "The batch was stopped before it.",
+                                  agent=batch.agent_at(i)))
         elif run is None:
-            rows.append(ResultRow(ref, None, WAITING, False, None, None, None))
+            rows.append(ResultRow(ref, None, WAITING, False, None, None, None, agent=batch.agent_at(i)))
         else:
             ended = of_run(run)
             rows.append(ResultRow(ref, run.id, run.status, run.scored, run.reward, _seconds(run), run.outcome,
-                                  None if ended.kind == PENDING else ended.kind, cost_of(run.usage)))
+                                  None if ended.kind == PENDING else ended.kind, cost_of(run.usage), run.agent))
     return rows
 
 

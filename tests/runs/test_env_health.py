@@ -113,6 +113,11 @@ def test_a_check_that_left_tasks_unchecked_can_be_run_again_and_only_then(health
         first = health.find(store, DATASET, revision)
     running = client.get(f"/d/{DATASET}").get_data(as_text=True)
     assert "Check again" not in running
+    batch_page = client.get(f"/b/{first.batch_id}").get_data(as_text=True)  # its runs: which agent each is
+    assert f"<h1>Health check of {DATASET}: 3 tasks</h1>" in batch_page
+    cells = re.findall(r'<tr class="batch-row[^"]*">\s*<td>(?:<a [^>]+>)?([^<]+)(?:</a>)?</td>\s*<td>([^<]+)</td>', batch_page)
+    assert sorted(cells) == sorted((task, agent) for task in ("sound", "accepts-anything", "broken-solution")
+                                   for agent in ("oracle", "nop", "oracle"))
     assert client.post(f"/d/{DATASET}/health", headers=OURS, data={"again": "1"}).status_code == 303
     with health_app.app_context():
         assert health.find(store, DATASET, revision).batch_id == first.batch_id  # still running: the same check
