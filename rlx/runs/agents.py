@@ -49,8 +49,7 @@ AGENTS: tuple[Agent, ...] = (
     Agent("codex", "OpenAI's Codex CLI", needs_model=True, api=RESPONSES,
           program="npm/node_modules/.bin/codex", host_program="node", sandboxes=(LOCAL,)),
     Agent("opencode", "the OpenCode CLI", needs_model=True, api=CHAT, program="npm/node_modules/.bin/opencode",
-          driven=False, why_not_driven="this server does not drive OpenCode yet (its model settings and "
-          "trajectory are not wired).", sandboxes=(LOCAL,)),
+          sandboxes=(LOCAL,)),  # a native program: no node at run time
     Agent("pi", "the Pi coding agent", needs_model=True, api=CHAT, program="npm/node_modules/.bin/pi",
           runtime="npm/node_modules/.bin/node", sandboxes=(LOCAL,)),
     Agent("claude-code", "Anthropic's Claude Code CLI", needs_model=True, api="Anthropic's Messages API",

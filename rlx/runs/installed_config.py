@@ -13,7 +13,11 @@ from rlx.runs.egress import Egress, ModelError
 from rlx.runs.model_relay import SANDBOX_DIR, ModelRelay
 
 CLASSES = {"mini-swe-agent": "rlx.runs.installed_agents:PreinstalledMiniSweAgent",
-           "codex": "rlx.runs.installed_agents:PreinstalledCodex", "pi": "rlx.runs.agent_pi:PreinstalledPi"}
+           "codex": "rlx.runs.installed_agents:PreinstalledCodex", "pi": "rlx.runs.agent_pi:PreinstalledPi",
+           "opencode": "rlx.runs.agent_opencode:PreinstalledOpenCode"}
+# Per-process address space an agent needs whatever the task's memory (the sandbox's cgroup still bounds what it
+# uses): OpenCode is a Bun program, whose JavaScriptCore reserves far more than it touches and aborts under 5 GB.
+ADDRESS_SPACE_MB = {"opencode": 8192}
 
 
 @dataclass
@@ -21,6 +25,7 @@ class InstalledRun:
     agent: object  # harbor's AgentConfig
     relay: ModelRelay
     read_only: list[list[str]]
+    address_space_mb: int | None = None  # a floor under the sandbox's per-process limit (ADDRESS_SPACE_MB)
 
 
 def installed_run(name: str, model: str, secret: dict, agents_dir: Path, egress: Egress,
@@ -46,4 +51,5 @@ def installed_run(name: str, model: str, secret: dict, agents_dir: Path, egress:
     except Exception:
         relay.stop()
         raise
-    return InstalledRun(config, relay, [[str(agents_dir), str(agents_dir)], [str(relay.folder), SANDBOX_DIR]])
+    return InstalledRun(config, relay, [[str(agents_dir), str(agents_dir)], [str(relay.folder), SANDBOX_DIR]],
+                        ADDRESS_SPACE_MB.get(name))

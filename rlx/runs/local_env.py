@@ -45,11 +45,14 @@ def _cpus(asked) -> float:
 
 
 class LocalEnvironment(BaseEnvironment):
-    """Environment kwargs (none secret: Harbor writes them to config.json): max_processes, cpu_seconds, and
-    read_only, [host folder, path inside] pairs linked in read-only (an installed agent's folder, its model relay)."""
+    """Environment kwargs (none secret: Harbor writes them to config.json): max_processes, cpu_seconds,
+    read_only, [host folder, path inside] pairs linked in read-only (an installed agent's folder, its model relay),
+    and address_space_mb, a floor under each process's address space for an agent whose runtime reserves more
+    than it uses (installed_config.ADDRESS_SPACE_MB)."""
 
     def __init__(self, *args, **kwargs):
-        self._extra = {k: kwargs.pop(k) for k in ("max_processes", "cpu_seconds", "read_only") if k in kwargs}
+        self._extra = {k: kwargs.pop(k) for k in ("max_processes", "cpu_seconds", "read_only", "address_space_mb")
+                       if k in kwargs}
         super().__init__(*args, **kwargs)
 
     @staticmethod
@@ -107,7 +110,8 @@ class LocalEnvironment(BaseEnvironment):
         # The whole sandbox (its cgroup, where the host gives one): the task's memory plus its in-memory storage,
         # since the tmpfs pages are charged to the group of the process that wrote them.
         storage_mb, processes = min(max(int(storage), 64), 8192), self._kwargs_int("max_processes", 256)
-        return Limits(memory_mb=min(max(int(memory) * 2, 1024), 16384), storage_mb=storage_mb,
+        address_space = max(min(max(int(memory) * 2, 1024), 16384), self._kwargs_int("address_space_mb", 0))
+        return Limits(memory_mb=address_space, storage_mb=storage_mb,
                       processes=processes, cpu_seconds=self._kwargs_int("cpu_seconds", 3600),
                       group_memory_mb=int(memory) + storage_mb, group_processes=processes,
                       group_cpus=_cpus(self._effective_cpus or cfg.cpus))

@@ -71,7 +71,7 @@ def run_rollout(run_id: str) -> dict:
         relay = installed.relay if installed else None
         judge = judge_for(run, redis, app.config["RLX"], egress_for(app))
         read_only = (installed.read_only if installed else []) + (judge.read_only if judge else [])
-        environment = _environment_config(run, redis, read_only)
+        environment = _environment_config(run, redis, read_only, installed.address_space_mb if installed else None)
         result = asyncio.run(_drive(run, task, agent, environment, store, redis, admin_asked, judge))
         _apply_result(run, result, relay, use, redis)
     except _Stopped as stopped:
@@ -220,13 +220,15 @@ def _model_call_timeout() -> int:
         return MODEL_CALL_TIMEOUT
 
 
-def _environment_config(run: RunRecord, redis, read_only: list | None = None):
+def _environment_config(run: RunRecord, redis, read_only: list | None = None, address_space_mb: int | None = None):
     """Where the trial runs. An HF Sandbox gets the visitor's token lent to this work horse only (see
     rlx/runs/hf_sandbox_env.py), never through Harbor's config, which is written to disk."""
     if run.sandbox != sandboxes.HF:
         environment = sandboxes.environment_config(run, None)
         if read_only:
             environment.kwargs["read_only"] = read_only
+        if address_space_mb:  # an installed agent whose runtime reserves more than it uses
+            environment.kwargs["address_space_mb"] = address_space_mb
         return environment
     token = sandboxes.read_token(redis, run.id)  # kept until the run ends: a killed horse's run is cleaned up with it
     environment = sandboxes.environment_config(run, token, current_app.config["RLX"].hf_sandbox_start_s)

@@ -12,7 +12,7 @@ from tests.runs_helpers import SCIENCE
 TASK = f"/t/{SCIENCE}/chemistry/molar-mass-table"
 OURS = {"Origin": "http://localhost"}
 INSTALLED = ("mini-swe-agent/bin/mini-swe-agent", "npm/node_modules/.bin/codex", "npm/node_modules/.bin/pi",
-             "npm/node_modules/.bin/node")
+             "npm/node_modules/.bin/node", "npm/node_modules/.bin/opencode")
 
 
 def _agents_dir(tmp_path, *installed: str):
@@ -49,10 +49,9 @@ def _offered(form: str) -> tuple[list[str], list[str]]:
 def test_every_agent_is_listed_and_those_that_cannot_run_are_greyed_with_why(host_app):
     form = _local_form(host_app.test_client().get(TASK).get_data(as_text=True))
     offered, greyed = _offered(form)
-    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent", "codex", "pi"]
-    assert greyed == ["opencode", "claude-code"]
+    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent", "codex", "opencode", "pi"]
+    assert greyed == ["claude-code"]
     assert "claude-code</span>: Claude Code speaks only Anthropic&#39;s Messages API" in form
-    assert "opencode</span>: this server does not drive OpenCode yet" in form
     # the model fields are asked for every agent that uses a model
     assert 'data-for-agent="terminus-2 mini-swe-agent codex opencode pi claude-code"' in form
 
@@ -75,11 +74,12 @@ def test_an_agent_that_cannot_run_here_is_greyed_and_refused_with_the_reason(hos
     assert "claude-code</span>: Claude Code speaks only" in batch
     assert ("mini-swe-agent</span>: mini-swe-agent is not installed on this host (deploy/agents/install.sh "
             "installs it, pinned).") in batch
+    assert "opencode</span>: opencode is not installed on this host" in batch
     refused = client.post(f"/d/{SCIENCE}/batch", headers=OURS, data={
         "agent": "opencode", "visibility": "private", "cap": "1", "model": "m",
         "endpoint": "https://api.example.com/v1"})
     assert refused.status_code == 400
-    assert "opencode cannot run here: this server does not drive OpenCode" in refused.get_data(as_text=True)
+    assert "opencode cannot run here: opencode is not installed on this host" in refused.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("host_app", [INSTALLED[:3]], indirect=True)

@@ -29,6 +29,7 @@ AGENTS_DIR = Config.__dataclass_fields__["agents_dir"].default
 MSWEA = agents.program_path(agents.get("mini-swe-agent"), AGENTS_DIR)
 CODEX = agents.program_path(agents.get("codex"), AGENTS_DIR)
 PI = agents.program_path(agents.get("pi"), AGENTS_DIR)
+OPENCODE = agents.program_path(agents.get("opencode"), AGENTS_DIR)
 SOLVE = f"bash <<'SOLUTION'\n{SOLUTION.read_text()}\nSOLUTION"  # the agents' shells may be /bin/sh
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (.ci/run installs it)")
@@ -37,7 +38,7 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bub
 @pytest.fixture(scope="session")
 def installed_agents():
     """What `make agents` installs (idempotent: nothing to do when .ci/run or a developer already ran it)."""
-    if not (MSWEA.exists() and CODEX.exists() and PI.exists()):
+    if not (MSWEA.exists() and CODEX.exists() and PI.exists() and OPENCODE.exists()):
         if shutil.which("npm") is None:
             pytest.skip("npm is absent, so the agents cannot be installed ahead of time (deploy/agents/install.sh)")
         subprocess.run([str(ROOT / "deploy" / "agents" / "install.sh")], check=True, timeout=600,
@@ -159,3 +160,37 @@ def test_pi_runs_the_models_commands_over_streamed_chat_and_reaches_the_reward(i
     assert KEY not in logged.out and KEY not in logged.err  # nor in the worker's log
     with capfd.disabled():
         print(f"pi: first step {_first_step_s(app, run_id):.1f} s, end {time.monotonic() - started:.1f} s")
+
+
+def test_opencode_runs_the_models_commands_over_streamed_chat_and_reaches_the_reward(installed_agents, app, capfd,
+                                                                                   examples_worker):
+    model = ModelStandIn([bash(SOLVE, say="I will write the report with Python.")], key=KEY).start()
+    try:
+        client = app.test_client()
+        started = time.monotonic()
+        run_id = run_id_of(post_run(client, path=TASK, agent="opencode", model=model.model, endpoint=model.url,
+                                    api_key=KEY))
+        run = wait_for(app, run_id, timeout=300)
+    finally:
+        model.stop()
+    assert run.status == "finished", run.outcome
+    assert run.rewards == {"reward": 1.0}
+    calls = [r for r in model.requests if r["path"].endswith("/chat/completions")]
+    assert len(calls) == 2 and all(r["authorization"] == f"Bearer {KEY}" for r in calls)  # no title call; key added
+    assert all(r["body"]["stream"] and r["body"]["model"] == model.model for r in calls)
+    assert "bash" in [t["function"]["name"] for t in calls[0]["body"]["tools"]]
+    assert "access.log" in str(calls[0]["body"]["messages"])  # it was given the task
+    assert run.usage.get("input_tokens", 0) >= 200 and run.usage.get("cost") == "unknown"
+    page = client.get(f"/r/{run_id}").get_data(as_text=True)
+    assert "I will write the report with Python." in page and 'class="run-reward">1<' in page
+    with app.app_context():
+        stream = events.archived(app.extensions["rlx.store"], run_id)
+    kinds = [e.get("kind") if e.get("kind") != "phase" else str(e.get("phase")).lower() for e in stream]
+    assert "step" in kinds and kinds.index("step") < kinds.index("agent-end"), kinds  # read from its JSON lines live
+    commands = [c["text"] for e in stream if e.get("kind") == "step" for c in e.get("calls") or []]
+    assert commands == [SOLVE]
+    assert _no_key_in(app) == []
+    logged = capfd.readouterr()
+    assert KEY not in logged.out and KEY not in logged.err  # nor in the worker's log
+    with capfd.disabled():
+        print(f"opencode: first step {_first_step_s(app, run_id):.1f} s, end {time.monotonic() - started:.1f} s")
