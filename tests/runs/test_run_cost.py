@@ -86,3 +86,18 @@ def write_run_usage(app, run) -> None:
         store = app.extensions["rlx.store"]
         record.save(store, run)
         runs_db.upsert(store, run)
+
+
+def test_an_index_from_before_unknown_costs_gains_the_column_and_its_board_still_draws(indexed_app):
+    import sqlite3
+    from contextlib import closing
+
+    from rlx.runs import runs_db
+
+    write_run(indexed_app, model="priced", reward=1.0)
+    store = indexed_app.extensions["rlx.store"]
+    with closing(sqlite3.connect(runs_db.index_path(store), isolation_level=None)) as db:
+        db.execute("ALTER TABLE runs DROP COLUMN cost_unknown")  # as the server before this left it
+        db.execute("PRAGMA user_version=2")
+    page = indexed_app.test_client().get(f"/community/{SCIENCE}").get_data(as_text=True)
+    assert board_costs(page) == {"terminus-2 · priced": "—"}  # a run with no usage recorded: nothing to price
