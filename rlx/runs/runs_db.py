@@ -40,9 +40,9 @@ CREATE INDEX IF NOT EXISTS runs_by_visitor ON runs (visitor, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
 CREATE INDEX IF NOT EXISTS runs_by_env ON runs (env_id, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_batch ON runs (batch) WHERE batch IS NOT NULL;
--- The community's rows only (public, finished, scored), covering what its pages read, so a leaderboard or a
--- heatmap reads this small index and never the table.
-CREATE INDEX IF NOT EXISTS runs_community ON runs (env_id, agent, model, ref, reward)
+-- The community's rows only (public, finished, scored), covering what its pages read, so a leaderboard (with its
+-- cost per solved task) or a heatmap reads this small index and never the table.
+CREATE INDEX IF NOT EXISTS runs_community ON runs (env_id, agent, model, ref, reward, cost, cost_unknown)
     WHERE visibility='public' AND status='finished' AND scored=1 AND purpose IS NULL;
 CREATE INDEX IF NOT EXISTS runs_community_recent ON runs (finished_at)
     WHERE visibility='public' AND status='finished' AND scored=1 AND purpose IS NULL;
@@ -127,13 +127,14 @@ def _add_columns(db: sqlite3.Connection) -> None:
     db.execute("COMMIT")
 
 
-# PRAGMA user_version of an index whose community indexes, triggers and tables leave a health check's runs out.
-# An older file has them made without that condition: they are dropped once and made again as this module says.
-COMMUNITY_LEVEL = 1
+# PRAGMA user_version of an index whose community indexes, triggers and tables are made as this module says now
+# (1: they leave a health check's runs out; 3: the leaderboard's index covers the costs). An older file's are
+# dropped once and made again.
+COMMUNITY_LEVEL = 3
 # PRAGMA user_version once every table, column, index and trigger above is made: a connection that finds it opens
 # the file and reads one number (a request opening the index paid ~20 statements each time before). Raise it with
 # any change above, so each file is made again once.
-PREPARED_LEVEL = 3
+PREPARED_LEVEL = 4
 _COMMUNITY_MADE = ("INDEX runs_community", "INDEX runs_community_recent", "INDEX runs_community_env_recent",
                    *(f"TRIGGER community_{n}" for n in ("insert", "update_new", "update_old", "delete")),
                    *(f"TRIGGER community_version_{n}" for n in ("insert", "update", "delete")),

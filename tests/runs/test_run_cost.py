@@ -97,7 +97,13 @@ def test_an_index_from_before_unknown_costs_gains_the_column_and_its_board_still
     write_run(indexed_app, model="priced", reward=1.0)
     store = indexed_app.extensions["rlx.store"]
     with closing(sqlite3.connect(runs_db.index_path(store), isolation_level=None)) as db:
-        db.execute("ALTER TABLE runs DROP COLUMN cost_unknown")  # as the server before this left it
+        db.execute("DROP INDEX runs_community")  # as the server before this left it: no costs in its index
+        db.execute("CREATE INDEX runs_community ON runs (env_id, agent, model, ref, reward) WHERE visibility='public' "
+                   "AND status='finished' AND scored=1 AND purpose IS NULL")
+        db.execute("ALTER TABLE runs DROP COLUMN cost_unknown")
         db.execute("PRAGMA user_version=2")
     page = indexed_app.test_client().get(f"/community/{SCIENCE}").get_data(as_text=True)
     assert board_costs(page) == {"terminus-2 · priced": "—"}  # a run with no usage recorded: nothing to price
+    with closing(runs_db.connect(store)) as db:
+        made = db.execute("SELECT sql FROM sqlite_master WHERE name='runs_community'").fetchone()[0]
+    assert "cost, cost_unknown" in made  # the leaderboard's costs are read from the index, not the table
