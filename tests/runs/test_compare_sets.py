@@ -121,3 +121,12 @@ def test_repeats_that_disagree_and_infrastructure_errors_are_said_and_left_out()
     # One flip, B's way: P(X <= 0 | 1, p) = 1 - p = 2.5% puts p in [0, 0.975]; the difference 2p - 1 in [-1, 0.95].
     assert view["interval"] == pytest.approx((-1.0, 0.95), abs=1e-9)
     assert view["p_value"] == 1.0
+
+
+def test_cost_per_solved_task_counts_every_run_and_is_unknown_when_any_runs_price_is():
+    priced = paired.gather([{"ref": "t", "kind": "solved", "id": "1", "cost": 0.03},
+                            {"ref": "u", "kind": "failed", "id": "2", "cost": 0.01}])  # its cost counts too
+    partly = paired.gather([{"ref": "t", "kind": "solved", "id": "3", "cost": 0.03},
+                            {"ref": "u", "kind": "solved", "id": "4", "cost": None, "cost_unknown": 1}])
+    view = paired.compare_sets(priced, partly)
+    assert view["cost_per_solved_a"] == pytest.approx(0.04) and view["cost_per_solved_b"] == "unknown"
