@@ -212,6 +212,21 @@ class Sandbox:
         return f"/proc/{self._child_pid}/root"
 
     @property
+    def init_pid(self) -> int | None:
+        """The sleeping init's pid inside the sandbox's pid namespace: bubblewrap is its pid 1, and the init is
+        the first child it started (read from the host, the last of its NSpid line)."""
+        if not self.running or self._child_pid is None:
+            return None
+        try:
+            with open(f"/proc/{self._child_pid}/task/{self._child_pid}/children") as children:
+                first = min(int(pid) for pid in children.read().split())
+            with open(f"/proc/{first}/status") as status:
+                line = next((ln for ln in status if ln.startswith("NSpid:")), "")
+        except (OSError, ValueError):  # gone, or no child: there is nothing to spare
+            return None
+        return int(line.split()[-1]) if line.split()[1:] else None
+
+    @property
     def pid(self) -> int | None:
         """The host pid of the sandbox's bwrap process (its process group holds the whole sandbox)."""
         return self._process.pid if self._process else None

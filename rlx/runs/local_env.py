@@ -24,6 +24,7 @@ from harbor.utils.path_filter import filter_paths_by_patterns
 from rlx.runs.bwrap import Limits, Sandbox
 from rlx.runs.replay import Replay, copy_from_context, plan_for, replay_of
 from rlx.runs.sandbox_files import copy_dir_out, copy_file_out
+from rlx.runs.verifier_wall import strays_script
 from rlx.runs.walls import write_walls
 
 IMPORT_PATH = "rlx.runs.local_env:LocalEnvironment"
@@ -149,6 +150,16 @@ class LocalEnvironment(BaseEnvironment):
         if outcome.timed_out:
             raise RuntimeError(f"Command timed out after {timeout_sec or DEFAULT_TIMEOUT} seconds: {command[:200]}")
         return ExecResult(stdout=outcome.stdout, stderr=outcome.stderr, return_code=outcome.return_code)
+
+    async def end_strays(self) -> None:
+        """Kill what the agent left running (rlx/runs/verifier_wall.py), before the last verifier."""
+        init = self._sandbox.init_pid
+        if init is None:
+            return
+        outcome = await self._sandbox.run(strays_script(init), timeout=DEFAULT_TIMEOUT)
+        killed = outcome.stdout.strip()
+        if killed not in ("", "0"):
+            self.logger.info("before the verifier: killed %s process(es) the agent left running", killed)
 
     async def _checked(self, command: str, stdin: bytes | None = None, what: str = "") -> bytes | str:
         outcome = await self._sandbox.run(command, stdin=stdin, timeout=DEFAULT_TIMEOUT)

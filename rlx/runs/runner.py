@@ -20,7 +20,7 @@ from pathlib import Path
 from flask import current_app
 
 from rlx.queue import get_redis
-from rlx.runs import admin_stop, events, limits, read_token, record, runs_db, sandboxes
+from rlx.runs import admin_stop, events, limits, read_token, record, runs_db, sandboxes, verifier_wall
 from rlx.runs.batch import after_run
 from rlx.runs.launch import stop_key
 from rlx.runs.record import FAILED, FINISHED, RUNNING, STOPPED, RunRecord
@@ -260,6 +260,7 @@ async def _drive(run: RunRecord, task: Path, agent, environment, store, redis, a
     trial = await Trial.create(config)
     feed = TrialFeed(redis, run.id, record.trial_dir(store, run.id))
     feed.attach(trial)
+    verifier_wall.attach(trial, trial.agent_environment)  # before the judge's hook: its forwarder must survive
     if judge is not None:
         judge.attach(trial)
     running = asyncio.create_task(trial.run())

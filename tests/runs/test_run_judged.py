@@ -139,7 +139,7 @@ SQUAT = "setsid python3 /tmp/fake_judge.py >/dev/null 2>&1 < /dev/null &\n"
 
 def test_an_agent_listening_on_the_judges_port_gets_no_reward_from_it(judged_app, judged_worker, judge):
     """A process the agent leaves behind on the judge's port would answer the verifier's calls with any score it
-    likes: the forwarder cannot bind, and the run ends unjudged instead."""
+    likes: it is killed before the verifier starts (rlx/runs/verifier_wall.py), and the real judge is asked."""
     agent_model = ModelStandIn([action(FAKE_JUDGE), action(REPORT + SQUAT, duration=2.0),
                                 action("", done=True)]).start()
     try:
@@ -149,10 +149,9 @@ def test_an_agent_listening_on_the_judges_port_gets_no_reward_from_it(judged_app
         run = wait_for(judged_app, run_id, timeout=240)
     finally:
         agent_model.stop()
-    assert not run.scored and run.rewards is None, (run.rewards, run.outcome)  # the fake judge's 1.0 is never had
-    assert "The judge could not be put in reach of the verifier" in run.outcome
-    assert "port 18081 is taken" in run.outcome
-    assert judge.requests == [] and run.judge_calls == 0
+    assert run.rewards != {"reward": 1.0}, (run.rewards, run.outcome)  # the fake judge's 1.0 is never had
+    assert "The judge could not be put in reach of the verifier" not in (run.outcome or "")
+    assert judge.requests and run.judge_calls == len(judge.requests)  # the picked judge, through the relay
 
 
 def test_a_health_check_leaves_the_model_graded_task_out_and_says_why(judged_app):

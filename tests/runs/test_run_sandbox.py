@@ -143,3 +143,12 @@ def test_no_token_reaches_the_sandbox_or_the_store(probes_app, redis_client):
     leaks = [str(p) for p in storage.rglob("*") if p.is_file()
              and (marker_hf.encode() in p.read_bytes() or marker_key.encode() in p.read_bytes())]
     assert leaks == []
+
+
+def test_a_process_left_running_cannot_forge_the_verifiers_reward(probes_app, probes_worker):
+    """The probe's solution leaves a loop writing 1 where its verifier writes 0: killed before the verifier runs,
+    it forges nothing, and the sandbox's other walls still hold (the run ends, scored 0)."""
+    probes_app.index_probes()
+    run = wait_for(probes_app, launch(probes_app, PROBES, "reward-forger").id)
+    assert run.status == "finished", run.outcome
+    assert run.rewards == {"reward": 0.0}, "a process the solution left running wrote the reward"
