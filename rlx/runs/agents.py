@@ -52,10 +52,10 @@ AGENTS: tuple[Agent, ...] = (
           sandboxes=(LOCAL,)),  # a native program: no node at run time
     Agent("pi", "the Pi coding agent", needs_model=True, api=CHAT, program="npm/node_modules/.bin/pi",
           runtime="npm/node_modules/.bin/node", sandboxes=(LOCAL,)),
-    Agent("claude-code", "Anthropic's Claude Code CLI", needs_model=True, api="Anthropic's Messages API",
-          program="npm/node_modules/.bin/claude", driven=False,
-          why_not_driven="Claude Code speaks only Anthropic's Messages API, and runs here reach OpenAI-compatible "
-          "endpoints only.", sandboxes=(LOCAL,)),
+    # Claude Code asks for Anthropic's Messages API; the run's relay answers it from the endpoint's chat
+    # completions (rlx/runs/anthropic_bridge.py). Its npm build is a native program: no node needed.
+    Agent("claude-code", "Anthropic's Claude Code CLI", needs_model=True, api=CHAT,
+          program="npm/node_modules/.bin/claude", sandboxes=(LOCAL,)),
 )
 BY_NAME = {a.name: a for a in AGENTS}
 NAMES = tuple(BY_NAME)

@@ -14,7 +14,8 @@ from rlx.runs.model_relay import SANDBOX_DIR, ModelRelay
 
 CLASSES = {"mini-swe-agent": "rlx.runs.installed_agents:PreinstalledMiniSweAgent",
            "codex": "rlx.runs.installed_agents:PreinstalledCodex", "pi": "rlx.runs.agent_pi:PreinstalledPi",
-           "opencode": "rlx.runs.agent_opencode:PreinstalledOpenCode"}
+           "opencode": "rlx.runs.agent_opencode:PreinstalledOpenCode",
+           "claude-code": "rlx.runs.claude_code_agent:PreinstalledClaudeCode"}
 # Per-process address space an agent needs whatever the task's memory (the sandbox's cgroup still bounds what it
 # uses): OpenCode is a Bun program, whose JavaScriptCore reserves far more than it touches and aborts under 5 GB.
 ADDRESS_SPACE_MB = {"opencode": 8192}
@@ -46,7 +47,13 @@ def installed_run(name: str, model: str, secret: dict, agents_dir: Path, egress:
     if program.parent.name == ".bin":  # an npm agent: its .bin folder first, where Harbor's command looks for it
         env["PATH"] = f"{program.parent}:{SANDBOX_PATH}"
     try:
-        config = AgentConfig(import_path=CLASSES[name], model_name=f"openai/{model}", base_url=BASE_URL, env=env,
+        model_name, base_url = f"openai/{model}", BASE_URL
+        if name == "claude-code":  # Anthropic's client: its own base URL form, key variable and quiet switches
+            from rlx.runs import claude_code_agent
+
+            model_name, base_url = f"anthropic/{model}", claude_code_agent.BASE_URL
+            env.update(claude_code_agent.model_env())
+        config = AgentConfig(import_path=CLASSES[name], model_name=model_name, base_url=base_url, env=env,
                              kwargs={"program": str(program)})
     except Exception:
         relay.stop()

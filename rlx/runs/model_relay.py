@@ -1,14 +1,15 @@
 """The model relay: how an agent running inside the sandbox reaches the visitor's model without ever holding the key.
 
-terminus-2 calls its model from the worker's own process. Installed agents (mini-swe-agent, codex) are programs
-inside the sandbox, so their calls start there; were they given the endpoint and key, the key would sit in the
+terminus-2 calls its model from the worker's own process. Installed agents (mini-swe-agent, codex, claude-code) are
+programs inside the sandbox, so their calls start there; were they given the endpoint and key, the key would sit in the
 sandbox's environment and in Harbor's command lines, where the task's own code (or a log) could read it. Instead,
 for each run the worker serves a small HTTP relay on a unix socket in a folder of its own under /tmp, linked
 read-only into the sandbox; a forwarder inside the sandbox (rlx/runs/installed_agents.py) listens on the
 sandbox's own loopback and pipes each connection to that socket. The relay passes three paths on (`/v1/models`,
-`/v1/chat/completions`, `/v1/responses`, which is what the agents' clients ask), adds the key, and sends them to
-the visitor's endpoint through the worker's egress checks (rlx/runs/egress.py), so a run that has no network
-still reaches its model and nothing else. Answers stream back as they come (codex reads server-sent events).
+`/v1/chat/completions`, `/v1/responses`, which is what the agents' clients ask), answers Claude Code's
+`/v1/messages` by asking the endpoint for chat completions (rlx/runs/anthropic_bridge.py), adds the key, and sends
+them to the visitor's endpoint through the worker's egress checks (rlx/runs/egress.py), so a run that has no
+network still reaches its model and nothing else. Answers stream back as they come (codex reads server-sent events).
 
 It also counts the tokens the endpoint reports in each answer's `usage`, for the run record, since not every agent
 reports them itself, and notes which provider the router says served each answer (its cost is priced at that
@@ -29,11 +30,13 @@ from pathlib import Path
 
 import httpx
 
+from rlx.runs import anthropic_bridge
 from rlx.runs.egress import Egress, guarded_client
 from rlx.runs.router_prices import ServedBy
 
 log = logging.getLogger("rlx.runs")
 PATHS = ("/v1/models", "/v1/chat/completions", "/v1/responses")
+MESSAGES = "/v1/messages"  # Claude Code's one path, answered through rlx/runs/anthropic_bridge.py
 MAX_BODY = 16 * 1024 * 1024  # bytes of one request: a long conversation fits, a flood does not
 SOCKET_NAME = "model.sock"
 SANDBOX_DIR = "/run/rlx-model"  # where the socket's folder appears inside the sandbox
@@ -57,7 +60,7 @@ class ModelRelay:
     """One run's relay. `start()` serves it; `stop()` closes it and removes the socket. A relay with other rules
     (rlx/runs/judge_relay.py) changes `paths`, `max_body` and `admit`."""
 
-    paths = PATHS
+    paths = PATHS + (MESSAGES,)
     max_body = MAX_BODY
 
     def __init__(self, endpoint: str, key: str | None, egress: Egress, call_timeout: float = CALL_TIMEOUT):
@@ -140,12 +143,7 @@ class ModelRelay:
                 pass  # the default logs request lines to stderr; nothing of a call belongs in the worker's log
 
             def _refuse(self, status: int, message: str) -> None:
-                data = json.dumps({"error": {"message": message, "type": "relay_error"}}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self._answer(status, {"error": {"message": message, "type": "relay_error"}})
 
             def do_GET(self):
                 self._quietly("GET")
@@ -181,6 +179,8 @@ class ModelRelay:
                 key = relay._key
                 if key:
                     headers["Authorization"] = f"Bearer {key}"
+                if path == MESSAGES:
+                    return self._bridge(body, headers)
                 url = relay.endpoint + path[len("/v1"):]
                 try:
                     with guarded_client(relay.egress, timeout=relay.call_timeout) as client:
@@ -190,6 +190,58 @@ class ModelRelay:
                     self._refuse(502, f"The model endpoint did not answer: {type(exc).__name__}.")
                 except Exception as exc:  # EgressRefused and the like: the endpoint is no longer allowed
                     self._refuse(502, f"The model endpoint cannot be reached from here: {type(exc).__name__}.")
+
+            def _bridge(self, body: bytes, headers: dict) -> None:
+                """A Messages request, asked of the endpoint as chat completions and answered in kind."""
+                try:
+                    asked = json.loads(body)
+                    chat, names = anthropic_bridge.chat_request(asked)
+                except ValueError as exc:
+                    return self._answer(400, anthropic_bridge.error_body(400, f"Not a Messages request: {exc}"))
+                headers = {**headers, "Content-Type": "application/json", "Accept": "application/json"}
+                try:
+                    with guarded_client(relay.egress, timeout=relay.call_timeout) as client:
+                        answer = client.post(relay.endpoint + "/chat/completions", json=chat, headers=headers)
+                except httpx.HTTPError as exc:
+                    message = f"The model endpoint did not answer: {type(exc).__name__}."
+                    return self._answer(502, anthropic_bridge.error_body(502, message))
+                except Exception as exc:  # EgressRefused and the like
+                    message = f"The model endpoint cannot be reached from here: {type(exc).__name__}."
+                    return self._answer(502, anthropic_bridge.error_body(502, message))
+                try:
+                    given = answer.json()
+                except ValueError:
+                    given = None
+                if answer.status_code != 200:
+                    said = given.get("error") if isinstance(given, dict) else None
+                    said = said.get("message") if isinstance(said, dict) else said
+                    message = f"The model endpoint answered {answer.status_code}: {str(said or '')[:500]}".strip()
+                    return self._answer(answer.status_code, anthropic_bridge.error_body(answer.status_code, message))
+                relay.served.note(answer.headers)
+                try:
+                    relay._count(given.get("usage"))
+                    message = anthropic_bridge.messages_answer(given, names, str(asked.get("model")))
+                except (ValueError, TypeError, AttributeError) as exc:
+                    return self._answer(502, anthropic_bridge.error_body(502, f"The model endpoint's answer could "
+                                                                              f"not be read: {exc}"))
+                if not asked.get("stream"):
+                    return self._answer(200, message)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for event in anthropic_bridge.sse_events(message):
+                    self.wfile.write(event)
+                self.wfile.flush()
+                self.close_connection = True
+
+            def _answer(self, status: int, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _pass_back(self, answer: httpx.Response) -> None:
                 content_type = answer.headers.get("content-type", "application/json")

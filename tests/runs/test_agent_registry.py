@@ -12,7 +12,8 @@ from tests.runs_helpers import SCIENCE
 TASK = f"/t/{SCIENCE}/chemistry/molar-mass-table"
 OURS = {"Origin": "http://localhost"}
 INSTALLED = ("mini-swe-agent/bin/mini-swe-agent", "npm/node_modules/.bin/codex", "npm/node_modules/.bin/pi",
-             "npm/node_modules/.bin/node", "npm/node_modules/.bin/opencode")
+             "npm/node_modules/.bin/node", "npm/node_modules/.bin/opencode",
+             "npm/node_modules/.bin/claude")
 
 
 def _agents_dir(tmp_path, *installed: str):
@@ -49,9 +50,8 @@ def _offered(form: str) -> tuple[list[str], list[str]]:
 def test_every_agent_is_listed_and_those_that_cannot_run_are_greyed_with_why(host_app):
     form = _local_form(host_app.test_client().get(TASK).get_data(as_text=True))
     offered, greyed = _offered(form)
-    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent", "codex", "opencode", "pi"]
-    assert greyed == ["claude-code"]
-    assert "claude-code</span>: Claude Code speaks only Anthropic&#39;s Messages API" in form
+    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent", "codex", "opencode", "pi", "claude-code"]
+    assert greyed == []
     # the model fields are asked for every agent that uses a model
     assert 'data-for-agent="terminus-2 mini-swe-agent codex opencode pi claude-code"' in form
 
@@ -71,7 +71,8 @@ def test_an_agent_that_cannot_run_here_is_greyed_and_refused_with_the_reason(hos
     batch = re.search(r'<form[^>]*class="batch-form".*?</form>', env_page, re.S).group(0)
     offered, greyed = _offered(batch)
     assert offered == ["oracle", "nop", "terminus-2"] and "claude-code" in greyed
-    assert "claude-code</span>: Claude Code speaks only" in batch
+    assert ("claude-code</span>: claude-code is not installed on this host (deploy/agents/install.sh installs it, "
+            "pinned).") in batch
     assert ("mini-swe-agent</span>: mini-swe-agent is not installed on this host (deploy/agents/install.sh "
             "installs it, pinned).") in batch
     assert "opencode</span>: opencode is not installed on this host" in batch

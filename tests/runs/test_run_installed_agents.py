@@ -18,7 +18,7 @@ from tests.conftest import index_now
 from tests.runs_fixtures import start_worker
 from tests.runs_helpers import TERMINAL, wait_for
 from tests.runs.test_run_pages import post_run, run_id_of
-from tests.stand_ins.model import ModelStandIn, bash
+from tests.stand_ins.model import ModelStandIn, answer, bash
 from tests.conftest import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +30,7 @@ MSWEA = agents.program_path(agents.get("mini-swe-agent"), AGENTS_DIR)
 CODEX = agents.program_path(agents.get("codex"), AGENTS_DIR)
 PI = agents.program_path(agents.get("pi"), AGENTS_DIR)
 OPENCODE = agents.program_path(agents.get("opencode"), AGENTS_DIR)
+CLAUDE = agents.program_path(agents.get("claude-code"), AGENTS_DIR)
 SOLVE = f"bash <<'SOLUTION'\n{SOLUTION.read_text()}\nSOLUTION"  # the agents' shells may be /bin/sh
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (.ci/run installs it)")
@@ -38,7 +39,8 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bub
 @pytest.fixture(scope="session")
 def installed_agents():
     """What `make agents` installs (idempotent: nothing to do when .ci/run or a developer already ran it)."""
-    if not (MSWEA.exists() and CODEX.exists() and PI.exists() and OPENCODE.exists()):
+    if not (MSWEA.exists() and CODEX.exists() and PI.exists() and OPENCODE.exists()
+            and CLAUDE.exists()):
         if shutil.which("npm") is None:
             pytest.skip("npm is absent, so the agents cannot be installed ahead of time (deploy/agents/install.sh)")
         subprocess.run([str(ROOT / "deploy" / "agents" / "install.sh")], check=True, timeout=600,
@@ -194,3 +196,40 @@ def test_opencode_runs_the_models_commands_over_streamed_chat_and_reaches_the_re
     assert KEY not in logged.out and KEY not in logged.err  # nor in the worker's log
     with capfd.disabled():
         print(f"opencode: first step {_first_step_s(app, run_id):.1f} s, end {time.monotonic() - started:.1f} s")
+
+
+def test_claude_code_runs_the_models_commands_through_the_messages_bridge_and_reaches_the_reward(
+        installed_agents, app, capfd, examples_worker):
+    model = ModelStandIn([bash(SOLVE, say="I will write the report."), answer("The report is written.")],
+                         key=KEY).start()
+    try:
+        client = app.test_client()
+        started = time.monotonic()
+        run_id = run_id_of(post_run(client, path=TASK, agent="claude-code", model=model.model, endpoint=model.url,
+                                    api_key=KEY))
+        run = wait_for(app, run_id, timeout=300)
+    finally:
+        model.stop()
+    assert run.status == "finished", run.outcome
+    assert run.rewards == {"reward": 1.0}
+    # Claude Code asked in Anthropic's terms; the endpoint was asked for chat completions, with the key
+    chat = [r for r in model.requests if r["path"].endswith("/chat/completions")]
+    assert chat and all(r["authorization"] == f"Bearer {KEY}" for r in chat)
+    agent_turns = [r for r in chat if any(t["function"]["name"] == "Bash" for t in r["body"].get("tools") or [])]
+    assert any("access.log" in str(r["body"]["messages"]) for r in agent_turns)  # it was given the task
+    assert any(m.get("role") == "tool" for r in agent_turns for m in r["body"]["messages"])  # the command's output
+    page = client.get(f"/r/{run_id}").get_data(as_text=True)
+    assert 'class="run-reward">1<' in page and "The report is written." in page
+    with app.app_context():
+        stream = events.archived(app.extensions["rlx.store"], run_id)
+    kinds = [e.get("kind") if e.get("kind") != "phase" else str(e.get("phase")).lower() for e in stream]
+    assert kinds.index("step") < kinds.index("agent-end")  # streamed while the agent ran, not only afterwards
+    commands = [c["text"] for e in stream if e.get("kind") == "step" for c in e.get("calls") or []]
+    assert any("access.log" in c for c in commands), commands  # its Bash call, as typed
+    # tokens as the endpoint counted them; Claude Code's own price (Anthropic's rates) is not the endpoint's
+    assert run.usage.get("input_tokens", 0) >= 200 and run.usage.get("cost") == "unknown", run.usage
+    assert _no_key_in(app) == []
+    logged = capfd.readouterr()
+    assert KEY not in logged.out and KEY not in logged.err  # nor in the worker's log
+    with capfd.disabled():
+        print(f"claude-code: first step {_first_step_s(app, run_id):.1f} s, end {time.monotonic() - started:.1f} s")

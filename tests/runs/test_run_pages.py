@@ -93,7 +93,6 @@ def test_a_private_run_is_not_shown_to_another_browser(indexed_app):
 
 @pytest.mark.parametrize("forged, sentence", [
     ({"agent": "hal-9000"}, "Agent must be one of"),
-    ({"agent": "claude-code"}, "claude-code cannot run here: Claude Code speaks only Anthropic"),
     ({"visibility": "everyone"}, "must be one of"),
     ({"option": "hf-sandbox"}, "no run option"),
     ({"timeout": "99999"}, "does not take"),

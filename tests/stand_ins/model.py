@@ -6,9 +6,9 @@ terminus-2 action, a JSON object with analysis, plan, commands (keystrokes and a
 real terminus-2 types those keystrokes into a real tmux in the sandbox. Each conversation follows the script on its own (the answer is chosen by how many
 answers the conversation already holds), so several runs at once each get the whole script; the last repeats.
 
-A request that offers tools (mini-swe-agent's `bash` tool) is answered with a tool call instead: the script's
-entries are then `bash(command)` steps. A request with `stream: true` (Pi) gets the same answer as server-sent
-`chat.completion.chunk` events, usage last when `stream_options.include_usage` asks, then `data: [DONE]`; once the
+A request that offers tools (mini-swe-agent's `bash` tool, Claude Code's `Bash`) is answered with a tool call
+instead: the script's entries are then `bash(command)` steps, and an `answer(text)` step replies with text alone.
+A request with `stream: true` (Pi) gets the same answer as server-sent `chat.completion.chunk` events, usage last when `stream_options.include_usage` asks, then `data: [DONE]`; once the
 script is done it answers a plain closing message, which is how a streaming agent knows to stop. POST /v1/responses
 (Codex) answers the same steps as calls of Codex's `exec_command` tool, streamed as server-sent events, then a
 closing message.
@@ -34,6 +34,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 def bash(command: str, say: str = "Running the next command.") -> dict:
     """One step of a tool-calling agent: call its `bash` tool with `command`."""
     return {"command": command, "say": say}
+
+
+def answer(text: str) -> dict:
+    """A closing step of a tool-calling agent: a plain answer, no tool called, so its turn ends."""
+    return {"say": text}
 
 
 def action(keystrokes: str, done: bool = False, duration: float = 0.5) -> dict:
@@ -82,13 +87,18 @@ class ModelStandIn:
         answered = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
         return json.dumps(self.script[min(answered, len(self.script) - 1)])
 
-    def next_tool_call(self, messages: list) -> dict:
-        """The next scripted step as a call of the `bash` tool: the script's entry is then {"command": ...}."""
+    def next_tool_call(self, messages: list, tools=None) -> dict:
+        """The next scripted step as a call of the `bash` tool (named as the request's tools name it: Claude Code's
+        is `Bash`): the script's entry is then {"command": ...}; an `answer` entry is a plain reply instead."""
         answered = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
         step = self.script[min(answered, len(self.script) - 1)]
+        if "command" not in step:
+            return {"role": "assistant", "content": step["say"]}
+        offered = [(t.get("function") or {}).get("name") for t in tools or [] if isinstance(t, dict)]
+        name = next((n for n in offered if str(n).lower() == "bash"), "bash")
         return {"role": "assistant", "content": step.get("say", "Running the next command."),
                 "tool_calls": [{"id": f"call_{answered + 1}", "type": "function",
-                                "function": {"name": "bash", "arguments": json.dumps({"command": step["command"]})}}]}
+                                "function": {"name": name, "arguments": json.dumps({"command": step["command"]})}}]}
 
     def _handler(self):
         stand_in = self
@@ -113,8 +123,8 @@ class ModelStandIn:
                 answered = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
                 base = {"id": f"chatcmpl-{len(stand_in.requests)}", "object": "chat.completion.chunk",
                         "created": int(time.time()), "model": body.get("model") or stand_in.model}
-                if body.get("tools") and answered < len(stand_in.script):
-                    call = stand_in.next_tool_call(messages)
+                call = stand_in.next_tool_call(messages, body.get("tools")) if body.get("tools") else {}
+                if answered < len(stand_in.script) and call.get("tool_calls"):
                     function = call["tool_calls"][0]["function"]
                     half = len(function["arguments"]) // 2
                     deltas = [{"role": "assistant", "content": call["content"]},
@@ -201,7 +211,8 @@ class ModelStandIn:
                 if body.get("stream") and not stand_in.garbage:
                     return self._stream_chat(body, messages)
                 if body.get("tools") and not stand_in.garbage:  # a tool-calling agent (mini-swe-agent's bash tool)
-                    message, finish = stand_in.next_tool_call(messages), "tool_calls"
+                    message = stand_in.next_tool_call(messages, body.get("tools"))
+                    finish = "tool_calls" if message.get("tool_calls") else "stop"
                 else:
                     content = "I am not sure what to do." if stand_in.garbage else stand_in.next_reply(messages)
                     message, finish = {"role": "assistant", "content": content}, "stop"
