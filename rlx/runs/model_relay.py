@@ -7,9 +7,10 @@ for each run the worker serves a small HTTP relay on a unix socket in a folder o
 read-only into the sandbox; a forwarder inside the sandbox (rlx/runs/installed_agents.py) listens on the
 sandbox's own loopback and pipes each connection to that socket. The relay passes three paths on (`/v1/models`,
 `/v1/chat/completions`, `/v1/responses`, which is what the agents' clients ask), answers Claude Code's
-`/v1/messages` by asking the endpoint for chat completions (rlx/runs/anthropic_bridge.py), adds the key, and sends
-them to the visitor's endpoint through the worker's egress checks (rlx/runs/egress.py), so a run that has no
-network still reaches its model and nothing else. Answers stream back as they come (codex reads server-sent events).
+`/v1/messages` (passed on to an endpoint that answers `/messages` itself, else asked of it as chat completions:
+rlx/runs/anthropic_bridge.py), adds the key, and sends them to the visitor's endpoint through the worker's egress
+checks (rlx/runs/egress.py), so a run that has no network still reaches its model and nothing else. Answers stream
+back as they come (codex reads server-sent events).
 
 It also counts the tokens the endpoint reports in each answer's `usage`, for the run record, since not every agent
 reports them itself, and notes which provider the router says served each answer (its cost is priced at that
@@ -73,6 +74,7 @@ class ModelRelay:
         self.output_tokens = 0
         self.usage_seen = False
         self.served = ServedBy()
+        self.speaks_messages: bool | None = None  # does the endpoint answer /messages itself? (its first answer says)
         self._lock = threading.Lock()
         self._server: _Server | None = None
 
@@ -192,7 +194,10 @@ class ModelRelay:
                     self._refuse(502, f"The model endpoint cannot be reached from here: {type(exc).__name__}.")
 
             def _bridge(self, body: bytes, headers: dict) -> None:
-                """A Messages request, asked of the endpoint as chat completions and answered in kind."""
+                """A Messages request, passed on to an endpoint that speaks Messages itself, else asked of it as chat
+                completions and answered in kind."""
+                if relay.speaks_messages is not False and self._pass_messages_on(body, headers):
+                    return
                 try:
                     asked = json.loads(body)
                     chat, names = anthropic_bridge.chat_request(asked)
@@ -234,6 +239,34 @@ class ModelRelay:
                     self.wfile.write(event)
                 self.wfile.flush()
                 self.close_connection = True
+
+            def _pass_messages_on(self, body: bytes, headers: dict) -> bool:
+                """Send the request as it is to the endpoint's /messages; False, and never tried again for this run,
+                when the endpoint's first answer there is not a success (an OpenAI-only server: 404 and the like)."""
+                native = {**headers, "anthropic-version": self.headers.get("anthropic-version") or "2023-06-01"}
+                if relay._key:
+                    native["x-api-key"] = relay._key
+                try:
+                    with guarded_client(relay.egress, timeout=relay.call_timeout) as client:
+                        with client.stream("POST", relay.endpoint + "/messages", content=body,
+                                           headers=native) as answer:
+                            kind = answer.headers.get("content-type", "")
+                            if relay.speaks_messages is None and (answer.status_code != 200 or not (
+                                    "json" in kind or "event-stream" in kind)):
+                                relay.speaks_messages = False
+                                return False
+                            relay.speaks_messages = True
+                            self._pass_back(answer)
+                            return True
+                except (BrokenPipeError, ConnectionResetError):
+                    raise  # the agent hung up: nothing to tell it
+                except Exception as exc:  # unreachable, refused by the egress rules, or cut off
+                    if relay.speaks_messages is None:
+                        relay.speaks_messages = False
+                        return False
+                    message = f"The model endpoint did not answer: {type(exc).__name__}."
+                    self._answer(502, anthropic_bridge.error_body(502, message))
+                    return True
 
             def _answer(self, status: int, body: dict) -> None:
                 data = json.dumps(body).encode()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from rlx.runs import anthropic_bridge
 from rlx.runs.egress import Egress
@@ -172,8 +174,50 @@ def test_the_relay_answers_claude_codes_stream_from_the_chat_endpoint_with_the_v
     assert tool["name"] == "Bash"  # the tool Claude Code offered
     assert [d["delta"]["partial_json"] for e, d in events if d.get("delta", {}).get("type") == "input_json_delta"] \
         == [json.dumps({"command": "ls /app"})]
-    (asked,) = model.requests
+    # asked once whether the endpoint speaks Messages itself (the stand-in does not: 404), then as chat completions
+    probe, asked = model.requests
+    assert probe["path"] == "/v1/messages" and probe["authorization"] == f"Bearer {key}"
     assert asked["path"] == "/v1/chat/completions" and asked["authorization"] == f"Bearer {key}"
     assert asked["body"]["messages"][-1] == {"role": "user", "content": "Go on."}
     assert relay.usage() == {"input_tokens": 100, "output_tokens": 50}
     assert refused[0] == 400 and json.loads(refused[1])["type"] == "error"
+
+
+def _messages_server(answer: dict, seen: list):
+    """An endpoint that speaks Anthropic's Messages API itself (as some gateways and servers do)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            seen.append({"path": self.path, "x-api-key": self.headers.get("x-api-key"),
+                         "body": json.loads(self.rfile.read(int(self.headers["Content-Length"])))})
+            data = json.dumps(answer).encode()
+            self.send_response(200 if self.path == "/v1/messages" else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_an_endpoint_that_speaks_messages_itself_gets_claude_codes_requests_as_they_are():
+    key, seen = "sk-ant-standin-0123456789", []
+    native = {**CLAUDE_GETS, "id": "msg_native"}
+    server = _messages_server(native, seen)
+    relay = ModelRelay(f"http://127.0.0.1:{server.server_address[1]}/v1", key, Egress(allow_loopback=True)).start()
+    asks = {**CLAUDE_ASKS, "stream": False}
+    try:
+        first = _post_over(relay.socket_path, "/v1/messages", asks, {"x-api-key": "held-by-the-relay"})
+        second = _post_over(relay.socket_path, "/v1/messages", asks, {"x-api-key": "held-by-the-relay"})
+    finally:
+        relay.stop()
+        server.shutdown()
+    assert first == second == (200, json.dumps(native).encode())
+    assert [(s["path"], s["x-api-key"]) for s in seen] == [("/v1/messages", key)] * 2
+    assert seen[0]["body"] == asks  # thinking, server tools and all: nothing translated
+    assert relay.usage() == {"input_tokens": 240, "output_tokens": 60}
