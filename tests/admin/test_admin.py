@@ -143,7 +143,8 @@ def test_each_change_leaves_an_audit_line_naming_who_made_it(apps):
     assert [(e["who"], e["action"]) for e in lines] == [("carol", "collection.save"), ("carol", "settings.save")]
     stored = json.loads(path.read_text())
     assert stored["collections"]["starter"] == {"title": "Start here", "items": ["a/b", "space:c/d"]}
-    assert stored["rollouts"] == {"enabled": False, "per_visitor_per_hour": 3, "agents": ["terminus-2"]}
+    assert stored["rollouts"] == {"enabled": False, "per_visitor_per_hour": 3, "agents": ["terminus-2"],
+                                  "judges": []}  # none named: the default pool
     page = carol.get("/admin/audit").text
     assert "collection.save" in page and "settings.save" in page
     assert CAROL not in page and CAROL not in (path.parent / "audit.jsonl").read_text()

@@ -5,6 +5,8 @@ collections, saved in the admin, filter the explorer's search."""
 
 from __future__ import annotations
 
+from rlx.runs import agents
+
 import re
 
 import pytest
@@ -97,7 +99,7 @@ def test_only_the_agents_the_admin_allows_are_offered_and_accepted(explorer_apps
     public, carol = explorer_apps
     visitor = public.test_client()
     offered = agent_choices(visitor.get(TASK).text)  # and the installed agents, where `make agents` ran
-    assert offered[:3] == ["oracle", "nop", "terminus-2"] and set(offered[3:]) <= {"mini-swe-agent", "codex"}
+    assert offered[:3] == ["oracle", "nop", "terminus-2"] and set(offered[3:]) <= set(agents.NAMES[3:])
     save(carol, agents="nop")
     assert wait_until(lambda: agent_choices(visitor.get(TASK).text) == ["nop"])
     assert agent_choices(visitor.get(ENV).text) == ["nop"]
