@@ -200,7 +200,8 @@ def test_opencode_runs_the_models_commands_over_streamed_chat_and_reaches_the_re
 
 def test_claude_code_runs_the_models_commands_through_the_messages_bridge_and_reaches_the_reward(
         installed_agents, app, capfd, examples_worker):
-    model = ModelStandIn([bash(SOLVE, say="I will write the report."), answer("The report is written.")],
+    model = ModelStandIn([bash(SOLVE + "\nsleep 3", say="I will write the report."),  # running when polled
+                          answer("The report is written.")],
                          key=KEY).start()
     try:
         client = app.test_client()
