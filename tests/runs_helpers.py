@@ -23,11 +23,21 @@ def wait_for(app, run_id: str, done=lambda r: not r.active, timeout: float = 120
     with app.app_context():
         store = app.extensions["rlx.store"]
 
+        seen: list[RunRecord] = []
+
         def ended() -> RunRecord | None:
             run = settle(record.load(store, run_id))
+            seen[:] = [run]
             return run if done(run) else None
 
-        return wait_or_fail(ended, f"run {run_id} to end within {timeout} s", timeout, every=0.1)
+        try:
+            return wait_or_fail(ended, f"run {run_id} to end within {timeout} s", timeout, every=0.1)
+        except AssertionError as failed:  # say where it stood, and what its trial logged last, for a rare failure
+            last = seen[0] if seen else None
+            log = record.trial_dir(store, run_id) / "trial.log"
+            tail = log.read_text(errors="replace")[-1500:] if log.is_file() else "(no trial log)"
+            raise AssertionError(f"{failed}; last seen {last and last.status!r}: {last and last.outcome!r}\n"
+                                 f"trial log:\n{tail}") from None
 
 
 PLAIN_IMAGE = "FROM debian:bookworm-slim\nWORKDIR /app\n"

@@ -73,17 +73,17 @@ def _take_visitor_slot(store: Store, redis, batch: BatchRecord, max_active: int)
 
 def _end(store: Store, redis, batch: BatchRecord, status: str) -> None:
     batch.status, batch.finished_at = status, record.now_iso()
+    if batch.purpose == "health":
+        try:
+            health.keep_verdicts(store, batch)
+        except Exception:  # the page computes them from the runs anyway; the kept copy waits for the next end
+            log.exception("batch %s: its health verdicts could not be kept", batch.id)
     save(store, batch)
     redis.srem(RUNNING_KEY, batch.id)
     models.drop_batch_secret(redis, batch.id)
     read_token.forget_batch(redis, batch.id)
     if batch.cap_holder or batch.visitor:
         redis.zrem(_slots_key(batch.cap_holder or batch.visitor), batch.id)
-    if batch.purpose == "health":
-        try:
-            health.keep_verdicts(store, batch)
-        except Exception:  # the page computes them from the runs anyway; the kept copy waits for the next end
-            pass
 
 
 def stop(store: Store, redis, batch_id: str) -> BatchRecord | None:

@@ -55,15 +55,16 @@ def find(store: Store, env_id: str, revision: str | None) -> Check | None:
                                           json.loads(row["skipped"]))
 
 
-def verdicts(store: Store, check: Check) -> list[dict]:
-    """Per task: {ref, verdict, why}, from the check's runs as the index has them now."""
+def verdicts(store: Store, check: Check, batch=None) -> list[dict]:
+    """Per task: {ref, verdict, why}, from the check's runs as the index has them now; `batch` is the check's
+    batch as its caller holds it (ending, not saved yet), else it is read from the store."""
     with closing(health_db(store)) as db:
         rows = db.execute("SELECT id, ref, agent, status, scored, reward, kind, reason FROM runs "
                           "WHERE batch=? ORDER BY created_at", (check.batch_id,)).fetchall()
     runs: dict[str, list[dict]] = {}
     for row in rows:
         runs.setdefault(row["ref"], []).append(dict(row))
-    batch = batches.load(store, check.batch_id)
+    batch = batch or batches.load(store, check.batch_id)
     planned = dict.fromkeys(batch.refs) if batch is not None else dict.fromkeys(runs)  # tasks not started yet too
     out = [{"ref": ref, **(verdict_of(runs[ref]) if ref in runs else {
         "verdict": NOT_CHECKED, "why": "Not run yet." if batch and batch.status == batches.RUNNING else
@@ -122,11 +123,12 @@ def shares(found: list[dict]) -> list[dict]:
 
 
 def keep_verdicts(store: Store, batch) -> None:
-    """The check's batch ended: write its verdicts into the runs index, per revision."""
+    """The check's batch is ending: write its verdicts into the runs index, per revision, before the batch is
+    saved as ended, so whoever sees it ended finds them kept."""
     check = find(store, batch.env_id, batch.revision)
     if check is None or check.batch_id != batch.id:
         return
-    found = verdicts(store, check)
+    found = verdicts(store, check, batch)
     with closing(health_db(store)) as db:
         db.execute("BEGIN")
         db.execute("DELETE FROM health_verdicts WHERE env_id=? AND revision=?", (check.env_id, check.revision))
