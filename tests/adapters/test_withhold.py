@@ -425,3 +425,22 @@ def test_no_planted_secret_survives_in_rows():
     assert not SECRET.search(shown)
     assert shown.count("KEEP-ME") == json.dumps(rows).count("KEEP-ME")
     assert len(withheld) == 6
+
+
+# --- values the instruction states itself ----------------------------------------------------------------------
+
+def test_a_value_the_instruction_states_whole_stays_shown_and_a_part_of_a_word_does_not_count():
+    from rlx.adapters.withhold.values import drop_public
+
+    instruction = "Set the limit to 4096 in config_v2, not v12; the name is 'ZX-77'."
+    kept = drop_public(["4096", "12", "ZX-77", "config", "ZX-0001"], instruction)
+    assert kept == ["ZX-0001", "config", "12"]  # 4096 and ZX-77 stand whole in it; 12 and config only inside words
+
+
+def test_thousands_of_values_in_a_large_gold_patch_are_checked_against_the_issue():
+    from rlx.adapters.withhold.values import drop_public
+
+    values = [f"value_{n}" for n in range(1_000, 3_000)]
+    issue = "The failure shows value_1017 and value_2999, and a value_29990 nearby."
+    kept = drop_public(values, issue)
+    assert len(kept) == 1_998 and "value_1017" not in kept and "value_2999" not in kept and "value_2990" in kept

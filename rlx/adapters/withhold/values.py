@@ -80,8 +80,24 @@ def repeatable(values: Iterable[str]) -> list[str]:
 
 def drop_public(values: Iterable[str], public_text: str) -> list[str]:
     """The values, minus those the public text (the instruction) states itself; longest first."""
-    kept = [v for v in set(values) if not (public_text and _pattern([v]).search(public_text))]
+    kept = [v for v in set(values) if not (public_text and _stands_in(v, public_text))]
     return sorted(kept, key=lambda v: (-len(v), v))[:MAX_VALUES]
+
+
+def _stands_in(value: str, text: str) -> bool:
+    """Whether `value` stands whole in `text` (as _EDGE matches it), found with str.find: a 100 KB gold patch holds
+    thousands of values, and one compiled pattern each took minutes per row."""
+    start = text.find(value)
+    while start != -1:
+        end = start + len(value)
+        if not (start and _is_word_char(text[start - 1])) and not (end < len(text) and _is_word_char(text[end])):
+            return True
+        start = text.find(value, start + 1)
+    return False
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
 
 
 def mask_values(text: str, values: list[str], where: str = "") -> tuple[str, list[Withheld]]:
