@@ -6,8 +6,8 @@ Order: the synthetic catalog; the 1,000-task dataset indexed from it (for the pa
 stand-in; (h) a 3,500-task suite indexed from a folder and through the Hub; profiles where a target was missed;
 (n) the cost curves at 0.1×, 1× and 10× the catalog (0.1× only when quick: benchmarks/scaling.py); (i) the
 playground's relay (per-step overhead, 100 sessions on one worker); (l) the community pages over 100,000 run
-records; (j) event-to-fragment latency of live rollouts and (k) 8 oracle rollouts at once; (f) a 1,000,000-row
-parquet dataset; (m) the sitemap served shard by shard, right after the snapshot build.
+records; (j) event-to-fragment latency of live rollouts and (k) 8 oracle rollouts at once; (o) SWE-bench-shaped
+rows and 100,000 prompts (benchmarks/real_rows.py); (f) a 1,000,000-row parquet dataset; (m) the sitemap served shard by shard, right after the snapshot build.
 `--quick` is a smoke run of a few minutes: fewer and shorter runs, its figures noisier.
 """
 
@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmarks import (community, concurrency, first_paint, health_check, indexing, machine, pages, playground,
-                        profiles, report, rollouts, rows, scaling, search, servers, sitemap, snapshot_build, suite_indexing, workspace,
+                        profiles, real_rows, report, rollouts, rows, scaling, search, servers, sitemap, snapshot_build, suite_indexing, workspace,
                         wrk)
 from benchmarks.inprocess import InProcessApp
 from benchmarks.page_cache import PageCache
@@ -147,6 +147,7 @@ def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
     step(results, "community", lambda: community.measure(plan.community_runs))
     step(results, "rollouts", lambda: rollouts.measure(plan.live_runs))
     step(results, "health_check", lambda: health_check.measure(plan.health_tasks))
+    step(results, "real_rows", lambda: real_rows.measure(ws, plan.page_seconds))  # a source folder of its own
     step(results, "rows", lambda: rows.measure(ws, plan.page_seconds))  # last: it adds a dataset to the source
 
 
