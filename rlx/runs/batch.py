@@ -13,7 +13,9 @@ its queued and running runs are stopped.
 
 A model agent's batch's model key (the visitor's endpoint key, or their token for Inference Providers) lives in Redis
 under the batch's id with an expiry, never in the batch record; `advance` copies it to each run as it queues it
-(the run's job takes its copy once), and it is deleted when the batch finishes or is stopped.
+(the run's job takes its copy once), and it is deleted when the batch finishes or is stopped. A batch over
+model-graded tasks carries the judge its visitor picked: each of those runs (`judged`) is graded by it, and the
+visitor's token for the judge, when the judge is called with theirs (rlx/runs/judges.py), is kept and lent the same way.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import time
 
 from rlx.jobs.queues import QUEUES, ROLLOUTS
 from rlx.queue.defaults import KEY_PREFIX
-from rlx.runs import health, models, read_token, record, rollout_rules
+from rlx.runs import health, judges, models, read_token, record, rollout_rules
 from rlx.runs.limits import LimitReached
 from rlx.runs.batch_record import FINISHED, RUNNING, STOPPED, BatchRecord, load, runs_of, save
 from rlx.runs.record import RunRecord
@@ -40,13 +42,16 @@ SWEEP_SEC = 10
 
 
 def create(store: Store, redis, batch: BatchRecord, max_active: int = MAX_ACTIVE_PER_VISITOR,
-           model_secret: dict | None = None) -> BatchRecord:
+           model_secret: dict | None = None, judge_secret: dict | None = None) -> BatchRecord:
     """Write the batch and start its first runs; LimitReached (nothing written) when its visitor has
-    `max_active` batches running already. `model_secret` (endpoint and key) is kept in Redis for its runs."""
+    `max_active` batches running already. `model_secret` (endpoint and key) and `judge_secret` (the visitor's token
+    for the judge) are kept in Redis for its runs."""
     if batch.cap_holder or batch.visitor:
         _take_visitor_slot(store, redis, batch, max_active)
     if model_secret is not None:
         models.store_batch_secret(redis, batch.id, model_secret, BATCH_SLOT_SEC)
+    if judge_secret is not None:
+        judges.store_batch_judge_secret(redis, batch.id, judge_secret, BATCH_SLOT_SEC)
     save(store, batch)
     return advance(store, redis, batch.id)
 
@@ -81,6 +86,7 @@ def _end(store: Store, redis, batch: BatchRecord, status: str) -> None:
     save(store, batch)
     redis.srem(RUNNING_KEY, batch.id)
     models.drop_batch_secret(redis, batch.id)
+    judges.drop_batch_judge_secret(redis, batch.id)
     read_token.forget_batch(redis, batch.id)
     if batch.cap_holder or batch.visitor:
         redis.zrem(_slots_key(batch.cap_holder or batch.visitor), batch.id)
@@ -139,7 +145,9 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
                             agent=batch.agent_at(len(batch.run_ids)), model=batch.model, revision=batch.revision,
                             visitor=batch.visitor,
                             visibility=batch.visibility, batch=batch.id, private_dataset=batch.private_dataset,
-                            purpose=batch.purpose)
+                            purpose=batch.purpose, judge=batch.judge_at(len(batch.run_ids)))
+            if run.judge:  # the visitor's token for the judge, when it is theirs (else the operator's endpoint's)
+                judges.lend_batch_judge_secret(redis, batch.id, run.id)
             if batch.private_dataset:  # an expired token lets the run start and end saying so
                 read_token.lend_batch(redis, batch.id, run.id, QUEUES[ROLLOUTS].job_timeout)
             if batch.model:  # an expired key lets the run start and end saying its model settings expired
@@ -148,6 +156,7 @@ def advance(store: Store, redis, batch_id: str) -> BatchRecord | None:
                 start_run(run, queue=batch.queue)
             except LimitReached:
                 models.drop_secret(redis, run.id)
+                judges.drop_judge_secret(redis, run.id)
                 read_token.forget(redis, run.id)
                 break  # the server is full: the next run ending, or the workers' sweep, tries again
             batch.run_ids.append(run.id)

@@ -36,9 +36,14 @@ class BatchRecord:
     agents: list[str] | None = None  # one agent per entry of `refs`, when they differ (a health check's oracle, nop)
     queue: str = ROLLOUTS  # "bulk" for runs nobody is waiting for
     purpose: str | None = None  # "health": an environment's health check (rlx/runs/health.py)
+    judge: str | None = None  # the judge model the visitor picked for the model-graded tasks among `refs`
+    judged: list[str] = field(default_factory=list)  # those tasks: each of their runs is graded by `judge`
 
     def agent_at(self, i: int) -> str:
         return self.agents[i] if self.agents else self.agent
+
+    def judge_at(self, i: int) -> str | None:
+        return self.judge if self.refs[i] in self.judged else None
 
     def to_json(self) -> dict:
         return asdict(self)

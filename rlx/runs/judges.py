@@ -8,7 +8,8 @@ DEFAULT_JUDGES); a judge outside the pool is refused by the form reader with a 4
 
 Whose key: the operator's when RLX_JUDGE_ENDPOINT is set (the worker holds RLX_JUDGE_KEY in its Config), else the
 signed-in visitor's Hugging Face token on Inference Providers' router, handed to the job through Redis under the
-run's id and taken once, like a model key (rlx/runs/models.py). Either way it reaches only the judge relay
+run's id and taken once, like a model key (rlx/runs/models.py); a batch's is kept under the batch and copied to each
+of its judged runs as it is queued. Either way it reaches only the judge relay
 (rlx/runs/judge_relay.py), never the sandbox, the record, the store or a log.
 """
 
@@ -78,3 +79,25 @@ def take_judge_endpoint(redis, run_id: str, config) -> tuple[str, str | None]:
 
 def drop_judge_secret(redis, run_id: str) -> None:
     redis.delete(secret_key(run_id))
+
+
+def batch_secret_key(batch_id: str) -> str:
+    return f"{KEY_PREFIX}batch:{batch_id}:judge"
+
+
+def store_batch_judge_secret(redis, batch_id: str, secret: dict, ttl: int) -> None:
+    """A batch's judge token, kept under the batch for its judged runs (never in the batch record)."""
+    redis.set(batch_secret_key(batch_id), json.dumps(secret), ex=ttl)
+
+
+def lend_batch_judge_secret(redis, batch_id: str, run_id: str, ttl: int = 24 * 60 * 60) -> bool:
+    """Copy it to one judged run about to be queued; False when it has expired (the run then ends saying so)."""
+    raw = redis.get(batch_secret_key(batch_id))
+    if raw is None:
+        return False
+    redis.set(secret_key(run_id), raw, ex=ttl)
+    return True
+
+
+def drop_batch_judge_secret(redis, batch_id: str) -> None:
+    redis.delete(batch_secret_key(batch_id))

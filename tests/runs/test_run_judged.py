@@ -11,6 +11,7 @@ import shutil
 import pytest
 
 from rlx import create_app
+from rlx.runs import batch as batches
 from tests.conftest import index_now
 from tests.runs.test_run_pages import post_run, run_id_of
 from tests.runs_fixtures import start_worker
@@ -165,3 +166,38 @@ def test_a_health_check_leaves_the_model_graded_task_out_and_says_why(judged_app
         runnable, cannot = plan(adapter, env, adapter.build_index(env))
     assert "general-s3k-1001" not in runnable and cannot["general-s3k-1001"] == JUDGED
     assert {"code-000101", "music-gk-0812"} <= set(runnable)
+
+
+def test_a_batch_offers_the_judge_picker_and_its_judged_task_is_graded_by_the_judge_picked(judged_app,
+                                                                                           judged_worker, judge):
+    client = judged_app.test_client()
+    page = client.get(f"/d/{TWIN}").get_data(as_text=True)
+    batch_form = page[page.index('class="batch-form"'):]
+    assert '<select name="judge">' in batch_form[:batch_form.index("</form>")]
+    assert f'<option value="{JUDGE}" selected>' in batch_form  # the admin's pool, its first preselected
+    response = client.post(f"/d/{TWIN}/batch", headers={"Origin": "http://localhost"}, data={
+        "agent": "oracle", "visibility": "private", "cap": "2", "f": ["category:general", "category:music"],
+        "judge": JUDGE})
+    assert response.status_code == 303, response.get_data(as_text=True)[:500]
+    batch_id = response.headers["Location"].rsplit("/", 1)[1]
+    with judged_app.app_context():
+        store = judged_app.extensions["rlx.store"]
+        batch = batches.load(store, batch_id)
+        runs = {ref: wait_for(judged_app, run_id, timeout=180) for ref, run_id in zip(batch.refs, batch.run_ids)}
+    general, music = runs["general-s3k-1001"], runs["music-gk-0812"]
+    assert general.status == "finished" and general.judge == JUDGE and general.judge_calls == 2, general.outcome
+    assert general.rewards == {"reward": pytest.approx(4 / 6, abs=1e-4)}  # scored by the judge, as a lone run is
+    assert music.judge is None and music.judge_calls == 0  # not model-graded: no judge, no call
+    assert len([r for r in judge.requests if r["path"].endswith("/chat/completions")]) == 2
+    shown = client.get(f"/b/{batch_id}").get_data(as_text=True)
+    assert f"judge {JUDGE} for 1 model-graded task" in shown
+
+
+def test_a_batch_with_a_judge_outside_the_pool_is_refused_and_starts_nothing(judged_app):
+    response = judged_app.test_client().post(f"/d/{TWIN}/batch", headers={"Origin": "http://localhost"}, data={
+        "agent": "oracle", "visibility": "private", "cap": "1", "f": "category:general",
+        "judge": "someone/cheap-judge"})
+    assert response.status_code == 400 and "someone/cheap-judge" in response.get_data(as_text=True)
+    assert "The judge model must be one of" in response.get_data(as_text=True)
+    folder = judged_app.extensions["rlx.store"].runs_dir / "batches"
+    assert not folder.exists() or not any(folder.iterdir())

@@ -14,6 +14,8 @@ from rlx.runs import rollouts
 from rlx.queue.outage import retry_sentence
 from rlx.runs.access import offered_visibilities
 from rlx.store import app_store
+from rlx.runs import judges
+from rlx.web.runs.batch_judges import offers_judge
 from rlx.web.runs.batches import why_no_batch
 from rlx.web.environments.health import health_view
 from rlx.web.environments.loaders import load_env
@@ -46,6 +48,7 @@ def env_page(org: str, name: str):
         context.update(rows=shown, total=len(rows), facets=facets, page=page, pages=pages,
                        overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state),
                        why_no_batch=why_no_batch(state, rows),
+                       batch_judges=judges.pool() if state.ready and offers_judge(state) else [],
                        rollout_files=state.adapter.rollout_files(state.index) if state.ready else [],
                        batch_visibilities=offered_visibilities(state.env.record, ["private", "public"]),
                        search_parts=state.adapter.search_parts(state.index) if state.ready else [])

@@ -13,7 +13,7 @@ from werkzeug.datastructures import MultiDict
 from rlx.queue import get_redis
 from rlx.runs import batch as batches
 from rlx.runs import agents as agent_registry
-from rlx.runs import record, rollout_rules
+from rlx.runs import judges, record, rollout_rules
 from rlx.auth.shelf import needs_shelf, shelf_key
 from rlx.runs import read_token
 from rlx.runs.access import may_see, visibility_for
@@ -30,6 +30,7 @@ from rlx.web.environments.hidden import hidden_ids
 from rlx.web.environments.loaders import load_env
 from rlx.http.origin import same_origin_only
 from rlx.http.render import render
+from rlx.web.runs.batch_judges import judged_refs
 from rlx.web.runs.pages import model_from_form
 from rlx.adapters.task_search import TaskQuery, search_index
 from rlx.web.runs.owner import owns, stop_as_owner, visitor_id
@@ -38,7 +39,7 @@ from rlx.store import app_store
 bp = Blueprint("batches", __name__)
 AGENTS = agent_registry.NAMES  # which of them this host runs: rollout_rules.check_start
 VISIBILITIES = ("private", "public")
-FIELDS = {"agent", "visibility", "cap", "q", "f", "model", "endpoint", "api_key"}
+FIELDS = {"agent", "visibility", "cap", "q", "f", "model", "endpoint", "api_key", judges.FIELD}
 MAX_TEXT, MAX_SECRET = 200, 400
 EXPORTS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson", "parquet": "application/vnd.apache.parquet"}
 
@@ -47,11 +48,12 @@ class BatchFormError(ValueError):
     pass
 
 
-def read_batch_form(form) -> tuple[str, str, int, TaskQuery, ModelChoice | None]:
+def read_batch_form(form) -> tuple[str, str, int, TaskQuery, ModelChoice | None, str | None]:
+    """The form's agent, visibility, cap, task filters, model, and judge (None: the pool's first, if one is needed)."""
     unknown = sorted(set(form.keys()) - FIELDS)
     if unknown:
         raise BatchFormError(f"The form has a field a batch does not take: {unknown[0][:40]!r}.")
-    for name in ("agent", "visibility", "cap", "q", "model", "endpoint", "api_key"):
+    for name in ("agent", "visibility", "cap", "q", "model", "endpoint", "api_key", judges.FIELD):
         if len(form.getlist(name)) > 1:
             raise BatchFormError(f"The field {name!r} was sent more than once.")
     agent = form.get("agent", "")
@@ -75,8 +77,11 @@ def read_batch_form(form) -> tuple[str, str, int, TaskQuery, ModelChoice | None]
         model = model_from_form(agent, form, form.get("api_key", "").strip() or None, visitor_token())
     except ModelError as exc:
         raise BatchFormError(str(exc)) from None
+    judge = form.get(judges.FIELD, "").strip() or None
+    if judge is not None and judge not in judges.pool():
+        raise BatchFormError(f"The judge model must be one of {', '.join(judges.pool())}, not {judge[:100]!r}.")
     query = TaskQuery.from_args(MultiDict([("q", form.get("q", "")), *[("f", v) for v in form.getlist("f")]]))
-    return agent, visibility, int(raw_cap), query, model
+    return agent, visibility, int(raw_cap), query, model, judge
 
 
 def why_no_batch(state, rows) -> str | None:
@@ -97,7 +102,7 @@ def why_no_batch(state, rows) -> str | None:
 def start(org: str, name: str):
     try:
         rollout_rules.check_open()
-        agent, visibility, cap, query, model = read_batch_form(request.form)
+        agent, visibility, cap, query, model, judge = read_batch_form(request.form)
     except BatchFormError as exc:
         abort(400, str(exc))
     except rollout_rules.RolloutRefused as exc:
@@ -114,6 +119,12 @@ def start(org: str, name: str):
     if len(refs) > batches.MAX_TASKS:
         abort(400, f"These filters match {len(refs)} tasks; a batch covers at most {batches.MAX_TASKS}. "
                    "Narrow them and start again.")
+    judged = judged_refs(state, refs)
+    judge = (judge or judges.pool()[0]) if judged else None  # as the run form's picker preselects the first
+    try:
+        judge_secret = judges.judge_secret(current_app.config["RLX"], visitor_token()) if judge else None
+    except ModelError as exc:
+        abort(400, str(exc))
     try:
         rollout_rules.check_start(agent)  # a batch counts once against the hourly limit
     except rollout_rules.RolloutRefused as exc:
@@ -122,14 +133,14 @@ def start(org: str, name: str):
                         model=model.model if model else None, revision=state.env.revision,
                         visitor=visitor_id(create=True), cap_holder=cap_holder_id(), visibility=visibility_for(state.env.record, visibility),
                         private_dataset=needs_shelf(state.env.record, visitor_token()),
-                        filters={"q": query.q, "f": query.args().get("f", [])})
+                        filters={"q": query.q, "f": query.args().get("f", [])}, judge=judge, judged=judged)
     max_active = int(current_app.config.get("RLX_MAX_BATCHES_PER_VISITOR", batches.MAX_ACTIVE_PER_VISITOR))
     if batch.private_dataset:  # its runs read the task from this visitor's shelf, with their token
         read_token.hand_batch(get_redis(), batch.id, visitor_token(), shelf_key(visitor_token()),
                               batches.BATCH_SLOT_SEC)
     try:
         batches.create(app_store(), get_redis(), batch, max_active,
-                       model.secret() if model else None)
+                       model.secret() if model else None, judge_secret)
     except LimitReached as exc:
         read_token.forget_batch(get_redis(), batch.id)
         return error_response(429, str(exc), retry_after=exc.retry_after)
