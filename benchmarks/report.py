@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarks import (community, concurrency, explain, first_paint, health_check, indexing, page_cache, playground,
-                        rollouts, rows, scaling, search, sitemap, suite_indexing)
+                        real_rows, rollouts, rows, scaling, search, sitemap, suite_indexing)
 from benchmarks.markdown import TODO_ROUTE, met, num, table
 from rlx.snapshot.queries import COUNT_CAP, RANK_BROADEST, RANK_LIMIT
 
@@ -27,6 +27,7 @@ def render(r: dict) -> str:
         _indexing(r),
         _pages(r),
         _rows(r),
+        real_rows.render(r),
         concurrency.render(r),
         suite_indexing.render(r),
         playground.render(r),
@@ -93,7 +94,8 @@ def _targets(r: dict) -> str:
         rows.append(["5,000-task repository: task list published (50 ms a request)", "≤ 10 s",
                      f"{num(big['list_s'], 1)} s", met(r["indexing"]["met"]["list"])])
     rows += (concurrency.targets(r) + suite_indexing.targets(r) + playground.targets(r) + community.targets(r)
-             + rollouts.targets(r) + health_check.targets(r) + sitemap.targets(r) + scaling.targets(r))
+             + rollouts.targets(r) + health_check.targets(r) + sitemap.targets(r) + scaling.targets(r)
+             + real_rows.targets(r))
     if not rows:
         return "## Targets\n\nNo measurement completed (see Errors).\n"
     return "## Targets\n\n" + table(["what", "target", "measured", ""], rows, "llll")
