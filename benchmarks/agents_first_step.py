@@ -17,8 +17,8 @@ agents folder's files (path, size, mtime) are compared before and after. (`make 
 here: the folder is shared by every checkout on this machine.)
 
 `python -m benchmarks.agents_first_step [--runs N] [--agents a,b]` runs it alone, writes its figures to
-agents_first_step.json and its section of RESULTS.md. Not part of `make bench`, whose rewrite of RESULTS.md leaves
-the section out until report.py calls `render()` (it draws the section from the kept JSON).
+agents_first_step.json and its section of RESULTS.md. Not run by `make bench` (it takes ten minutes of sandboxes);
+`make bench`'s rewrite of RESULTS.md draws the section again from the kept JSON.
 """
 
 from __future__ import annotations

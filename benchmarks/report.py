@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from benchmarks import (community, concurrency, explain, first_paint, health_check, indexing, page_cache, playground,
-                        real_rows, rollouts, rows, scaling, search, sitemap, suite_indexing)
+from benchmarks import (agents_first_step, community, concurrency, explain, first_paint, health_check, indexing,
+                        page_cache, playground, real_rows, rollouts, rows, scaling, search, sitemap, suite_indexing)
 from benchmarks.markdown import TODO_ROUTE, met, num, table
 from rlx.snapshot.queries import COUNT_CAP, RANK_BROADEST, RANK_LIMIT
 
@@ -34,6 +34,7 @@ def render(r: dict) -> str:
         community.render(r),
         rollouts.render(r),
         health_check.render(r),
+        agents_first_step.render(r),
         sitemap.render(r),
         scaling.render(r, r.get("cost_plot")),
         page_cache.render(r),
