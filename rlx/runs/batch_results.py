@@ -16,11 +16,12 @@ from datetime import datetime
 from rlx.runs.batch import BatchRecord
 from rlx.runs.outcome import KINDS, LABELS, PENDING, SOLVED, of_run
 from rlx.runs.record import WITHDRAWN, RunRecord
-from rlx.runs.usage import cost_of, cost_per_solved
+from rlx.runs.usage import UNKNOWN, cost_of, cost_per_solved
 
 WAITING = "waiting"
 NOT_STARTED = "not started"  # a stopped batch's tasks it never got to
-COLUMNS = ("task", "run_id", "status", "scored", "reward", "seconds", "outcome", "result")
+COLUMNS = ("task", "run_id", "status", "scored", "reward", "seconds", "outcome", "result", "input_tokens",
+           "output_tokens", "judge_calls", "cost_usd", "cost_unknown")
 BINS = 10
 
 
@@ -34,8 +35,19 @@ class ResultRow:
     seconds: float | None
     outcome: str | None
     result: str | None = None  # solved, failed, infrastructure, unobserved, stopped (rlx/runs/outcome.py)
-    cost: float | str | None = None  # dollars, "unknown", or None (no model used, or not ended): not exported yet
+    cost: float | str | None = None  # dollars (the judge's included), "unknown", or None (no model used, not ended)
     agent: str | None = None  # shown where a batch's runs use different agents (a health check's oracle and nop)
+    input_tokens: int | None = None  # the agent's model's, where it reported them
+    output_tokens: int | None = None
+    judge_calls: int = 0
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.cost if isinstance(self.cost, float) else None
+
+    @property
+    def cost_unknown(self) -> bool:
+        return self.cost == UNKNOWN
 
     def as_dict(self) -> dict:
         return {c: getattr(self, c) for c in COLUMNS}
@@ -53,9 +65,10 @@ def result_rows(batch: BatchRecord, runs: list[RunRecord | None], hide_withdrawn
         elif run is None:
             rows.append(ResultRow(ref, None, WAITING, False, None, None, None, agent=batch.agent_at(i)))
         else:
-            ended = of_run(run)
+            ended, usage = of_run(run), run.usage or {}
             rows.append(ResultRow(ref, run.id, run.status, run.scored, run.reward, _seconds(run), run.outcome,
-                                  None if ended.kind == PENDING else ended.kind, cost_of(run.usage), run.agent))
+                                  None if ended.kind == PENDING else ended.kind, cost_of(usage), run.agent,
+                                  usage.get("input_tokens"), usage.get("output_tokens"), run.judge_calls))
     return rows
 
 
@@ -132,7 +145,9 @@ def to_parquet(rows: list[ResultRow]) -> bytes:
 
     schema = pa.schema([("task", pa.string()), ("run_id", pa.string()), ("status", pa.string()),
                         ("scored", pa.bool_()), ("reward", pa.float64()), ("seconds", pa.float64()),
-                        ("outcome", pa.string()), ("result", pa.string())])
+                        ("outcome", pa.string()), ("result", pa.string()), ("input_tokens", pa.int64()),
+                        ("output_tokens", pa.int64()), ("judge_calls", pa.int64()), ("cost_usd", pa.float64()),
+                        ("cost_unknown", pa.bool_())])
     table = pa.Table.from_pylist([row.as_dict() for row in rows], schema=schema)
     sink = io.BytesIO()
     pq.write_table(table, sink)

@@ -32,7 +32,7 @@ from rlx.runs.feed import TrialFeed
 from rlx.runs.judge_run import judge_for
 from rlx.runs.task_vars import seal_task_config, task_variables
 from rlx.runs.router_prices import ServedBy, router_prices
-from rlx.runs.usage import RouterRun, run_usage
+from rlx.runs.usage import RouterRun, run_usage, with_judge
 from rlx.runs.taskfiles import copy_task
 from rlx.runs.walls import read_walls
 from rlx.runs.worker_env import drop_rollout_secrets
@@ -87,6 +87,7 @@ def run_rollout(run_id: str) -> dict:
             relay.stop()  # the key goes with it
         if judge is not None:
             run.judge_calls = judge.calls
+            _note_judge_usage(run, judge, redis)
             judge.stop()
         _note_walls_quietly(run, store)
         _end(run, store, redis, scratch)
@@ -306,6 +307,16 @@ def _note_usage(run: RunRecord, agent_result, relay, use: ModelUse | None, redis
         log.warning("run %s: the router's prices could not be read", run.id, exc_info=True)
         router = RouterRun(None)
     run.usage = run_usage(agent_result, relay, run.model, router, use.served.calls if use else 0)
+
+
+def _note_judge_usage(run: RunRecord, judge, redis) -> None:
+    relay = judge.relay
+    try:  # a judge on the router is priced from its list, as the agent's model is
+        router = _router_run(ModelUse(relay.endpoint, relay.served), redis)
+    except Exception:
+        log.warning("run %s: the router's prices could not be read for its judge", run.id, exc_info=True)
+        router = RouterRun(None)
+    run.usage = with_judge(run.usage or {}, relay.usage(), judge.calls, run.judge, router)
 
 
 def _apply_result(run: RunRecord, result, relay=None, use: ModelUse | None = None, redis=None) -> None:

@@ -6,6 +6,9 @@ A cost is written only when it is known, with `price_source` saying where its pr
 - any other run: the agent priced the calls itself (a positive figure), or litellm's bundled copy of the providers'
   published per-token prices knows the model.
 Otherwise the record says "unknown", never 0 (0 would read as free), and `price_source` says why.
+
+A model-graded run's judge calls are priced the same way (`judge_*` beside the agent's figures) and counted in the
+run's `cost_usd`: the judge was spent to get that reward, so a cost per solved task without it would read low.
 """
 
 from __future__ import annotations
@@ -45,6 +48,33 @@ def run_usage(agent_result, relay=None, model: str | None = None, router: Router
     if cost is None:
         return {**tokens, "cost": UNKNOWN, "price_source": source}
     return {**tokens, "cost_usd": round(cost, 6), "price_source": source}
+
+
+def with_judge(usage: dict, tokens: dict, calls: int, judge: str, router: RouterRun | None) -> dict:
+    """`usage` with the judge's calls added: their tokens, their cost (`judge_cost_usd`, or "unknown" with
+    `judge_price_source` saying why), and the run's whole cost over both. A judge never called adds nothing."""
+    if not calls:
+        return usage
+    out = {**usage, "judge_input_tokens": tokens.get("input_tokens", 0),
+           "judge_output_tokens": tokens.get("output_tokens", 0)}
+    if not tokens:
+        cost, source = None, "the judge reported no token counts"
+    elif router is not None:
+        cost, source = router_cost(judge, tokens, router)
+    else:
+        cost = published_cost(judge, tokens)
+        source = ("litellm's bundled copy of the providers' published prices" if cost
+                  else "no published price for this judge")
+    out["judge_price_source"] = source
+    if cost is None:
+        out["judge_cost"] = UNKNOWN
+        out.pop("cost_usd", None)
+        out["cost"] = UNKNOWN  # the whole run's cost cannot be known either
+        return out
+    out["judge_cost_usd"] = round(cost, 6)
+    if usage.get("cost") != UNKNOWN:
+        out["cost_usd"] = round(usage.get("cost_usd", 0.0) + cost, 6)
+    return out
 
 
 def _own_cost(agent_result, model: str | None, tokens: dict) -> tuple[float | None, str]:

@@ -67,6 +67,7 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "whole_run": f"{run.timings['total']:.2f} s" if "total" in run.timings else None,
         "usage": run.usage,
         "judge": judge_text(run),
+        "judge_cost": judge_cost(run),
         "provenance": provenance_rows(run),
         "limits": (run.provenance or {}).get("limits"),
         "events": shown_events,
@@ -86,6 +87,12 @@ def judge_text(run: RunRecord) -> str | None:
     if run.active:  # counted when the run ends
         return run.judge
     return f"{run.judge} · {run.judge_calls} call{'' if run.judge_calls == 1 else 's'}"
+
+
+def judge_cost(run: RunRecord) -> float | str | None:
+    """What the judge's calls cost: dollars, "unknown", or None (no call, or the run has not ended)."""
+    usage = run.usage or {}
+    return usage.get("judge_cost_usd", usage.get("judge_cost"))
 
 
 def reward_text(run: RunRecord) -> str:

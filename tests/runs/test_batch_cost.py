@@ -5,9 +5,13 @@ and the token counts it reported, not read back from what the app computed."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 import shutil
 
+import pyarrow.parquet as pq
 import pytest
 
 from tests.processes import stop_all
@@ -65,6 +69,13 @@ def test_a_router_batch_says_what_each_solved_task_cost_at_the_serving_providers
     again = re.search(r'<p class="batch-cost">.*?</p>', client.get(f"/b/{batch_id}").get_data(as_text=True), re.S)
     assert f"${cost:.4f} per solved task" in shown, (shown, run.usage, again.group(0))  # one task, solved: its whole cost
     assert "novita (which served the calls)" in client.get(f"/r/{run.id}").get_data(as_text=True)
+    row = next(csv.DictReader(io.StringIO(client.get(f"/b/{batch_id}/results.csv").get_data(as_text=True))))
+    assert float(row["cost_usd"]) == pytest.approx(cost) and row["cost_unknown"] == "False"
+    assert int(row["input_tokens"]) == calls * IN_PER_CALL and int(row["output_tokens"]) == calls * OUT_PER_CALL
+    table = pq.read_table(io.BytesIO(client.get(f"/b/{batch_id}/results.parquet").get_data()))
+    assert table.column("cost_usd").to_pylist() == [pytest.approx(cost)]
+    line = json.loads(client.get(f"/b/{batch_id}/results.jsonl").get_data(as_text=True).splitlines()[0])
+    assert line["cost_usd"] == pytest.approx(cost) and line["judge_calls"] == 0
 
 
 def test_a_router_whose_price_list_is_down_leaves_the_cost_unknown_and_the_run_fine(three_app, router, workers):
@@ -74,3 +85,5 @@ def test_a_router_whose_price_list_is_down_leaves_the_cost_unknown_and_the_run_f
     assert run.usage["cost"] == "unknown" and "cost_usd" not in run.usage
     assert "unknown per solved task" in page and "$0.0000" not in page
     assert "could not be read" in client.get(f"/r/{run.id}").get_data(as_text=True)
+    line = json.loads(client.get(f"/b/{_batch_id}/results.jsonl").get_data(as_text=True).splitlines()[0])
+    assert line["cost_usd"] is None and line["cost_unknown"] is True  # never a 0 that reads as free

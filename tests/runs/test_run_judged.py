@@ -72,11 +72,45 @@ def test_the_general_twin_gets_its_reward_from_the_judge_the_visitor_picked(judg
     assert "Checkpoint c1" in asked[0] and "Checkpoint c2" in asked[1]
     assert all("| Kettle & Co | 3 | 950.00 |" in a for a in asked)  # the oracle's report, as the judge read it
     page = client.get(f"/r/{run_id}").get_data(as_text=True)
-    assert f'<dt>Judge</dt><dd class="run-judge">{JUDGE} · 2 calls</dd>' in page
+    # no published price for this judge on an endpoint that is not the router: its cost, and the run's, unknown
+    assert f'<dt>Judge</dt><dd class="run-judge">{JUDGE} · 2 calls · cost unknown</dd>' in page
+    assert run.usage["judge_input_tokens"] == 200 and run.usage["judge_output_tokens"] == 100  # 100 + 50 a call
+    assert run.usage["cost"] == "unknown" and "cost_usd" not in run.usage
     assert 'class="run-reward">0.6667<' in page
     assert "c2 (llm_judge, weight 2): 0 totals off" in page  # the verifier's output says what the judge said
     assert client.get(f"/api/runs/{run_id}").get_json()["judge_calls"] == 2
     assert _files_holding(judged_app.config["RLX"].storage_dir, KEY) == []
+
+
+# Dollars per million tokens, as Inference Providers' router lists them for the judge.
+JUDGE_PRICES = [{"provider": "novita", "pricing": {"input": 30, "output": 63}},
+                {"provider": "cerebras", "pricing": {"input": 0.5, "output": 1.5}}]
+
+
+def test_a_judge_on_the_router_is_priced_at_the_provider_that_served_it_and_counts_in_the_runs_cost(
+        make_config, redis_client):
+    """The operator's judge is Inference Providers' router: each call is priced from the router's own list at the
+    provider its answer named, and the run's cost (what a cost per solved task sums) includes the judge's."""
+    router = ModelStandIn([VERDICT], key=KEY, model=JUDGE, router_providers=JUDGE_PRICES, serves="novita").start()
+    env = {"RLX_JUDGE_ENDPOINT": router.url, "RLX_JUDGE_KEY": KEY, "HF_ROUTER_URL": router.url}
+    app = create_app(make_config(**env))
+    app.config["RLX_ALLOW_LOOPBACK_MODELS"] = True
+    index_now(app, TWIN)
+    worker = start_worker(app, redis_client, {"RLX_ALLOW_LOOPBACK_MODELS": "1", **env})
+    try:
+        client = app.test_client()
+        run = wait_for(app, run_id_of(post_run(client, path=GENERAL, agent="oracle", judge=JUDGE)), timeout=180)
+    finally:
+        worker.terminate()
+        worker.wait(15)
+        router.stop()
+    assert run.status == "finished" and run.judge_calls == 2, run.outcome
+    each_call = 100 * 30 / 1e6 + 50 * 63 / 1e6  # the stand-in's 100 tokens in and 50 out, at novita's price
+    assert run.usage["judge_cost_usd"] == pytest.approx(2 * each_call)
+    assert run.usage["cost_usd"] == pytest.approx(2 * each_call)  # the oracle spent nothing of its own
+    assert "novita" in run.usage["judge_price_source"]
+    page = client.get(f"/r/{run.id}").get_data(as_text=True)
+    assert f'<dd class="run-judge">{JUDGE} · 2 calls · $0.0123</dd>' in page
 
 
 def test_nop_writes_nothing_for_the_judge_to_read_and_scores_zero_without_a_call(judged_app, judged_worker,
@@ -191,6 +225,10 @@ def test_a_batch_offers_the_judge_picker_and_its_judged_task_is_graded_by_the_ju
     assert len([r for r in judge.requests if r["path"].endswith("/chat/completions")]) == 2
     shown = client.get(f"/b/{batch_id}").get_data(as_text=True)
     assert f"judge {JUDGE} for 1 model-graded task" in shown
+    exported = [json.loads(line) for line in
+                client.get(f"/b/{batch_id}/results.jsonl").get_data(as_text=True).splitlines()]
+    assert {r["task"]: r["judge_calls"] for r in exported} == {"general-s3k-1001": 2, "music-gk-0812": 0}
+    assert next(r for r in exported if r["task"] == "general-s3k-1001")["cost_unknown"] is True  # no price for it
 
 
 def test_a_batch_with_a_judge_outside_the_pool_is_refused_and_starts_nothing(judged_app):
