@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from mimo_webdev import WEBDEV_JUDGE, WEBDEV_SOLUTION, WEBDEV_TEST
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "datasets" / "rlx-examples"
 RELEASE = "mimo-release"
@@ -382,8 +383,19 @@ TWIN_TASKS = [
       "tests/judge.py": GENERAL_JUDGE, "solution/solve.sh": GENERAL_SOLUTION,
       "tests/rubric.json": json.dumps(VERIFIER_META, indent=2, ensure_ascii=False) + "\n"},
      "COPY controller_notes.md /workspace/controller_notes.md\nCOPY ledger.db /workspace/db/ledger.db\n"),
+    ("webdev-dasyn-7-2", "dasyn_7_2", "webdev", webdev_rows()[1]["prompt"][0]["content"],
+     ["Write the page to /workspace/index.html; it is opened as a file.",
+      "There is no network: keep styles and pictures in the page or in files beside it.",
+      "A vision judge grades a screenshot of it against the brief: layout, typography, colour, whitespace, "
+      "content, the brief itself and the page's assets."],
+     {"tests/test.sh": WEBDEV_TEST, "tests/render_judge.py": WEBDEV_JUDGE, "solution/solve.sh": WEBDEV_SOLUTION,
+      "tests/brief.md": webdev_rows()[1]["prompt"][0]["content"] + "\n"},
+     "RUN apt-get update && apt-get install -y --no-install-recommends chromium fonts-dejavu-core \\\n"
+     "    && rm -rf /var/lib/apt/lists/*\n"),
 ]
-WORKDIRS = {"general": "/workspace"}  # where the release's General tasks work; the others work in /app
+JUDGED = ("general", "webdev")  # graded by a judge model the run is given (rlx/runs/judges.py)
+WORKDIRS = {"general": "/workspace", "webdev": "/workspace"}  # where the release's tasks work; the others in /app
+MEMORY_MB = {"webdev": 2048}  # Chromium renders the page in the verifier
 
 
 def write_twin(out: Path) -> list[Path]:
@@ -396,10 +408,11 @@ def write_twin(out: Path) -> list[Path]:
                           f'description = "The MiMo-style release task {instance_id}, converted to Harbor."\n\n'
                           f'[metadata]\nauthor_name = "RLX Examples"\ncategory = "{category}"\n'
                           f'mimo_instance_id = "{instance_id}"\n\n[verifier]\n'
-                          f'timeout_sec = {600.0 if category == "general" else 60.0}\n\n'
-                          f'[agent]\ntimeout_sec = 600.0\n\n[environment]\ncpus = 1\nmemory_mb = 512\n'
+                          f'timeout_sec = {600.0 if category in JUDGED else 60.0}\n\n'
+                          f'[agent]\ntimeout_sec = 600.0\n\n[environment]\ncpus = 1\n'
+                          f'memory_mb = {MEMORY_MB.get(category, 512)}\n'
                           f'network_mode = "no-network"\n'
-                          + (GENERAL_JUDGE_ENV if category == "general" else "")),
+                          + (GENERAL_JUDGE_ENV if category in JUDGED else "")),
             "instruction.md": prompt + "\n\n" + "\n".join(f"- {line}" for line in notes) + "\n",
             "environment/Dockerfile": f"FROM python:3.12-slim\n\nWORKDIR {WORKDIRS.get(category, '/app')}\n{copy}",
             **extra_files,

@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import dataclasses
 from dataclasses import dataclass, field
 
 from rlx.runs import sandbox_cgroup, sandbox_net, sandbox_seccomp
@@ -44,6 +45,13 @@ _NO_CAPABILITIES = ("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--ambi
 
 class SandboxError(RuntimeError):
     """The sandbox could not be started or used; the message says why in one sentence."""
+
+
+# A process's address space where a cgroup caps the sandbox's memory. Address space is not memory: a browser
+# reserves 100 GB and more it never touches (Chromium's heap cages; it traps at start under 128 GB), so RLIMIT_AS
+# at the task's memory would keep any browser out. Without a group it stays the task's memory with headroom, the
+# only wall there is.
+GROUPED_ADDRESS_SPACE_MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -255,7 +263,10 @@ class Sandbox:
 
     def _join(self) -> None:
         self.group.join()
-        self.limits.apply()
+        limits = self.limits
+        if self.group.kind:  # the group caps the sandbox's memory: a process's address space need not be
+            limits = dataclasses.replace(limits, memory_mb=max(limits.memory_mb, GROUPED_ADDRESS_SPACE_MB))
+        limits.apply()
 
     async def run(self, script: str, *, env: dict[str, str] | None = None, cwd: str | None = None,
                   timeout: float | None = None, stdin: bytes | None = None, on_output=None) -> ExecOutcome:

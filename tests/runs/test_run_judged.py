@@ -239,3 +239,42 @@ def test_a_batch_with_a_judge_outside_the_pool_is_refused_and_starts_nothing(jud
     assert "The judge model must be one of" in response.get_data(as_text=True)
     folder = judged_app.extensions["rlx.store"].runs_dir / "batches"
     assert not folder.exists() or not any(folder.iterdir())
+
+
+WEBDEV = f"/t/{TWIN}/webdev-dasyn-7-2"
+# The vision judge's seven scores; by hand: visual = (0.8 + 0.6 + 0.7 + 0.9 + 0.5) / 5 = 0.7, brief 0.9, assets 0.2,
+# so the reward is (0.7 + 0.9 + 0.2) / 3 = 0.6.
+WEB_SCORES = {"layout_integrity": 0.8, "typography": 0.6, "colour": 0.7, "whitespace": 0.9, "content_richness": 0.5,
+              "brief_fulfilment": 0.9, "premium_assets": 0.2}
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Chromium (.ci/run installs it)")
+def test_the_webdev_twin_is_rendered_in_the_sandbox_and_scored_by_a_vision_judge(judged_app, judged_worker, judge):
+    import base64
+
+    judge.script = [{"scores": WEB_SCORES}]
+    client = judged_app.test_client()
+    assert '<select name="judge">' in client.get(WEBDEV).get_data(as_text=True)
+    run = wait_for(judged_app, run_id_of(post_run(client, path=WEBDEV, agent="oracle", judge=JUDGE)), timeout=240)
+    assert run.status == "finished", run.outcome
+    shown = client.get(f"/r/{run.id}").get_data(as_text=True)
+    assert run.rewards == {"reward": pytest.approx(0.6, abs=1e-4)} and run.judge_calls == 1, shown[shown.find("no score"):][:600]
+    (call,) = [r for r in judge.requests if r["path"].endswith("/chat/completions")]
+    text, picture = call["body"]["messages"][-1]["content"]
+    assert "pricing tiers, testimonials and a sign-up form" in text["text"]  # the brief, beside the render
+    prefix = "data:image/png;base64,"
+    assert picture["type"] == "image_url" and picture["image_url"]["url"].startswith(prefix)
+    assert _png_size(base64.b64decode(picture["image_url"]["url"][len(prefix):])) == (1280, 2400)
+    assert "brief_fulfilment: 0.90" in client.get(f"/r/{run.id}").get_data(as_text=True)
+
+
+def test_a_webdev_run_that_builds_no_page_scores_zero_without_asking_the_judge(judged_app, judged_worker, judge):
+    client = judged_app.test_client()
+    run = wait_for(judged_app, run_id_of(post_run(client, path=WEBDEV, agent="nop", judge=JUDGE)), timeout=180)
+    assert run.status == "finished" and run.rewards == {"reward": 0.0}, run.outcome
+    assert run.judge_calls == 0 and judge.requests == []
