@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from rlx.adapters.indexes import load_pack
 from rlx.adapters.withhold import MASK
@@ -50,6 +51,34 @@ def verifier_output(store, run: RunRecord, values: list[str] | None = None) -> t
     return output, masked
 
 
+RENDER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}\.png$")
+MAX_RENDERS, MAX_RENDER_BYTES = 4, 8 * 1024 * 1024
+
+
+def verifier_render(store, run: RunRecord, name: str) -> Path | None:
+    """A picture the verifier saved of the agent's work (a Webdev task's screenshot of the page), when the run may
+    show it: ended, not the oracle's (its render is the reference answer), a PNG directly in the trial's verifier
+    folder, of a bounded size. None otherwise."""
+    if run.active or run.agent == "oracle" or not RENDER_NAME.match(name):
+        return None
+    path = record.trial_dir(store, run.id) / "verifier" / name
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_RENDER_BYTES:
+            return None
+        with path.open("rb") as picture:
+            return path if picture.read(8) == b"\x89PNG\r\n\x1a\n" else None
+    except OSError:
+        return None
+
+
+def verifier_renders(store, run: RunRecord) -> list[str]:
+    folder = record.trial_dir(store, run.id) / "verifier"
+    if run.active or run.agent == "oracle" or not folder.is_dir():
+        return []
+    names = sorted(p.name for p in folder.iterdir() if p.suffix == ".png")
+    return [n for n in names if verifier_render(store, run, n)][:MAX_RENDERS]
+
+
 def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> dict:
     trial = record.trial_dir(store, run.id)
     values = task_answer_values(store, run)
@@ -72,6 +101,7 @@ def run_view(store, run: RunRecord, shown_events: list[dict], owner: bool) -> di
         "limits": (run.provenance or {}).get("limits"),
         "events": shown_events,
         "verifier_output": verifier_text,
+        "renders": verifier_renders(store, run),
         "verifier_masked": masked,
         "answer_hidden": run.agent == "oracle",
         "sandbox_notes": sandbox_notes(trial) if not run.active else [],

@@ -270,7 +270,35 @@ def test_the_webdev_twin_is_rendered_in_the_sandbox_and_scored_by_a_vision_judge
     prefix = "data:image/png;base64,"
     assert picture["type"] == "image_url" and picture["image_url"]["url"].startswith(prefix)
     assert _png_size(base64.b64decode(picture["image_url"]["url"][len(prefix):])) == (1280, 2400)
-    assert "brief_fulfilment: 0.90" in client.get(f"/r/{run.id}").get_data(as_text=True)
+    page = client.get(f"/r/{run.id}").get_data(as_text=True)
+    assert "brief_fulfilment: 0.90" in page
+    # the oracle's render is the reference page, an answer: neither shown nor served
+    assert 'class="run-render"' not in page and client.get(f"/r/{run.id}/verifier/screenshot.png").status_code == 404
+
+
+PAGE = ("mkdir -p /workspace && printf '<!doctype html><title>Penny</title><h1>Penny</h1><p>Pricing, testimonials "
+        "and a sign-up form.</p>' > /workspace/index.html\n")
+
+
+def test_an_agents_webdev_page_is_shown_on_its_run_page_as_the_verifier_rendered_it(judged_app, judged_worker, judge):
+    judge.script = [{"scores": WEB_SCORES}]
+    agent_model = ModelStandIn([action(PAGE), action("", done=True)]).start()
+    try:
+        client = judged_app.test_client()
+        run_id = run_id_of(post_run(client, path=WEBDEV, agent="terminus-2", model=agent_model.model,
+                                    endpoint=agent_model.url, judge=JUDGE))
+        run = wait_for(judged_app, run_id, timeout=240)
+    finally:
+        agent_model.stop()
+    assert run.rewards == {"reward": pytest.approx(0.6, abs=1e-4)}, run.outcome
+    page = client.get(f"/r/{run.id}").get_data(as_text=True)
+    assert f'<img src="/r/{run.id}/verifier/screenshot.png"' in page
+    picture = client.get(f"/r/{run.id}/verifier/screenshot.png")
+    assert picture.status_code == 200 and picture.mimetype == "image/png"
+    assert _png_size(picture.get_data()) == (1280, 2400)
+    for name in ("../run.json", "..%2Frun.json", "test-stdout.txt", "reward.txt.png"):
+        assert client.get(f"/r/{run.id}/verifier/{name}").status_code == 404, name
+    assert judged_app.test_client().get(f"/r/{run.id}/verifier/screenshot.png").status_code == 404  # private run
 
 
 def test_a_webdev_run_that_builds_no_page_scores_zero_without_asking_the_judge(judged_app, judged_worker, judge):

@@ -11,7 +11,7 @@ import json
 import re
 import time
 
-from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, stream_with_context, url_for
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, send_file, stream_with_context, url_for
 
 from rlx.queue import get_redis
 from rlx.auth.shelf import needs_shelf, shelf_key
@@ -26,7 +26,7 @@ from rlx.runs.models import ModelChoice, ModelError, choose_model, drop_secret, 
 from rlx.runs import sandboxes
 from rlx.auth.visitor import cap_holder_id, visitor_token
 from rlx.runs.record import RunRecord
-from rlx.runs.view import masked_event, run_view, task_answer_values
+from rlx.runs.view import masked_event, run_view, task_answer_values, verifier_render
 from rlx.http.error_answers import error_response
 from rlx.web.environments.dataset_access import dataset_access
 from rlx.web.environments.hidden import hidden_ids
@@ -134,6 +134,17 @@ def run_page(run_id: str):
     last_id = live[-1][0] if live else "0"
     view = run_view(store, run, shown, owner=owns(run))
     return render("pages/run.html", view=view, run=run, last_id=last_id)
+
+
+@bp.get("/r/<run_id>/verifier/<name>")
+def run_render(run_id: str, name: str):
+    """A picture the verifier saved (rlx/runs/view.py verifier_render), under the run page's own visibility."""
+    path = verifier_render(app_store(), _visible_run(run_id), name)
+    if path is None:
+        abort(404, "This run has no such picture to show.")
+    response = send_file(path, mimetype="image/png", max_age=3600)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @bp.get("/r/<run_id>/events")
