@@ -153,6 +153,17 @@ def test_a_judge_that_answers_no_score_leaves_the_run_not_scored_never_zero(judg
     assert "Not scored" in client.get(f"/r/{run.id}").get_data(as_text=True)
 
 
+def _terminus_run(app, client, path: str, steps: list[dict]):
+    """terminus-2 on a judged task, its model the stand-in playing `steps` then saying it is done; the ended run."""
+    agent_model = ModelStandIn([*steps, action("", done=True)]).start()
+    try:
+        run_id = run_id_of(post_run(client, path=path, agent="terminus-2", model=agent_model.model,
+                                    endpoint=agent_model.url, judge=JUDGE))
+        return wait_for(app, run_id, timeout=240)
+    finally:
+        agent_model.stop()
+
+
 # What a reward-hacking agent would leave behind: a report, and a "judge" on the judge's port giving full marks.
 FAKE_JUDGE = """cat > /tmp/fake_judge.py <<'PY'
 import http.server, json
@@ -175,15 +186,8 @@ SQUAT = "setsid python3 /tmp/fake_judge.py >/dev/null 2>&1 < /dev/null &\n"
 def test_an_agent_listening_on_the_judges_port_gets_no_reward_from_it(judged_app, judged_worker, judge):
     """A process the agent leaves behind on the judge's port would answer the verifier's calls with any score it
     likes: it is killed before the verifier starts (rlx/runs/verifier_wall.py), and the real judge is asked."""
-    agent_model = ModelStandIn([action(FAKE_JUDGE), action(REPORT + SQUAT, duration=2.0),
-                                action("", done=True)]).start()
-    try:
-        client = judged_app.test_client()
-        run_id = run_id_of(post_run(client, path=GENERAL, agent="terminus-2", model=agent_model.model,
-                                    endpoint=agent_model.url, judge=JUDGE))
-        run = wait_for(judged_app, run_id, timeout=240)
-    finally:
-        agent_model.stop()
+    client = judged_app.test_client()
+    run = _terminus_run(judged_app, client, GENERAL, [action(FAKE_JUDGE), action(REPORT + SQUAT, duration=2.0)])
     assert run.rewards != {"reward": 1.0}, (run.rewards, run.outcome)  # the fake judge's 1.0 is never had
     assert "The judge could not be put in reach of the verifier" not in (run.outcome or "")
     assert judge.requests and run.judge_calls == len(judge.requests)  # the picked judge, through the relay
@@ -282,14 +286,8 @@ PAGE = ("mkdir -p /workspace && printf '<!doctype html><title>Penny</title><h1>P
 
 def test_an_agents_webdev_page_is_shown_on_its_run_page_as_the_verifier_rendered_it(judged_app, judged_worker, judge):
     judge.script = [{"scores": WEB_SCORES}]
-    agent_model = ModelStandIn([action(PAGE), action("", done=True)]).start()
-    try:
-        client = judged_app.test_client()
-        run_id = run_id_of(post_run(client, path=WEBDEV, agent="terminus-2", model=agent_model.model,
-                                    endpoint=agent_model.url, judge=JUDGE))
-        run = wait_for(judged_app, run_id, timeout=240)
-    finally:
-        agent_model.stop()
+    client = judged_app.test_client()
+    run = _terminus_run(judged_app, client, WEBDEV, [action(PAGE)])
     assert run.rewards == {"reward": pytest.approx(0.6, abs=1e-4)}, run.outcome
     page = client.get(f"/r/{run.id}").get_data(as_text=True)
     assert f'<img src="/r/{run.id}/verifier/screenshot.png"' in page
