@@ -8,12 +8,15 @@ the npm agents from deploy/agents/package-lock.json), and a run only links that 
 when its program (and the runtime it brings, as Pi brings Node.js 22) is in that folder, what it needs to start
 is on the host, and this app knows how to drive it; otherwise the form shows it greyed with the sentence
 `unavailable_reason` returns. Installed agents run in the local sandbox only: an HF Sandbox would have to fetch them
-at run time.
+at run time. One agent is for some tasks only: MiMo Code (`mimo`), Xiaomi's own harness for its MiMo release, runs
+the release's tasks (a Harbor conversion's task naming its `mimo_instance_id`) beside the conversion's own runners,
+and is greyed with `task_reason`'s sentence on every other task and in batches.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +37,9 @@ class Agent:
     driven: bool = True  # whether this app knows how to run it (its model relay, its trajectory)
     why_not_driven: str = ""
     sandboxes: tuple[str, ...] = (LOCAL, HF)
+    machine: str | None = None  # the only CPU (platform.machine()) it has a build for; None: any
+    for_metadata: str | None = None  # it runs only tasks whose metadata has this key (None: every task)
+    why_not_this_task: str = ""
 
     @property
     def installed_kind(self) -> bool:
@@ -56,6 +62,12 @@ AGENTS: tuple[Agent, ...] = (
     # completions (rlx/runs/anthropic_bridge.py). Its npm build is a native program: no node needed.
     Agent("claude-code", "Anthropic's Claude Code CLI", needs_model=True, api=CHAT,
           program="npm/node_modules/.bin/claude", sandboxes=(LOCAL,)),
+    # MiMo Code is an OpenCode descendant shipped as one native program (rlx/runs/agent_mimo.py).
+    Agent("mimo", "MiMo Code, the harness Xiaomi released with MiMo (MiMo's tasks only)", needs_model=True,
+          api=CHAT, program="mimo/node_modules/@mimo-ai/mimocode-linux-x64/bin/mimo", sandboxes=(LOCAL,),
+          machine="x86_64", for_metadata="mimo_instance_id",
+          why_not_this_task=("mimo is the harness of the MiMo release, so it runs MiMo tasks only (a task whose "
+                             "task.toml names a mimo_instance_id); this task runs on the other agents.")),
 )
 BY_NAME = {a.name: a for a in AGENTS}
 NAMES = tuple(BY_NAME)
@@ -82,12 +94,23 @@ def unavailable_reason(agent: Agent, agents_dir: Path, sandbox: str = LOCAL) -> 
                 "to fetch it from the internet at run time; it runs in this machine's sandbox.")
     if not agent.driven:
         return agent.why_not_driven
+    if agent.machine and platform.machine() != agent.machine:
+        return (f"{agent.name} is published for {agent.machine} Linux only, and this host is "
+                f"{platform.machine() or 'another kind'}.")
     program = program_path(agent, agents_dir)
     needed = [program] + ([agents_dir / agent.runtime] if agent.runtime else [])
     if program is not None and not all(os.access(p, os.X_OK) for p in needed):
         return f"{agent.name} is not installed on this host (deploy/agents/install.sh installs it, pinned)."
     if agent.host_program and not shutil.which(agent.host_program, path="/usr/bin:/bin"):
         return f"{agent.name} needs {agent.host_program} in /usr/bin, which this host lacks."
+    return None
+
+
+def task_reason(agent: Agent, metadata: dict | None) -> str | None:
+    """None when `agent` runs tasks with this metadata (a task.toml's [metadata]); else why not, in one sentence.
+    A batch has no one task's metadata: pass None, and a task-bound agent is refused."""
+    if agent.for_metadata and not (metadata or {}).get(agent.for_metadata):
+        return agent.why_not_this_task
     return None
 
 

@@ -15,10 +15,12 @@ from rlx.runs.model_relay import SANDBOX_DIR, ModelRelay
 CLASSES = {"mini-swe-agent": "rlx.runs.installed_agents:PreinstalledMiniSweAgent",
            "codex": "rlx.runs.installed_agents:PreinstalledCodex", "pi": "rlx.runs.agent_pi:PreinstalledPi",
            "opencode": "rlx.runs.agent_opencode:PreinstalledOpenCode",
-           "claude-code": "rlx.runs.claude_code_agent:PreinstalledClaudeCode"}
+           "claude-code": "rlx.runs.claude_code_agent:PreinstalledClaudeCode",
+           "mimo": "rlx.runs.agent_mimo:PreinstalledMiMo"}
 # Per-process address space an agent needs whatever the task's memory (the sandbox's cgroup still bounds what it
-# uses): OpenCode is a Bun program, whose JavaScriptCore reserves far more than it touches and aborts under 5 GB.
-ADDRESS_SPACE_MB = {"opencode": 8192}
+# uses): OpenCode and MiMo Code are Bun programs, whose JavaScriptCore reserves far more than it touches and aborts
+# under 5 GB.
+ADDRESS_SPACE_MB = {"opencode": 8192, "mimo": 8192}
 
 
 @dataclass

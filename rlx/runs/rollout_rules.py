@@ -60,12 +60,23 @@ def agent_choices(sandbox: str = agent_registry.LOCAL) -> tuple[list[str], list[
     return [a for a in allowed if why[a] is None], [[a, why[a]] for a in allowed if why[a] is not None]
 
 
+def batch_agent_choices(sandbox: str = agent_registry.LOCAL) -> tuple[list[str], list[list[str]]]:
+    """agent_choices for a batch, which has no one task to fit: an agent made for some tasks only (mimo) is
+    greyed with its reason."""
+    agents, unavailable = agent_choices(sandbox)
+    unfit = {a: why for a in agents if (why := agent_registry.task_reason(agent_registry.get(a), None))}
+    return [a for a in agents if a not in unfit], unavailable + [[a, f"{why} A batch runs it on no task."]
+                                                                for a, why in unfit.items()]
+
+
 def offered_agents(sandbox: str = agent_registry.LOCAL) -> list[str]:
-    return agent_choices(sandbox)[0]
+    """The batch form's agents."""
+    return batch_agent_choices(sandbox)[0]
 
 
 def unavailable_agents(sandbox: str = agent_registry.LOCAL) -> list[list[str]]:
-    return agent_choices(sandbox)[1]
+    """The batch form's greyed agents, each with why."""
+    return batch_agent_choices(sandbox)[1]
 
 
 def offer(options: list) -> list:
@@ -93,9 +104,11 @@ def _agents_cut(spec, agents: list[str], unavailable: list[list[str]]):
     if spec.name != "agent" or spec.type != "choice":
         return spec
     choices = [c for c in spec.choices if c in agents]
+    allowed = set(agents) | {name for name, _ in unavailable}
+    unfit = [pair for pair in spec.unavailable if pair[0] in allowed]  # the task's own reasons, e.g. mimo's
     return dataclasses.replace(spec, choices=choices, default=spec.default if spec.default in choices else
                                (choices[0] if choices else None),
-                               unavailable=[pair for pair in unavailable if pair[0] in spec.choices])
+                               unavailable=[pair for pair in unavailable if pair[0] in spec.choices] + unfit)
 
 
 def check_open() -> None:

@@ -10,10 +10,15 @@ from tests.conftest import index_now
 from tests.runs_helpers import SCIENCE
 
 TASK = f"/t/{SCIENCE}/chemistry/molar-mass-table"
+MIMO_TWIN = "rlx-examples/mimo-release-harbor"
+MIMO_TASK = f"/t/{MIMO_TWIN}/music-gk-0812"  # its task.toml names mimo_instance_id = "gK-0812"
 OURS = {"Origin": "http://localhost"}
+MIMO = "mimo/node_modules/@mimo-ai/mimocode-linux-x64/bin/mimo"
 INSTALLED = ("mini-swe-agent/bin/mini-swe-agent", "npm/node_modules/.bin/codex", "npm/node_modules/.bin/pi",
              "npm/node_modules/.bin/node", "npm/node_modules/.bin/opencode",
-             "npm/node_modules/.bin/claude")
+             "npm/node_modules/.bin/claude", MIMO)
+NOT_MIMOS = ("mimo</span>: mimo is the harness of the MiMo release, so it runs MiMo tasks only (a task whose "
+             "task.toml names a mimo_instance_id); this task runs on the other agents.")
 
 
 def _agents_dir(tmp_path, *installed: str):
@@ -33,6 +38,7 @@ def host_app(make_config, redis_client, tmp_path, request):
 
     app = create_app(make_config(RLX_AGENTS_DIR=str(_agents_dir(tmp_path, *request.param))))
     index_now(app, SCIENCE)
+    index_now(app, MIMO_TWIN)
     return app
 
 
@@ -51,9 +57,50 @@ def test_every_agent_is_listed_and_those_that_cannot_run_are_greyed_with_why(hos
     form = _local_form(host_app.test_client().get(TASK).get_data(as_text=True))
     offered, greyed = _offered(form)
     assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent", "codex", "opencode", "pi", "claude-code"]
-    assert greyed == []
+    assert greyed == ["mimo"]  # installed, but this is not one of MiMo's tasks
+    assert NOT_MIMOS in form
     # the model fields are asked for every agent that uses a model
-    assert 'data-for-agent="terminus-2 mini-swe-agent codex opencode pi claude-code"' in form
+    assert 'data-for-agent="terminus-2 mini-swe-agent codex opencode pi claude-code mimo"' in form
+
+
+@pytest.mark.parametrize("host_app", [INSTALLED], indirect=True)
+def test_mimo_is_offered_on_mimos_tasks_beside_the_harbor_runners_which_stay_the_default(host_app):
+    client = host_app.test_client()
+    form = _local_form(client.get(MIMO_TASK).get_data(as_text=True))
+    offered, greyed = _offered(form)
+    assert offered == ["oracle", "nop", "terminus-2", "mini-swe-agent", "codex", "opencode", "pi", "claude-code",
+                       "mimo"]
+    assert greyed == []
+    assert '<option value="oracle" selected>' in form  # the conversion's own default, unless mimo is chosen
+    # elsewhere it is refused with the reason, and a batch (no one task) never runs it
+    refused = client.post(f"{TASK}/run", headers=OURS, data={
+        "option": "local", "agent": "mimo", "visibility": "private", "model": "m",
+        "endpoint": "https://api.example.com/v1", "api_key": ""})
+    assert refused.status_code == 400
+    assert "mimo cannot run here: mimo is the harness of the MiMo release" in refused.get_data(as_text=True)
+    batch = re.search(r'<form[^>]*class="batch-form".*?</form>', client.get(f"/d/{MIMO_TWIN}").get_data(
+        as_text=True), re.S).group(0)
+    assert "mimo" in _offered(batch)[1] and "A batch runs it on no task." in batch
+    refused = client.post(f"/d/{MIMO_TWIN}/batch", headers=OURS, data={
+        "agent": "mimo", "visibility": "private", "cap": "1", "model": "m", "endpoint": "https://api.example.com/v1"})
+    assert refused.status_code == 400 and "mimo cannot run here" in refused.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("host_app", [INSTALLED[:-1]], indirect=True)
+def test_mimo_not_installed_is_greyed_on_mimos_tasks_with_why(host_app):
+    form = _local_form(host_app.test_client().get(MIMO_TASK).get_data(as_text=True))
+    offered, greyed = _offered(form)
+    assert "claude-code" in offered and greyed == ["mimo"]
+    assert ("mimo</span>: mimo is not installed on this host (deploy/agents/install.sh installs it, pinned).") in form
+
+
+@pytest.mark.parametrize("host_app", [INSTALLED], indirect=True)
+def test_mimo_on_a_host_it_has_no_build_for_is_greyed_with_why(host_app, monkeypatch):
+    monkeypatch.setattr("platform.machine", lambda: "aarch64")
+    form = _local_form(host_app.test_client().get(MIMO_TASK).get_data(as_text=True))
+    offered, greyed = _offered(form)
+    assert "opencode" in offered and greyed == ["mimo"]
+    assert "mimo</span>: mimo is published for x86_64 Linux only, and this host is aarch64." in form
 
 
 @pytest.mark.parametrize("host_app", [()], indirect=True)

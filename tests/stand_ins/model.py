@@ -7,7 +7,8 @@ real terminus-2 types those keystrokes into a real tmux in the sandbox. Each con
 answers the conversation already holds), so several runs at once each get the whole script; the last repeats.
 
 A request that offers tools (mini-swe-agent's `bash` tool, Claude Code's `Bash`) is answered with a tool call
-instead: the script's entries are then `bash(command)` steps, and an `answer(text)` step replies with text alone.
+instead: the script's entries are then `bash(command)` steps, and an `answer(text)` step replies with text alone;
+any other string argument the tool's schema requires (MiMo Code's `description`) gets a scripted value.
 A request with `stream: true` (Pi) gets the same answer as server-sent `chat.completion.chunk` events, usage last when `stream_options.include_usage` asks, then `data: [DONE]`; once the
 script is done it answers a plain closing message, which is how a streaming agent knows to stop. POST /v1/responses
 (Codex) answers the same steps as calls of Codex's `exec_command` tool, streamed as server-sent events, then a
@@ -46,6 +47,15 @@ def action(keystrokes: str, done: bool = False, duration: float = 0.5) -> dict:
     return {"analysis": "Scripted by the model stand-in.", "plan": "Type the next command.",
             "commands": [{"keystrokes": keystrokes, "duration": duration}] if keystrokes else [],
             "task_complete": done}
+
+
+def _required_strings(tool: dict) -> dict:
+    """A value for each required string argument of the tool's schema (MiMo Code's bash asks for a description of
+    the command as well), so a strict agent accepts the call; the command itself is the script's."""
+    schema = tool.get("parameters") if isinstance(tool.get("parameters"), dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    return {name: f"Scripted {name}." for name in schema.get("required") or []
+            if isinstance(name, str) and (properties.get(name) or {}).get("type") == "string"}
 
 
 class ModelStandIn:
@@ -94,11 +104,12 @@ class ModelStandIn:
         step = self.script[min(answered, len(self.script) - 1)]
         if "command" not in step:
             return {"role": "assistant", "content": step["say"]}
-        offered = [(t.get("function") or {}).get("name") for t in tools or [] if isinstance(t, dict)]
-        name = next((n for n in offered if str(n).lower() == "bash"), "bash")
+        offered = [t.get("function") or {} for t in tools or [] if isinstance(t, dict)]
+        tool = next((f for f in offered if str(f.get("name")).lower() == "bash"), {"name": "bash"})
+        arguments = {**_required_strings(tool), "command": step["command"]}
         return {"role": "assistant", "content": step.get("say", "Running the next command."),
                 "tool_calls": [{"id": f"call_{answered + 1}", "type": "function",
-                                "function": {"name": name, "arguments": json.dumps({"command": step["command"]})}}]}
+                                "function": {"name": tool["name"], "arguments": json.dumps(arguments)}}]}
 
     def _handler(self):
         stand_in = self

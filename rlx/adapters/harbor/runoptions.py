@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rlx.adapters.contract import RunField, RunOption
 from rlx.adapters.harbor.hf_fit import hf_reasons
-from rlx.runs.agents import MODEL_AGENTS, NAMES
+from rlx.runs.agents import AGENTS as REGISTRY, MODEL_AGENTS, NAMES, task_reason
 from rlx.runs.judges import FIELD as JUDGE_FIELD, model_graded
 
 AGENTS = list(NAMES)  # which of them runs on this host is decided per request (rlx/runs/rollout_rules.py)
@@ -31,7 +31,7 @@ def local_option(entry: dict) -> RunOption:
         reasons.append(f"it runs in the prebuilt image {runtime.get('image')}, and the local sandbox has no "
                        "images: it runs the task on this worker's own system with the task's files, and this "
                        "task ships none.")
-    fields = _fields() + ([judge_field()] if model_graded(entry.get("config")) else []) if can_run else []
+    fields = _fields(_metadata(entry)) + ([judge_field()] if model_graded(entry.get("config")) else []) if can_run else []
     return RunOption(key="local", label="This machine's sandbox (bubblewrap)", runner="harbor", can_run=can_run,
                      why_not=" ".join(_sentence(r) for r in reasons) if not can_run else None, fields=fields)
 
@@ -46,12 +46,16 @@ def hf_option(entry: dict) -> RunOption:
     can_run = not reasons
     return RunOption(key="hf", label="HF Sandbox (a Hugging Face Job on your account)", runner="harbor",
                      can_run=can_run, why_not=None if can_run else " ".join(_sentence(r) for r in reasons),
-                     fields=_fields() if can_run else [])
+                     fields=_fields(_metadata(entry)) if can_run else [])
 
 
-def _fields() -> list[RunField]:
+def _fields(metadata: dict | None) -> list[RunField]:
+    """The run form's fields; an agent made for other tasks (mimo on a task that is not MiMo's) is listed greyed
+    with the reason. The default stays oracle, so a MiMo task still runs on its Harbor conversion unless asked."""
+    unfit = [[a.name, why] for a in REGISTRY if (why := task_reason(a, metadata))]
+    choices = [name for name in AGENTS if name not in dict(unfit)]
     return [
-        RunField("agent", "Agent", "choice", AGENTS, "oracle"),
+        RunField("agent", "Agent", "choice", choices, "oracle", unavailable=unfit),
         RunField("visibility", "Who can see the run", "choice", VISIBILITY, "private"),
         RunField("model", "Model (agents that use one)", "text", for_agent=_FOR_MODEL),
         RunField("endpoint", "OpenAI-compatible endpoint (agents that use a model)", "url", for_agent=_FOR_MODEL),
@@ -63,6 +67,11 @@ def judge_field() -> RunField:
     """A model-graded task's judge choice; its choices are the admin's pool, filled per request
     (rlx/runs/judges.py offer_judges)."""
     return RunField(JUDGE_FIELD, "Judge model (grades this task's answer)", "choice", [], None)
+
+
+def _metadata(entry: dict) -> dict:
+    metadata = (entry.get("config") or {}).get("metadata")
+    return metadata if isinstance(metadata, dict) else {}
 
 
 def _has_environment_files(entry: dict) -> bool:
