@@ -27,8 +27,8 @@ class RowsAdapter(Adapter):
     cannot_run_why = ("they are rows of a table, and a run starts from a Harbor task folder (a task.toml naming "
                       "an image and a grader script); a task packed into a row is read, not run.")
     # 2: titles past an opening the rows share, the rest of each prompt kept for task search; 3: rollout files;
-    # 4: a prompt found twice is no opening its rows share
-    index_version = 4
+    # 4: a prompt found twice is no opening its rows share; 5: large withheld parquet columns left unread
+    index_version = 5
 
     def score(self, record) -> float:
         if record.repo_type != "dataset" or "harbor" in record.tags:
@@ -67,8 +67,8 @@ class RowsAdapter(Adapter):
         row_ref, split = located
         processor = get_processor(index.summary.get("processor", "generic")) or get_processor("generic")
         table, split = _table_of(env, index, split)
-        try:
-            raw = table.row(split, row_ref.index)
+        try:  # the large withheld columns the index left unread stay unread here too (columns.py)
+            raw = table.row(split, row_ref.index, index.summary.get("unread_columns") or ())
         except Unavailable as exc:
             task = RowTask(title=f"Row {row_ref.index}", error=f"{exc} Try again in a minute.")
         except (BadRow, DataFileError, SourceError) as exc:

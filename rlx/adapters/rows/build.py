@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.indexes import save_index, save_pack
 from rlx.adapters.manifest import read_manifest
-from rlx.adapters.rows import stats, titles
+from rlx.adapters.rows import columns, regroup, stats, titles
 from rlx.adapters.rows.rollout_files import index_rollouts
 from rlx.adapters.task_words import search_words
 from rlx.adapters.rows.processors import RowRef, choose_processor, render_row
@@ -60,16 +60,13 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     _step(progress, "finish", "listing", f"{len(splits)} split(s), {sum(s.rows for s in splits):,} rows")
     per_split = VIEWER_ROWS_PER_SPLIT if table.origin == "viewer" else ROWS_INDEXED_PER_SPLIT
     _step(progress, "start", "fetching", f"Reading the first rows of {len(splits)} split(s)")
-    heads, problems = {}, [p for s in splits for p in s.problems] + ([note] if note else [])
-    for split in splits:
-        try:
-            heads[_key(split)] = table.head(split, min(per_split, split.rows))
-        except (DataFileError, SourceError) as exc:
-            heads[_key(split)] = []
-            problems.append(f"{split.split}: {exc}")
-    sample = [r for rows in heads.values() for r in rows if isinstance(r, dict)][:SAMPLE_ROWS]
-    columns = list(dict.fromkeys(k for r in sample for k in r))
-    processor, score = choose_processor(columns, sample, tags=env.record.tags)
+    problems = [p for s in splits for p in s.problems] + ([note] if note else [])
+    if table.origin == "files":  # the processor first, so the rows are read without its large withheld columns
+        processor, score, unread = _choose_from_files(env, table, splits, per_split)
+        heads = _heads(table, splits, per_split, unread, problems)
+    else:  # the viewer sends whole rows: its first pages serve as the sample too
+        heads, unread = _heads(table, splits, per_split, (), problems), []
+        processor, score = _choose(env, [r for rows in heads.values() for r in rows if isinstance(r, dict)])
     traces_only = processor.key == "traces"
     if traces_only:  # recorded runs, not tasks: every file of them is listed as rollouts, none as a task
         table, splits, heads = _traces_as_rollouts(env, table, splits)
@@ -96,6 +93,8 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
                 titles.retitle(task, text, known)
                 task_texts.append((str(ref), text))
             rows.append(_task_row(raw, task, text, ref, split_facet))
+    if table.origin == "files" and splits:  # task pages then read one small row group, not a large one
+        regroup.regroup_files(env, splits, unread)
     column_stats = _column_stats(env, table, splits, processor, cleaned)
     rollouts = index_rollouts(env, table.rollouts, task_texts, splits)
     runs_only = traces_only or (not splits and bool(rollouts))  # a repository of runs (trials, logs), no task
@@ -104,7 +103,7 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
         "claim": round(score, 3), "origin": table.origin, "rows_total": sum(s.rows for s in splits),
         "several_configs": several_configs, "splits": [s.as_json() for s in splits], "problems": problems[:50],
         "columns": column_stats, "openings": split_openings, "hints": hints,
-        "rollouts": rollouts, "manifest": read_manifest(env), "traces_only": runs_only,
+        "rollouts": rollouts, "manifest": read_manifest(env), "traces_only": runs_only, "unread_columns": unread,
         "seconds": round(time.monotonic() - started, 2),
     }
     index = Index(env_id=env.id, adapter=adapter_key, revision=env.revision, version=version,
@@ -115,6 +114,49 @@ def build_index(env, adapter_key: str, version: int, progress=None) -> Index:
     save_index(env.store, index)
     _step(progress, "finish", "packing", f"{len(rows):,} rows indexed")
     return index
+
+
+def _heads(table, splits, per_split: int, skip, problems: list[str]) -> dict:
+    heads = {}
+    for split in splits:
+        try:
+            heads[_key(split)] = table.head(split, min(per_split, split.rows), skip)
+        except (DataFileError, SourceError) as exc:
+            heads[_key(split)] = []
+            problems.append(f"{split.split}: {exc}")
+    return heads
+
+
+def _choose(env, sample: list[dict]):
+    sample = sample[:SAMPLE_ROWS]
+    return choose_processor(list(dict.fromkeys(k for r in sample for k in r)), sample, tags=env.record.tags)
+
+
+def _choose_from_files(env, table, splits, per_split: int):
+    """(processor, its claim, the columns left unread from then on). The sample leaves the largest columns of a
+    huge first row group unread (columns.sample_skip); when the pick then turns out to depend on every field,
+    the sample is read whole and the pick made again."""
+    skip = columns.sample_skip(env, splits)
+    processor, score = _choose(env, _sample(table, splits, per_split, skip))
+    if skip and processor.shown_fields() is None:
+        processor, score = _choose(env, _sample(table, splits, per_split, ()))
+    return processor, score, columns.unread_columns(env, splits, processor.shown_fields())
+
+
+def _sample(table, splits, per_split: int, skip) -> list[dict]:
+    """The first SAMPLE_ROWS readable rows, split after split (a split's read errors are reported with its heads)."""
+    out: list[dict] = []
+    for split in splits:
+        if len(out) >= SAMPLE_ROWS:
+            break
+        try:
+            rows = table.head(split, min(SAMPLE_ROWS, split.rows), skip)
+            if any(not isinstance(r, dict) for r in rows) and split.rows > SAMPLE_ROWS:
+                rows = table.head(split, min(per_split, split.rows), skip)  # past the unreadable rows
+        except (DataFileError, SourceError):
+            continue
+        out += [r for r in rows if isinstance(r, dict)]
+    return out[:SAMPLE_ROWS]
 
 
 def _traces_as_rollouts(env, table, splits):

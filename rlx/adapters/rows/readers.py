@@ -3,7 +3,8 @@
 Each format answers three calls on a local file: `survey` (how many rows, plus marks that make one row cheap to
 reach), `read_row` (row i) and `read_head` (the first n rows). Parquet is read one row group at a time and JSON
 Lines from a byte offset kept every STRIDE rows, so a task page never reads a whole file; JSON and CSV have no
-such structure and are read whole, within MAX_WHOLE_FILE, and kept parsed for a while.
+such structure and are read whole, within MAX_WHOLE_FILE, and kept parsed for a while. Parquet rows can leave
+columns unread (`skip`, chosen in columns.py): a skipped column is in the row with the value None.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import io
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,11 +45,7 @@ def survey(path: Path, fmt: str) -> Survey:
     try:
         if fmt == "parquet":
             meta = _parquet(path).metadata
-            starts, total = [], 0
-            for group in range(meta.num_row_groups):
-                starts.append(total)
-                total += meta.row_group(group).num_rows
-            return Survey(total, starts)
+            return Survey(meta.num_rows, _group_starts(meta))
         if fmt == "jsonl":
             return _survey_lines(path)
         return Survey(len(_whole(path, fmt)))
@@ -55,11 +53,12 @@ def survey(path: Path, fmt: str) -> Survey:
         raise DataFileError(_file_problem(path, fmt, exc)) from None
 
 
-def read_row(path: Path, fmt: str, marks: list[int], i: int):
-    """Row `i` of the file (0-based), or BadRow / DataFileError with a sentence."""
+def read_row(path: Path, fmt: str, marks: list[int] | None, i: int, skip: Collection[str] = ()):
+    """Row `i` of the file (0-based), or BadRow / DataFileError with a sentence. `skip`: parquet columns not read;
+    `marks` None: a parquet file's own row groups are looked up in its footer."""
     try:
         if fmt == "parquet":
-            return _parquet_row(path, marks, i)
+            return _parquet_row(path, marks, i, skip)
         if fmt == "jsonl":
             return _line_row(path, marks, i)
         rows = _whole(path, fmt)
@@ -72,13 +71,18 @@ def read_row(path: Path, fmt: str, marks: list[int], i: int):
         raise BadRow(f"Row {i} holds a value that cannot be read ({str(exc)[:160]}).") from None
 
 
-def read_head(path: Path, fmt: str, n: int) -> list:
-    """The first `n` rows; a row that cannot be read comes back as its BadRow, in its place."""
+def read_head(path: Path, fmt: str, n: int, skip: Collection[str] = ()) -> list:
+    """The first `n` rows; a row that cannot be read comes back as its BadRow, in its place. `skip`: parquet
+    columns not read."""
     out: list = []
     try:
         if fmt == "parquet":
-            for batch in _parquet(path).iter_batches(batch_size=max(1, min(n, 256))):
-                for row in batch.to_pylist():
+            parquet = _parquet(path)
+            names, read = _read_columns(parquet, skip)
+            if read == []:  # every column skipped: rows of names, no cell read
+                return [dict.fromkeys(names) for _ in range(min(n, parquet.metadata.num_rows))]
+            for batch in parquet.iter_batches(batch_size=max(1, min(n, 256)), columns=read):
+                for row in _with_names(batch.to_pylist(), names):
                     if len(out) >= n:
                         return out
                     out.append(_checked(row, len(out)))
@@ -144,18 +148,63 @@ def _parquet(path: Path) -> pq.ParquetFile:
     return opened
 
 
-def _parquet_row(path: Path, starts: list[int], i: int):
+def parquet_metadata(path: Path) -> pq.FileMetaData:
+    """The file's footer (row groups, column chunks and their sizes), read once per (path, mtime)."""
+    try:
+        return _parquet(path).metadata
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise DataFileError(_file_problem(path, "parquet", exc)) from None
+
+
+def parquet_columns(path: Path) -> list[str]:
+    """The file's top-level column names, in order."""
+    try:
+        return list(_parquet(path).schema_arrow.names)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise DataFileError(_file_problem(path, "parquet", exc)) from None
+
+
+def _group_starts(meta: pq.FileMetaData) -> list[int]:
+    """The first row of each row group."""
+    starts, total = [], 0
+    for group in range(meta.num_row_groups):
+        starts.append(total)
+        total += meta.row_group(group).num_rows
+    return starts
+
+
+def _read_columns(parquet: pq.ParquetFile, skip: Collection[str]) -> tuple[list[str], list[str] | None]:
+    """(every column name, the ones to read; None: all of them)."""
+    names = list(parquet.schema_arrow.names)
+    if not skip or not set(skip) & set(names):
+        return names, None
+    return names, [name for name in names if name not in skip]
+
+
+def _with_names(rows: list[dict], names: list[str]) -> list[dict]:
+    """Rows as read, each with every column of the file in order: the unread ones hold None."""
+    if not rows or len(rows[0]) == len(names):
+        return rows
+    return [{name: row.get(name) for name in names} for row in rows]
+
+
+def _parquet_row(path: Path, starts: list[int] | None, i: int, skip: Collection[str] = ()):
     parquet = _parquet(path)
+    if starts is None:
+        starts = _group_starts(parquet.metadata)
     group = max((g for g, start in enumerate(starts) if start <= i), default=None)
     if group is None or i >= parquet.metadata.num_rows:
         raise BadRow(f"{path.name} has no row {i}.")
-    table = parquet.read_row_group(group).slice(i - starts[group], 1)
+    names, read = _read_columns(parquet, skip)
+    if read == []:
+        return dict.fromkeys(names)
+    table = parquet.read_row_group(group, columns=read).slice(i - starts[group], 1)
     sizes = {name: _arrow_size(table.column(name)) for name in table.column_names}
     big = [name for name, size in sizes.items() if size > MAX_CELL_BYTES]
     if big:
         raise BadRow(f"Row {i} has a cell ({big[0]}) of {sizes[big[0]] / 1e6:.1f} MB, more than the "
                      f"{MAX_CELL_BYTES // (1024 * 1024)} MB this explorer reads into a page.")
-    return table.to_pylist()[0]
+    return _with_names(table.to_pylist(), names)[0]
 
 
 def _arrow_size(column: pa.ChunkedArray) -> int:

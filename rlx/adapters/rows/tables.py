@@ -1,9 +1,10 @@
 """A dataset's rows, wherever they are read from: the dataset viewer, or the data files themselves.
 
 Both tables answer the same three calls — `splits()` (each with its row count), `head(split, n)` and
-`row(split, i)` — so the index builder and the task page do not care which one they hold. A row that cannot be
-read is a `BadRow` (one task's message); a file that cannot be read is recorded on its split and skipped; a
-viewer that fails raises `Unavailable`, which the caller shows in place of the task.
+`row(split, i)`, the last two optionally leaving some parquet columns unread (`skip`, columns.py) — so the
+index builder and the task page do not care which one they hold. A row that cannot be read is a `BadRow` (one
+task's message); a file that cannot be read is recorded on its split and skipped; a viewer that fails raises
+`Unavailable`, which the caller shows in place of the task.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from rlx.adapters.env import Env
 from rlx.adapters.rollouts.formats import FORMATS, detect, named_trace_format
-from rlx.adapters.rows import readers
+from rlx.adapters.rows import readers, regroup
 from rlx.adapters.rows.datafiles import data_format, find_splits, rollout_files
 from rlx.adapters.rows.local import local_file
 from rlx.adapters.rows.readers import BadRow, DataFileError
@@ -30,6 +31,7 @@ class DataFile:
     rows: int = 0
     marks: list[int] = field(default_factory=list)
     error: str | None = None
+    copy: str = ""  # parquet: its copy in small row groups, under the rows cache (regroup.py); "" when none
 
 
 @dataclass
@@ -100,17 +102,17 @@ class FileTable:
     def splits(self) -> list[SplitRows]:
         return self._splits
 
-    def head(self, split: SplitRows, n: int) -> list:
+    def head(self, split: SplitRows, n: int, skip=()) -> list:
         out: list = []
         for data in split.files:
             if len(out) >= n:
                 break
             if data.error or not data.rows:
                 continue
-            out.extend(readers.read_head(local_file(self.env, data.path), data.format, n - len(out)))
+            out.extend(readers.read_head(local_file(self.env, data.path), data.format, n - len(out), skip))
         return out
 
-    def row(self, split: SplitRows, i: int):
+    def row(self, split: SplitRows, i: int, skip=()):
         readable = [f for f in split.files if not f.error]
         starts, total = [], 0
         for data in readable:
@@ -120,8 +122,11 @@ class FileTable:
             raise BadRow(f"{split.split} has no row {i}.")
         k = bisect.bisect_right(starts, i) - 1
         data = readable[k]
+        copy = regroup.copy_path(self.env, data)  # the same rows in small row groups: one is cheap to reach
         try:
-            return readers.read_row(local_file(self.env, data.path), data.format, data.marks, i - starts[k])
+            if copy is not None:
+                return readers.read_row(copy, data.format, None, i - starts[k], skip)
+            return readers.read_row(local_file(self.env, data.path), data.format, data.marks, i - starts[k], skip)
         except BadRow as exc:
             raise BadRow(str(exc).replace(f"Row {i - starts[k]}", f"Row {i}", 1)) from None
 
@@ -202,7 +207,7 @@ class ViewerTable:
     def splits(self) -> list[SplitRows]:
         return self._splits
 
-    def head(self, split: SplitRows, n: int) -> list:
+    def head(self, split: SplitRows, n: int, skip=()) -> list:  # the viewer sends whole rows: skip is moot
         out: list = []
         while len(out) < min(n, split.rows):
             page = self.viewer.rows(self.env.id, split.config, split.split, len(out), min(100, n - len(out)),
@@ -213,7 +218,7 @@ class ViewerTable:
             out.extend(_checked(row, len(out) + k) for k, row in enumerate(got))
         return out
 
-    def row(self, split: SplitRows, i: int):
+    def row(self, split: SplitRows, i: int, skip=()):
         if not 0 <= i < split.rows:
             raise BadRow(f"{split.split} has no row {i}.")
         page = self.viewer.rows(self.env.id, split.config, split.split, i, 1, token=self.env.token)

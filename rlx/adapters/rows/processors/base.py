@@ -72,7 +72,8 @@ class Processor:
     - `survey(columns, rows)`: hints worked out once per dataset from its first rows (stored with the index and
       handed back to `shown`); the default has none.
     - `withhold(row, hints)`: override only if the format must keep a field whole (a packed archive column) and
-      withhold inside it itself.
+      withhold inside it itself. Overriding `shown` or `withhold` means every column of a row is read for you;
+      otherwise withheld columns with large cells are left unread (`shown_fields`, rlx/adapters/rows/columns.py).
     """
 
     key: str = ""
@@ -99,6 +100,14 @@ class Processor:
 
     def withhold(self, row: dict, hints: dict | None = None) -> tuple[dict, list[Withheld]]:
         return withhold_row(row, self.shown(row, hints), answer_walk(self.answer_keys, self.blobs_are_answers))
+
+    def shown_fields(self) -> set[str] | None:
+        """The top-level fields this processor may show, known before any row is read; None when they depend on
+        the row (its own `shown` or `withhold`). Every other field is withheld whatever it holds, so a large one
+        need not even be read (rlx/adapters/rows/columns.py)."""
+        if type(self).shown is not Processor.shown or type(self).withhold is not Processor.withhold:
+            return None
+        return set(self.agent_fields) | {name.split(".", 1)[0] for name in self.label_fields}
 
     # A format whose row holds files (a packed task folder) answers these two for the task page's file viewer;
     # `row` has been through `withhold` already. None: no such folder or file (the default: rows have no files).
