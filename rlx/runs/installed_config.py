@@ -12,7 +12,7 @@ from rlx.runs.bwrap import SANDBOX_PATH
 from rlx.runs.egress import Egress, ModelError
 from rlx.runs.model_relay import SANDBOX_DIR, ModelRelay
 
-CLASSES = {"mini-swe-agent": "rlx.runs.installed_agents:PreinstalledMiniSweAgent",
+CLASSES = {"mini-swe-agent": "rlx.runs.agent_mini_swe:PreinstalledMiniSweAgent",
            "codex": "rlx.runs.installed_agents:PreinstalledCodex", "pi": "rlx.runs.agent_pi:PreinstalledPi",
            "opencode": "rlx.runs.agent_opencode:PreinstalledOpenCode",
            "claude-code": "rlx.runs.claude_code_agent:PreinstalledClaudeCode",
