@@ -16,6 +16,7 @@ from rlx.runs.rollout_rules import offered_agents, unavailable_agents
 from rlx.http.humanize import compact_number, dollars, file_size, operator_hint, relative_date
 from rlx.http.naming import ref_beside_title
 from rlx.http.richtext import render_code, render_markdown, render_verbatim
+from rlx.http.stylesheets import minify
 
 
 def init_context(app: Flask) -> None:
@@ -57,7 +58,7 @@ def header_trending() -> list[dict]:
 
 @functools.lru_cache(maxsize=2)
 def inline_css(name: str = "app") -> Markup:
-    """A stylesheet (app or pages), inlined: the first response alone can draw the page (one request, no
-    render-blocking CSS)."""
+    """A stylesheet (app or pages), inlined and minified: the first response alone can draw the page (one request,
+    no render-blocking CSS)."""
     css = (Path(__file__).resolve().parent.parent / "static" / "css" / f"{name}.css").read_text()
-    return Markup(css)  # trusted, and checked by a test never to close the <style> element it sits in
+    return Markup(minify(css))  # trusted, and checked by a test never to close the <style> element it sits in
