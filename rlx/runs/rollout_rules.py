@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from flask import current_app
+from flask import current_app, g, has_request_context
 
 from rlx.runs import agents as agent_registry
 from rlx.runs.judges import offer_judges
@@ -55,9 +55,21 @@ def allowed_agents() -> list[str]:
 
 def agent_choices(sandbox: str = agent_registry.LOCAL) -> tuple[list[str], list[list[str]]]:
     """The admin's agents split by this host: (those that can run in `sandbox`, [name, why not] for the rest)."""
-    why = agent_registry.availability(current_app.config["RLX"].agents_dir, sandbox)
+    why = _availability(sandbox)
     allowed = allowed_agents()
     return [a for a in allowed if why[a] is None], [[a, why[a]] for a in allowed if why[a] is not None]
+
+
+def _availability(sandbox: str) -> dict[str, str | None]:
+    """The host's agents, looked at once per request: one page asks several times (the batch form's choices and
+    its notes), and each time is a few stat calls per agent. Outside a request (a worker's job, whose app context
+    may outlive an agent's install) they are looked at every time."""
+    if not has_request_context():
+        return agent_registry.availability(current_app.config["RLX"].agents_dir, sandbox)
+    seen = g.setdefault("rlx_agent_availability", {})
+    if sandbox not in seen:
+        seen[sandbox] = agent_registry.availability(current_app.config["RLX"].agents_dir, sandbox)
+    return seen[sandbox]
 
 
 def batch_agent_choices(sandbox: str = agent_registry.LOCAL) -> tuple[list[str], list[list[str]]]:

@@ -18,6 +18,7 @@ from rlx.runs import judges
 from rlx.web.runs.batch_judges import offers_judge
 from rlx.web.runs.batches import why_no_batch
 from rlx.web.environments.health import health_view
+from rlx.http.links import query_link
 from rlx.web.environments.loaders import load_env
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
@@ -25,6 +26,7 @@ from rlx.http.render import render, wants_fragment
 from rlx.adapters.task_search import TaskQuery, page_of, search_index
 from rlx.web.environments.dataset_access import dataset_access
 from rlx.web.environments.hidden import hidden_ids
+from rlx.web.environments.task_rows import row_views
 from rlx.web.runs.owner import visitor_id
 
 bp = Blueprint("envs", __name__)
@@ -34,18 +36,17 @@ bp = Blueprint("envs", __name__)
 def env_page(org: str, name: str):
     state = load_env(org, name)
     query = TaskQuery.from_args(request.args)
+    env_link = query_link("envs.env_page", org=org, name=name)  # one url_for for every facet value's link
     context = {"state": state, "org": org, "name": name, "query": query,
-               "facet_url": lambda key, value: url_for("envs.env_page", org=org, name=name,
-                                                       **query.toggled(key, value)) + "#tasks"}
+               "facet_url": lambda key, value: env_link(query.toggled(key, value)) + "#tasks"}
     if state.index is not None:
         rows, counted = search_index(state.index, query)
         shown, page, pages = page_of(rows, query.page)
         facets = [{"label": label, "open": i < 4 or key in query.selected,
-                   "values": [{"value": v, "n": n, "on": on,
-                               "href": url_for("envs.env_page", org=org, name=name, **query.toggled(key, v))}
+                   "values": [{"value": v, "n": n, "on": on, "href": env_link(query.toggled(key, v))}
                               for v, n, on in values]}
                   for i, (key, label, values) in enumerate(counted)]
-        context.update(rows=shown, total=len(rows), facets=facets, page=page, pages=pages,
+        context.update(rows=row_views(shown, org, name), total=len(rows), facets=facets, page=page, pages=pages,
                        overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state),
                        why_no_batch=why_no_batch(state, rows),
                        batch_judges=judges.pool() if state.ready and offers_judge(state) else [],
@@ -113,7 +114,8 @@ def part_search(org: str, name: str):
     page = int(page)
     rows, total = state.adapter.search_part(state.env, state.index, part, q, (page - 1) * SEARCH_PAGE, SEARCH_PAGE)
     pages = max(1, -(-min(total, 1000 * SEARCH_PAGE) // SEARCH_PAGE))
-    return render("pages/part_search.html", state=state, org=org, name=name, part=part, q=q, rows=rows,
+    return render("pages/part_search.html", state=state, org=org, name=name, part=part, q=q,
+                  rows=row_views(rows, org, name),
                   total=total, page=page, pages=pages)
 
 
