@@ -1,11 +1,11 @@
 """gzip for every answer a client accepts it for (flask-compress), with JSON and large pages at faster levels.
 
-Pages keep level 6: the home page's first response must stay within 10 KB. JSON answers (a page of search cards
-is about 22 KB) take level 3, which writes them in half the time for about 7 % more bytes (5.5 KB rather than
-5.1 KB for a page of cards). Pages over 64 KB (an environment page with its task list and facets, about 100 KB)
-take level 4: 2.2 ms rather than 3.6 ms of a request for about 5 % more bytes (20.5 KB rather than 19.6 KB).
-flask-compress has one level for everything, so those are compressed here, before its hook, which then only adds
-Accept-Encoding to Vary and leaves an answer that already says its encoding alone.
+Pages keep level 6: the home page's first response must fit the first-paint budget. JSON answers (a page of
+search cards is about 22 KB) take level 3, which writes them in half the time for about 7 % more bytes (5.5 KB
+rather than 5.1 KB for a page of cards). Pages over 64 KB (an environment page with its task list and facets,
+about 100 KB) take level 4: 2.2 ms rather than 3.6 ms of a request for about 5 % more bytes (20.5 KB rather than
+19.6 KB). flask-compress has one level for everything, so those are compressed here, before its hook, which then
+only adds Accept-Encoding to Vary and leaves an answer that already says its encoding alone.
 """
 
 from __future__ import annotations

@@ -121,7 +121,8 @@ def test_the_community_tables_put_each_heading_over_its_column(app, page, server
         assert abs(heading - value) < 2  # "Reward" starts where "0.5" starts, not centred above it
 
 
-_SHEET_RULES = """() => [...document.querySelector('style').sheet.cssRules].map(r => r.cssText.replace(/\\s*,\\s*/g, ','))"""
+_SHEET_RULES = """() => [...document.querySelector('style').sheet.cssRules]
+  .map(r => r.cssText.replace(/\\s*,\\s*/g, ','))"""
 
 
 @pytest.mark.parametrize("path, sheets", [("/", ["app"]), ("/d/rlx-examples/terminal-basics", ["app", "pages"])])
