@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from benchmarks import indexing
 from benchmarks.markdown import num
-from rlx.snapshot.queries import COUNT_CAP
+from rlx.snapshot.task_search import COUNT_CAP
 from rlx.snapshot.task_sample import ONE_IN
 
 

@@ -51,7 +51,7 @@ class InProcessApp:
 
     @staticmethod
     def _answer_for(path: str) -> Callable[..., dict]:
-        from rlx.snapshot.queries import search_tasks
+        from rlx.snapshot.task_search import search_tasks
         from rlx.snapshot.app_catalog import catalog
         from rlx.web.catalog.search import SearchQuery, run_search
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from benchmarks import (agents_first_step, community, concurrency, explain, first_paint, health_check, indexing,
                         page_cache, playground, real_rows, rollouts, rows, scaling, search, sitemap, suite_indexing)
 from benchmarks.markdown import TODO_ROUTE, met, num, table
-from rlx.snapshot.queries import COUNT_CAP, RANK_BROADEST, RANK_LIMIT
+from rlx.snapshot.task_search import COUNT_CAP, RANK_BROADEST, RANK_LIMIT
 
 
 def render(r: dict) -> str:

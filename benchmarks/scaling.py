@@ -1,7 +1,7 @@
 """(n) How the costs grow with the catalog: the same recipe at 0.1×, 1× and 10× (`synth_catalog.py --scale`).
 
 Per scale: the snapshot build in a process of its own (seconds, file size, peak RSS: benchmarks/build_peak.py);
-then `rlx serve --with-workers` over it: the 14-query search mix at one connection (p50 / p99), at 8 and 64
+then `rlx serve --with-workers` over it: the search mix at one connection (p50 / p99), at 8 and 64
 connections (req/s), then each gunicorn worker's RSS with the snapshot open and after the load, and the idle RQ
 workers' RSS; then Datasette over the same file, the same mix at 8 and 64 connections, in the same run; and each
 query's first answer on a freshly opened snapshot, warmed or not (benchmarks/first_request.py).

@@ -25,6 +25,7 @@ from rlx.snapshot.schema import open_immutable
 TARGET_P50_MS, TARGET_P99_MS = 4.0, 20.0  # issue 14's, with margin over the original's 5 / 25
 TARGET_RPS_8 = 300  # the mix at eight connections
 DEEP_PAGE = 200
+TYPED_PREFIXES = ("agent", "task", "terminal")
 PAGE_SIZE = 24
 # Datasette: the same page of cards with the same two facets the app counts (kind, and tags from the JSON list).
 # Its word searches go raw with a trailing * (envs_fts holds one token per word): the app's word-prefix match.
@@ -41,7 +42,8 @@ class Query:
 
 
 def query_mix(deep_token: str | None) -> list[Query]:
-    """Q1–Q10 of research/perf-anchors.md, every sort order, and the home page's own request (trending=24)."""
+    """Q1–Q10 of research/perf-anchors.md, every sort order, typed task prefixes and the task list (Q11, Q12), and
+    the home page's own request (trending=24)."""
     sort = "&_sort_desc="
     mix = [
         Query("Q1", "empty, trending, page 1", "/api/search", DS_ENVS + sort + "trending"),
@@ -61,6 +63,11 @@ def query_mix(deep_token: str | None) -> list[Query]:
         Query("Q8", f"deep page {DEEP_PAGE} (trending)", f"/api/search?page={DEEP_PAGE}", deep),
         Query("Q9", "tasks: prefix 'gra'", "/api/search/tasks?q=gra", DS_TASKS + "&_search=gra*"),
         Query("Q10", "tasks: 'binary sea'", "/api/search/tasks?q=binary+sea", DS_TASKS + "&_search=binary*+sea*"),
+        # Issue 31: what a visitor has typed so far of a common word, four letters and more (rlx/snapshot/task_terms.py),
+        # and the task list with no words at all.
+        *(Query(f"Q11-{word}", f"tasks: typed prefix '{word}'", f"/api/search/tasks?q={word}",
+                DS_TASKS + f"&_search={word}*") for word in TYPED_PREFIXES),
+        Query("Q12", "tasks: no words", "/api/search/tasks", DS_TASKS),
         Query("home", "home page data (page 1 + trending row)", "/api/search?trending=24", None),
     ]
     return mix

@@ -30,6 +30,7 @@ from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA,
 from rlx.snapshot.search_process import SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
 from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, repack_due, start_from_previous
+from rlx.snapshot import task_terms
 from rlx.snapshot.task_sample import write_sample
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
@@ -162,13 +163,21 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         # The word indexes (rlx/snapshot/search_tables.py), last: a second process building them has had the whole
         # build so far to do it.
         helper = search.finish(db, timings)
+        checked = search.copied if ahead else None
+        if carried is None:  # an hourly build brought the kept list of words up to date with its tasks (task_keys.py)
+            db.execute("BEGIN")
+            task_terms.write_all(db)
+            db.execute("COMMIT")
+            lap("task_terms")
+            if checked is not None:
+                checked = (*checked, "task_terms")
         free, pages = db.execute("PRAGMA freelist_count").fetchone()[0], db.execute("PRAGMA page_count").fetchone()[0]
         # An hourly build's freed pages are taken by its own inserts; compacting it would rewrite the whole file.
         vacuumed = carried is None and free > pages // 100
         if vacuumed:  # rows are written in order into a fresh file: compact unless the merges left gaps
             db.execute("VACUUM")
         _set_compact_pages(db, compact)
-        _analyze_and_check(db, timings, search.copied if ahead and not vacuumed else None)
+        _analyze_and_check(db, timings, checked if not vacuumed else None)
     except SearchProcessError as exc:
         raise SnapshotBuildError(str(exc)) from None
     finally:

@@ -11,11 +11,11 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-SCHEMA = 8  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS;
+SCHEMA = 9  # 2: env_splits, search_blob as words; 3: tasks point at envs by rowid, env_sources, lighter FTS;
 # 4: tasks point at envs by env_key, task keys kept from hour to hour (rlx/snapshot/task_keys.py); 5: the task
 # sample that broad task searches estimate from (rlx/snapshot/task_sample.py); 6: tasks.words, the rest of a
 # task's prompt for task search; 7: the five kinds (rlx/catalog/kinds.py) in envs.kind; 8: env_health, each
-# checked environment's health verdict
+# checked environment's health verdict; 9: task_terms, the task word index's words (rlx/snapshot/task_terms.py)
 # A meta key, "1" when the environments' rowids follow the trending order ("trending DESC, id"): a trending page
 # of any set of environments is then a slice of its rowids (rlx/snapshot/env_sets.py). A file without it (built
 # before) has its trending pages read by walking the order's index.
@@ -95,6 +95,9 @@ TABLES = (
     # tasks' counts (JSON). A few rows (checks cost sandboxes), read whole by the health facet
     # (rlx/snapshot/health_facet.py); an environment without a row is "not checked".
     "CREATE TABLE env_health (env_rowid INTEGER PRIMARY KEY, verdict TEXT NOT NULL, counts TEXT NOT NULL)",
+    # Every word of the task word index, so a typed prefix is searched as the words it begins
+    # (rlx/snapshot/task_terms.py): written once by a build from nothing, kept and brought up to date hourly.
+    "CREATE TABLE task_terms (term TEXT PRIMARY KEY) WITHOUT ROWID",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 
@@ -111,7 +114,8 @@ TOTALS = (
 # positions, for a third of the index and half its build time.
 # How every word index of tasks cuts their words (tasks_fts, and the task sample's in task_sample.py): one search
 # must find the same tasks in each.
-TASK_WORDS = "tokenize=\"unicode61 remove_diacritics 2\", prefix='3', detail=none"
+TASK_TOKENIZER = "tokenize=\"unicode61 remove_diacritics 2\""
+TASK_WORDS = f"{TASK_TOKENIZER}, prefix='3', detail=none"
 # A pseudo-random draw that is the same on every request and in every build: a multiplicative hash of the rowid
 # under a share of 2**32 (rows of one kind often sit in runs of rowids, which every-k-th would alias with).
 DRAW_HASH_SQL = "((rowid * 2654435761) & 4294967295)"

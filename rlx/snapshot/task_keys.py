@@ -5,10 +5,11 @@ Each dataset's tasks are one block of consecutive rowids (task keys), and name t
 which an environment keeps from snapshot to snapshot (envs.rowid follows trending and moves every hour). A build
 from nothing (FreshTasks) numbers the blocks in catalog order from KEY_BASE up, so the task search's catalog order
 (task key order) is trending order. An hourly build (KeptTasks) starts as a copy of the previous snapshot's file
-that keeps its tasks, facets, splits and task word index (start_from_previous); then a dataset that changed or
-left loses its rows and their words, and each changed or new dataset gets a new block below the lowest key, so
-the task search lists the datasets changed most recently first, then the rest in the order of the last build from
-nothing. Only the changed tasks are tokenized: about 1 % of them in an hour.
+that keeps its tasks, facets, splits, task word index and its list of words (start_from_previous; the list:
+rlx/snapshot/task_terms.py); then a dataset that changed or left loses its rows and their words, and each changed
+or new dataset gets a new block below the lowest key, so the task search lists the datasets changed most recently
+first, then the rest in the order of the last build from nothing. Only the changed tasks are tokenized: about 1 %
+of them in an hour (twice: into the word index, and into a word index of their own whose words are listed).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import shutil
 import sqlite3
 from urllib.parse import quote
 
+from rlx.snapshot import task_terms
 from rlx.snapshot.dataset_rows import DatasetRows
 from rlx.snapshot.schema import FTS, PAGE_SIZE, TABLES, TASK_INDEXES
 
@@ -29,9 +31,9 @@ KEY_BASE = 2**30
 # index keeps their deletions until its segments merge. At 1 % of datasets changed an hour, that is every few days.
 KEY_SLACK = 100_000
 # The previous snapshot's tables an hourly build keeps (with their indexes, and tasks_fts with its shadow tables).
-KEPT = ("tasks", "task_facets", "env_splits", "tasks_fts")
+KEPT = ("tasks", "task_facets", "env_splits", "tasks_fts", "task_terms")
 KEPT_TABLES = ("tasks", "task_facets", "env_splits", "tasks_fts_data", "tasks_fts_idx", "tasks_fts_docsize",
-               "tasks_fts_config")
+               "tasks_fts_config", "task_terms")
 # How much larger than the last build from nothing (schema.COMPACT_PAGES) a file may grow before the next hourly
 # build repacks the kept tables (start_from_previous): at 1 % of datasets changed an hour, every six hours or so.
 REPACK_GROWTH = 0.03
@@ -166,7 +168,9 @@ class KeptTasks:
         db.execute("CREATE TEMP TABLE dropped (env_key INTEGER PRIMARY KEY, env_id TEXT NOT NULL)")
         db.executemany("INSERT INTO temp.dropped (env_key, env_id) VALUES (?, ?)", dropped)
         # The word index holds no text (its content is the tasks table): deleting a row's words needs the words it
-        # was indexed with, read from the row before it goes.
+        # was indexed with, read from the row before it goes. So does the list of words (task_terms.py).
+        removed = task_terms.words_of_rows(db, "SELECT t.title, t.brief, t.words FROM temp.dropped d "
+                                               "JOIN tasks t ON t.env_key = d.env_key")
         db.execute("INSERT INTO tasks_fts (tasks_fts, rowid, title, brief, words) SELECT 'delete', t.rowid, t.title, "
                    "t.brief, t.words FROM temp.dropped d JOIN tasks t ON t.env_key = d.env_key")
         for table in ("tasks", "task_facets"):
@@ -181,6 +185,8 @@ class KeptTasks:
         db.execute("INSERT INTO tasks_fts (rowid, title, brief, words) SELECT rowid, title, brief, words FROM tasks "
                    "WHERE rowid < ?", (lowest,))
         db.execute(_FACETS_BELOW, (lowest,))
+        added = task_terms.words_of_rows(db, "SELECT title, brief, words FROM tasks WHERE rowid < ?", (lowest,))
+        task_terms.update_words(db, added, removed)
         for table in ("new_tasks", "new_splits", "dropped"):
             db.execute(f"DROP TABLE temp.{table}")
         # A deletion only marks the words deleted until their segment is merged: while a dataset that left the

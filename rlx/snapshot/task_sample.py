@@ -19,7 +19,7 @@ import sqlite3
 
 from rlx.snapshot.schema import DRAW_HASH_SQL, TASK_WORDS
 
-# One task in this many is drawn: a search at the exact count's cap (queries.COUNT_CAP, 20,000 matches) then has
+# One task in this many is drawn: a search at the exact count's cap (task_search.COUNT_CAP, 20,000 matches) then has
 # about 160 of its matches in the sample at any catalog size, an estimate within 8 % (one standard error), and the
 # draw costs the build about 0.02 s of CPU per 50,000 tasks.
 ONE_IN = 125
@@ -49,21 +49,37 @@ def write_sample(db: sqlite3.Connection) -> None:
                (META_KEY, json.dumps({"tasks": tasks, "sample": drawn})))
 
 
+def draw_sizes(db: sqlite3.Connection) -> dict | None:
+    """{"tasks": tasks in the catalog, "sample": tasks drawn}, as the build counted them; None in a file without."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def facet_rows_of_all(db: sqlite3.Connection, hidden: tuple[str, ...] = ()):
+    """(category, difficulty, n) over the whole sample, the `hidden` environments' tasks left out."""
+    return db.execute(f"SELECT category, difficulty, count(*) FROM task_sample WHERE 1{_not_hidden('rowid', hidden)} "
+                      "GROUP BY category, difficulty", hidden)
+
+
+def _not_hidden(column: str, hidden: tuple[str, ...]) -> str:
+    """A condition to AND on: `column` is no task of the `hidden` environments."""
+    if not hidden:
+        return ""
+    marks = ", ".join("?" for _ in hidden)
+    return (f" AND {column} NOT IN (SELECT rowid FROM task_facets WHERE env_key IN "
+            f"(SELECT env_key FROM envs WHERE id IN ({marks})))")
+
+
 class Estimate:
     """What the sample says of one search: about how many tasks match, and the matches it holds. The tasks of
     `hidden` environments (the admin's) are no matches: they leave the sample's count and facets, so a total past
     the exact count says nothing of them either."""
 
     def __init__(self, db: sqlite3.Connection, match: str, hidden: tuple[str, ...] = ()):
-        self._db, self._match = db, match
-        self._not_hidden, self._hidden = "", tuple(hidden)
-        if hidden:
-            marks = ", ".join("?" for _ in hidden)
-            self._not_hidden = (" AND rowid NOT IN (SELECT rowid FROM task_facets WHERE env_key IN "
-                                f"(SELECT env_key FROM envs WHERE id IN ({marks})))")
-        drawn = json.loads(db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()[0])
-        self.seen = db.execute(f"SELECT count(*) FROM task_sample_fts WHERE task_sample_fts MATCH ?{self._not_hidden}",
-                               (match, *self._hidden)).fetchone()[0]
+        self._db, self._match, self._hidden = db, match, tuple(hidden)
+        drawn = draw_sizes(db)
+        self.seen = db.execute("SELECT count(*) FROM task_sample_fts WHERE task_sample_fts MATCH ?"
+                               f"{_not_hidden('rowid', self._hidden)}", (match, *self._hidden)).fetchone()[0]
         self.total = self.seen * drawn["tasks"] / drawn["sample"] if drawn["sample"] else 0.0
 
     def rounded_total(self, at_least: int) -> int:
@@ -72,7 +88,7 @@ class Estimate:
 
     def facet_rows(self):
         """(category, difficulty, n) over the sample's matches."""
-        not_hidden = self._not_hidden.replace(" rowid NOT IN", " f.rowid NOT IN", 1)
         return self._db.execute("SELECT s.category, s.difficulty, count(*) FROM task_sample_fts f "
                                 "JOIN task_sample s ON s.rowid = f.rowid WHERE f.task_sample_fts MATCH ?"
-                                f"{not_hidden} GROUP BY s.category, s.difficulty", (self._match, *self._hidden))
+                                f"{_not_hidden('f.rowid', self._hidden)} GROUP BY s.category, s.difficulty",
+                                (self._match, *self._hidden))

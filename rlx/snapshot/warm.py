@@ -45,6 +45,8 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("tasks_fts", "SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH '\"qqzqqzqq\"' LIMIT 1"),
     ("envs_fts", "SELECT rowid FROM envs_fts WHERE envs_fts MATCH '\"qqzqqzqq\"' LIMIT 1"),
     ("task_facets", f"SELECT category, difficulty FROM task_facets LIMIT {PAGE}"),
+    # The path down the list of task words a typed prefix is looked up in (rlx/snapshot/task_terms.py).
+    ("task_terms", "SELECT term FROM task_terms WHERE term >= 'qqzqqzqq' LIMIT 1"),
     # The task sample a broad task search estimates from (rlx/snapshot/task_sample.py): one task in 125, 4,120
     # facet rows (about 15 pages) at ten times today's catalog.
     ("task_sample_fts", "SELECT rowid FROM task_sample_fts WHERE task_sample_fts MATCH '\"qqzqqzqq\"' LIMIT 1"),

@@ -7,7 +7,7 @@ import pytest
 
 from rlx.adapters.contract import Index, TaskRow
 from rlx.snapshot import build_snapshot, search_envs, search_tasks
-from rlx.snapshot import queries
+from rlx.snapshot import task_search
 from rlx.snapshot.schema import open_immutable
 from rlx.sources.base import RepoRecord
 
@@ -112,9 +112,9 @@ def test_task_facets_are_exact_for_a_narrow_search(db):
 # The draw is read in a pass of its own, or (for a search this broad) with the count: the same draw either way.
 @pytest.mark.parametrize("draw_with_count_from", [1000, 5])
 def test_a_broad_task_search_estimates_its_facets_and_says_so(db, monkeypatch, draw_with_count_from):
-    monkeypatch.setattr(queries, "TASK_FACETS_EXACT", 3)
-    monkeypatch.setattr(queries, "TASK_FACET_SAMPLE", 2)
-    monkeypatch.setattr(queries, "TASK_DRAW_WITH_COUNT", draw_with_count_from)
+    monkeypatch.setattr(task_search, "TASK_FACETS_EXACT", 3)
+    monkeypatch.setattr(task_search, "TASK_FACET_SAMPLE", 2)
+    monkeypatch.setattr(task_search, "TASK_DRAW_WITH_COUNT", draw_with_count_from)
     answer = search_tasks(db, "task")  # all ten tasks: a hashed draw of about 2 is counted (both code) and scaled up
     assert answer["total"] == 10
     assert answer["facets"]["category"] == [("code", 10)]

@@ -12,7 +12,7 @@ import pytest
 from rlx.adapters.contract import Index, TaskRow
 from rlx.catalog import kind_of
 from rlx.snapshot import QueryError, build_snapshot, search_envs, search_tasks, trending_rank
-from rlx.snapshot import env_sets, queries
+from rlx.snapshot import env_sets, task_search
 from rlx.snapshot.schema import open_immutable
 from rlx.sources.base import RepoRecord
 
@@ -314,14 +314,14 @@ def test_a_broad_task_search_ranks_its_first_matches_then_lists_the_rest_in_cata
     index = Index(env_id=record.id, adapter="harbor", revision="r", version=1, built_at="", complete=True, rows=rows)
     build_snapshot([record], {record.id: index}, tmp_path / "catalog.db")
     db = open_immutable(tmp_path / "catalog.db")
-    monkeypatch.setattr(queries, "RANK_LIMIT", 3)
+    monkeypatch.setattr(task_search, "RANK_LIMIT", 3)
     expected = ["strong", "middling", "weak", "fourth", "also-strong", "sixth"]
     answer = search_tasks(db, "sokoban", size=100)
     assert [t["ref"] for t in answer["tasks"]] == expected and answer["total"] == 6
     assert answer["ranked_matches"] == 3
     paged = [t["ref"] for page in (1, 2, 3) for t in search_tasks(db, "sokoban", page=page, size=2)["tasks"]]
     assert paged == expected  # pages across the scored and unscored parts neither overlap nor skip
-    monkeypatch.setattr(queries, "RANK_BROADEST", 5)  # too broad to rank at all: catalog order
+    monkeypatch.setattr(task_search, "RANK_BROADEST", 5)  # too broad to rank at all: catalog order
     broad = search_tasks(db, "sokoban", size=100)
     assert [t["ref"] for t in broad["tasks"]] == [row.ref for row in rows] and not broad["ranked"]
 

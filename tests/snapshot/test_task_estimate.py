@@ -10,7 +10,7 @@ import re
 import pytest
 
 from rlx.adapters.contract import Index, TaskRow
-from rlx.snapshot import build_snapshot, queries, search_tasks, task_sample
+from rlx.snapshot import build_snapshot, search_tasks, task_sample, task_search
 from rlx.snapshot.schema import open_immutable
 from rlx.sources.base import RepoRecord
 
@@ -56,7 +56,7 @@ def test_a_search_under_the_cap_has_its_exact_total(db):
 
 
 def test_a_search_past_the_cap_estimates_its_total_within_a_fifth_and_says_so(db, monkeypatch):
-    monkeypatch.setattr(queries, "COUNT_CAP", 500)
+    monkeypatch.setattr(task_search, "COUNT_CAP", 500)
     answer = search_tasks(db, "gra")
     true = len(true_matches("gra"))
     # 400 sampled tasks of 4,000, 32.5 % matching: one standard error is 7 % of the count, three are 21 %.
@@ -69,7 +69,7 @@ def test_a_search_past_the_cap_estimates_its_total_within_a_fifth_and_says_so(db
 
 
 def test_a_rare_word_past_no_cap_keeps_its_exact_total_and_best_first_order(db, monkeypatch):
-    monkeypatch.setattr(queries, "COUNT_CAP", 500)
+    monkeypatch.setattr(task_search, "COUNT_CAP", 500)
     answer = search_tasks(db, "graph", size=100)
     assert answer["total"] == len(true_matches("graph")) == 300 and answer["total_about"] is False
     assert answer["ranked"] and len({t["ref"] + t["env_id"] for t in answer["tasks"]}) == 100
@@ -79,7 +79,7 @@ def test_a_rare_word_past_no_cap_keeps_its_exact_total_and_best_first_order(db, 
 def test_an_estimated_total_leaves_the_hidden_environments_tasks_out(db, monkeypatch):
     """Hide three of the five datasets whose every task matches "gra": 400 of theirs and the 300 "Graph" tasks are
     left, still past the cap, and the sample's estimate and facets count none of the hidden 600."""
-    monkeypatch.setattr(queries, "COUNT_CAP", 500)
+    monkeypatch.setattr(task_search, "COUNT_CAP", 500)
     hidden = [f"org/set{d:02}" for d in list(DENSE)[:3]]
     answer = search_tasks(db, "gra", exclude_ids=hidden)
     true = len([row for row in true_matches("gra") if not any(row in INDEXES[h] for h in hidden)])
@@ -87,3 +87,20 @@ def test_an_estimated_total_leaves_the_hidden_environments_tasks_out(db, monkeyp
     assert {t["env_id"] for t in answer["tasks"]}.isdisjoint(hidden)
     counted = dict(answer["facets"]["category"])
     assert abs(counted["math"] - 400) <= 120 and abs(counted["code"] - 300) <= 100
+
+
+def test_a_search_of_no_words_gives_every_task_exactly_and_the_samples_facets(db, monkeypatch):
+    """With no words over the whole catalog, nothing is matched or counted: the total is the number of tasks the
+    build stored, and the facets the sample's (about 400 tasks: a facet draw of 300 is enough here)."""
+    monkeypatch.setattr(task_search, "TASK_FACET_SAMPLE", 300)
+    answer = search_tasks(db, "")
+    assert answer["total"] == DATASETS * TASKS_EACH and answer["total_about"] is False
+    assert [(t["env_id"], t["ref"]) for t in answer["tasks"]] == [("org/set00", f"t{i}") for i in range(24)]
+    counted = dict(answer["facets"]["category"])
+    assert answer["facets_about"] is True and abs(counted["math"] - 1000) <= 200 and abs(counted["code"] - 3000) <= 300
+    hidden = ["org/set00", "org/set15", "org/set16", "org/set17"]  # one dataset of code, three of math
+    answer = search_tasks(db, "", exclude_ids=hidden, page=2)
+    assert answer["total"] == (DATASETS - 4) * TASKS_EACH
+    assert [(t["env_id"], t["ref"]) for t in answer["tasks"]] == [("org/set01", f"t{i}") for i in range(24, 48)]
+    counted = dict(answer["facets"]["category"])
+    assert abs(counted["math"] - 400) <= 150 and abs(counted["code"] - 2800) <= 300

@@ -182,15 +182,15 @@ def test_a_task_s_position_reads_with_thousands_separators_like_the_count(indexe
 
 
 def test_the_home_page_says_about_only_when_the_task_total_is_an_estimate(indexed_client, monkeypatch):
-    import rlx.snapshot.queries as queries
+    import rlx.snapshot.task_search as task_search
 
     def heading(q):
         html = indexed_client.get(f"/?q={q}").get_data(as_text=True)
         return html.split('class="task-matches"', 1)[1].split("</h3>", 1)[0]
     assert re.search(r"<h3>\d+ tasks? matching", heading("durations"))
     # Every task search of the catalog is now past the exact count (and too broad to read with its scores).
-    monkeypatch.setattr(queries, "COUNT_CAP", 0)
-    monkeypatch.setattr(queries, "RANK_LIMIT", 0)
+    monkeypatch.setattr(task_search, "COUNT_CAP", 0)
+    monkeypatch.setattr(task_search, "RANK_LIMIT", 0)
     assert re.search(r"<h3>About \d+ tasks? matching", heading("duration"))
 
 

@@ -13,7 +13,8 @@ from flask import Blueprint, current_app, jsonify, make_response, request
 
 from rlx.auth.own_repos import my_repos
 from rlx.auth.visitor import current_visitor
-from rlx.snapshot.queries import QueryError, search_tasks, trending_rank
+from rlx.snapshot.queries import QueryError, trending_rank
+from rlx.snapshot.task_search import search_tasks
 from rlx.snapshot.app_catalog import catalog, reader
 from rlx.web.environments.hidden import hidden_ids
 from rlx.web.catalog.search import TRENDING_MAX, SearchQuery, run_search

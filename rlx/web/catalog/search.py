@@ -14,7 +14,8 @@ from werkzeug.datastructures import MultiDict
 
 from rlx.catalog.kinds import KINDS, fold_kind, kind_label
 from rlx.snapshot.health_facet import VERDICTS as HEALTH_VERDICTS
-from rlx.snapshot.queries import SORT_COLUMNS, QueryError, search_envs, search_tasks
+from rlx.snapshot.queries import SORT_COLUMNS, QueryError, search_envs
+from rlx.snapshot.task_search import search_tasks
 from rlx.snapshot.schema import read_meta
 from rlx.snapshot.app_catalog import catalog, settings
 
