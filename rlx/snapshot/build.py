@@ -23,6 +23,7 @@ from urllib.parse import quote
 from rlx.adapters.contract import Index
 from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
+from rlx.snapshot import task_terms
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.dataset_rows import MAX_TAGS, DatasetRows, clip, strings_json
 from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
@@ -30,7 +31,6 @@ from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA,
 from rlx.snapshot.search_process import SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
 from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, repack_due, start_from_previous
-from rlx.snapshot import task_terms
 from rlx.snapshot.task_sample import write_sample
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
