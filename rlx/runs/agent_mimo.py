@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import shlex
-import tempfile
 from pathlib import Path
 
 from harbor.agents.installed.mimo import MiMo
 
 from rlx.runs.agent_opencode import PROVIDER, provider_config
 from rlx.runs.installed_agents import start_forwarder
-from rlx.runs.sandbox_files import copy_file_out
+from rlx.runs.sandbox_files import json_lines, live_text
 from rlx.runs.view import atif_steps
 
 LOG = "/logs/agent/mimo.txt"  # Harbor's run command tees MiMo Code's JSON lines here
@@ -62,24 +61,13 @@ class PreinstalledMiMo(MiMo):
         self._version = self._version or pinned_version(program)
 
     def live_steps(self) -> list[dict]:
-        """Its steps so far, from the JSON lines it writes inside the sandbox (read from the host side, links not
-        followed), converted as Harbor converts them at the end; [] before its first whole step."""
-        sandbox = getattr(self._environment, "_sandbox", None)
-        if sandbox is None or not sandbox.running:
+        """Its steps so far, from the JSON lines it writes inside the sandbox, converted as Harbor converts them at
+        the end; [] before its first whole step."""
+        text = live_text(self._environment, LOG)
+        try:
+            trajectory = self._convert_events_to_trajectory(json_lines(text)) if text else None
+        except Exception:  # a step half written: the next look finds it whole
             return []
-        with tempfile.TemporaryDirectory(prefix="rlx-live-") as folder:
-            copy = Path(folder) / "mimo.txt"
-            try:
-                copy_file_out(sandbox.root, LOG, copy)
-                events = []
-                for line in copy.read_text(errors="replace").splitlines():
-                    try:
-                        events.append(json.loads(line))
-                    except ValueError:  # its own messages on stderr, or a line still being written
-                        continue
-                trajectory = self._convert_events_to_trajectory(events)
-            except Exception:
-                return []
         return atif_steps(trajectory.to_json_dict()) if trajectory else []
 
     async def install(self, environment) -> None:

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import tempfile
 from pathlib import Path
 
 from harbor.agents.installed.mini_swe_agent import MiniSweAgent
 
 from rlx.runs.installed_agents import start_forwarder
-from rlx.runs.sandbox_files import copy_file_out
+from rlx.runs.sandbox_files import live_text
 from rlx.runs.view import atif_steps
 
 
@@ -32,17 +31,13 @@ class PreinstalledMiniSweAgent(MiniSweAgent):
         side, links not followed), converted as Harbor converts it at the end; [] when there is none yet."""
         from harbor.agents.installed.mini_swe_agent import convert_mini_swe_agent_to_atif
 
-        sandbox = getattr(self._environment, "_sandbox", None)
-        if sandbox is None or not sandbox.running:
+        text = live_text(self._environment, "/logs/agent/mini-swe-agent.trajectory.json")
+        try:
+            atif = convert_mini_swe_agent_to_atif(json.loads(text), self.session_id or "live") if text else None
+        except Exception:  # half written: the next look finds it whole
             return []
-        with tempfile.TemporaryDirectory(prefix="rlx-live-") as folder:
-            copy = Path(folder) / "trajectory.json"
-            try:
-                copy_file_out(sandbox.root, "/logs/agent/mini-swe-agent.trajectory.json", copy)
-                native = json.loads(copy.read_text())
-                atif = convert_mini_swe_agent_to_atif(native, self.session_id or "live")
-            except Exception:  # not written yet, or half written: the next look finds it whole
-                return []
+        if atif is None:
+            return []
         return atif_steps(atif.to_json_dict() if hasattr(atif, "to_json_dict") else atif.model_dump(mode="json"))
 
     async def install(self, environment) -> None:

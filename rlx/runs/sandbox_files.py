@@ -14,6 +14,7 @@ refusals (shutil.copytree follows or copies links; tarfile is the very thing we 
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import stat
 import tempfile
@@ -79,6 +80,33 @@ def copy_file_out(root: str, source: str, target: Path, *, max_bytes: int = MAX_
 
 
 # --- walking ---------------------------------------------------------------------------------------------------
+
+
+def live_text(environment, source: str) -> str | None:
+    """A file of a running sandbox, read from the host side (links not followed), for an agent's live steps; None
+    when the sandbox is not running or the file is not there (yet)."""
+    sandbox = getattr(environment, "_sandbox", None)
+    if sandbox is None or not sandbox.running:
+        return None
+    with tempfile.TemporaryDirectory(prefix="rlx-live-") as folder:
+        copy = Path(folder) / "live"
+        try:
+            copy_file_out(sandbox.root, source, copy)
+            return copy.read_text(errors="replace")
+        except Exception:  # not written yet: the next look finds it
+            return None
+
+
+def json_lines(text: str) -> list:
+    """The JSON values of a log written one per line; a line that is not one (the program's own messages, or a
+    line still being written) is left out."""
+    values = []
+    for line in text.splitlines():
+        try:
+            values.append(json.loads(line))
+        except ValueError:
+            continue
+    return values
 
 
 def _parts(path: str) -> list[str]:
