@@ -450,7 +450,7 @@ def test_rlx_snapshot_build_prints_one_summary_line_and_refuses_a_shrunk_listing
     built = _rlx(["snapshot", "build"], tmp_path / "data", source)
     assert built.returncode == 0, built.stderr
     assert built.stdout.startswith("Published catalog-")
-    assert "13 environments, 113 tasks; 12 indexes rebuilt" in built.stdout  # with the MiMo release and its twins;
+    assert "13 environments, 114 tasks; 12 indexes rebuilt" in built.stdout  # with the MiMo release and its twins;
     # the agent traces are recorded runs, not tasks
     assert built.stdout.count("\n") == 1
 
