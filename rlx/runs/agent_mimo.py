@@ -22,10 +22,8 @@ from pathlib import Path
 
 from harbor.agents.installed.mimo import MiMo
 
-from rlx.runs.agent_opencode import PROVIDER, provider_config
+from rlx.runs.agent_opencode import PROVIDER, json_log_steps, provider_config
 from rlx.runs.installed_agents import start_forwarder
-from rlx.runs.sandbox_files import json_lines, live_text
-from rlx.runs.view import atif_steps
 
 LOG = "/logs/agent/mimo.txt"  # Harbor's run command tees MiMo Code's JSON lines here
 DATA = "/logs/agent/mimo/xdg-data/mimocode"  # Harbor's XDG_DATA_HOME for it, plus the program's own folder name
@@ -61,14 +59,7 @@ class PreinstalledMiMo(MiMo):
         self._version = self._version or pinned_version(program)
 
     def live_steps(self) -> list[dict]:
-        """Its steps so far, from the JSON lines it writes inside the sandbox, converted as Harbor converts them at
-        the end; [] before its first whole step."""
-        text = live_text(self._environment, LOG)
-        try:
-            trajectory = self._convert_events_to_trajectory(json_lines(text)) if text else None
-        except Exception:  # a step half written: the next look finds it whole
-            return []
-        return atif_steps(trajectory.to_json_dict()) if trajectory else []
+        return json_log_steps(self, LOG)
 
     async def install(self, environment) -> None:
         self._environment = environment

@@ -40,6 +40,18 @@ def provider_config(model: str) -> dict:
             "share": "disabled", "autoupdate": False}
 
 
+def json_log_steps(agent, log: str) -> list[dict]:
+    """An agent's steps so far, from the JSON lines it tees to `log` inside the sandbox, converted as its Harbor
+    class converts them at the end (OpenCode's, and MiMo Code's, which descends from it); [] before its first
+    whole step."""
+    text = live_text(agent._environment, log)
+    try:
+        trajectory = agent._convert_events_to_trajectory(json_lines(text)) if text else None
+    except Exception:  # a step half written: the next look finds it whole
+        return []
+    return atif_steps(trajectory.to_json_dict()) if trajectory else []
+
+
 class PreinstalledOpenCode(OpenCode):
     """OpenCode from RLX_AGENTS_DIR/npm (deploy/agents/package-lock.json), its .bin folder first on the PATH."""
 
@@ -54,14 +66,7 @@ class PreinstalledOpenCode(OpenCode):
         return f"{shlex.quote(self._program)} --version"
 
     def live_steps(self) -> list[dict]:
-        """Its steps so far, from the JSON lines it writes inside the sandbox, converted as Harbor converts them at
-        the end; [] before its first whole step."""
-        text = live_text(self._environment, LOG)
-        try:
-            trajectory = self._convert_events_to_trajectory(json_lines(text)) if text else None
-        except Exception:  # a step half written: the next look finds it whole
-            return []
-        return atif_steps(trajectory.to_json_dict()) if trajectory else []
+        return json_log_steps(self, LOG)
 
     async def install(self, environment) -> None:
         self._environment = environment

@@ -142,7 +142,9 @@ def run_render(run_id: str, name: str):
     path = verifier_render(app_store(), _visible_run(run_id), name)
     if path is None:
         abort(404, "This run has no such picture to show.")
-    response = send_file(path, mimetype="image/png", max_age=3600)
+    response = send_file(path, mimetype="image/png")
+    # private: the run may be made private later, and a shared cache must not keep serving it meanwhile
+    response.headers["Cache-Control"] = "private, max-age=3600"
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
 
