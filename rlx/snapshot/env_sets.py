@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from pyroaring import BitMap
 
+from rlx.snapshot import memo
 from rlx.snapshot.schema import TRENDING_ROWIDS
 
 WALK_COST = 5  # listing one match by rowid (a lookup and a sort) costs about this many steps of an index walk
@@ -20,7 +21,8 @@ FEW_ENVS = 150  # up to this many environments, their own tag rows cost less to 
 
 
 def everyone(db: sqlite3.Connection) -> BitMap:
-    return _one(db, "all", "")
+    """Every environment of the file (read once per connection: no caller changes a set in place)."""
+    return memo.remembered(db, "everyone", lambda: _one(db, "all", ""))
 
 
 def of_word(db: sqlite3.Connection, word: str) -> BitMap:

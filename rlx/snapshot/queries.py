@@ -10,13 +10,13 @@ overlap.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
+import orjson
 from pyroaring import BitMap
 
 from rlx.catalog import words
-from rlx.snapshot import env_sets, health_facet
+from rlx.snapshot import env_sets, health_facet, memo
 from rlx.snapshot.schema import SORT_COLUMNS
 
 MAX_WORDS = words.MAX_WORDS
@@ -86,10 +86,16 @@ def _whole_catalog(db: sqlite3.Connection, order: str, pins: list[str], page: in
             order_params = tuple(pins)
         rowids = [r[0] for r in db.execute(f"SELECT rowid FROM envs ORDER BY {order} LIMIT ? OFFSET ?",
                                            (*order_params, size, (page - 1) * size))]
+    total, facets = memo.remembered(db, "whole_catalog_facets", lambda: _whole_catalog_facets(db))
+    return {"cards": _env_cards(db, rowids), "total": total, "page": page, "size": size,
+            "facets": {name: list(counts) for name, counts in facets.items()}}
+
+
+def _whole_catalog_facets(db: sqlite3.Connection) -> tuple[int, dict]:
+    """The catalog's size and its facets unfiltered: the same for every such page of one snapshot file."""
     total = db.execute("SELECT n FROM env_sets WHERE facet = 'all'").fetchone()[0]
-    facets = {"kind": _facet_totals(db, "kind", limit=-1), "tags": _facet_totals(db, "tags", limit=FACET_SIZE),
-              "health": health_facet.counts(db, env_sets.everyone(db))}
-    return {"cards": _env_cards(db, rowids), "total": total, "page": page, "size": size, "facets": facets}
+    return total, {"kind": _facet_totals(db, "kind", limit=-1), "tags": _facet_totals(db, "tags", limit=FACET_SIZE),
+                   "health": health_facet.counts(db, env_sets.everyone(db))}
 
 
 def _words_set(db: sqlite3.Connection, found: list[str]):
@@ -158,7 +164,7 @@ def _env_cards(db: sqlite3.Connection, rowids: list[int]) -> list[dict]:
     health = health_facet.of_rowids(db, rowids)
     cards = [by_rowid[r] for r in rowids]
     for rowid, card in zip(rowids, cards):
-        card["tags"] = json.loads(card["tags"])
+        card["tags"] = orjson.loads(card["tags"])  # a fifth of json.loads's time, for 24 lists per page
         card["health"] = health.get(rowid)  # None: not checked
     return cards
 

@@ -171,7 +171,10 @@ def pointer_name(schema: int = SCHEMA) -> str:
 def open_immutable(path: Path) -> sqlite3.Connection:
     """A read-only connection that never writes, locks or checks the file for changes (it never changes)."""
     uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro&immutable=1"
-    db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)  # autocommit
+    from rlx.snapshot.memo import SnapshotConnection  # it remembers what the file says once (memo.py)
+
+    db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None,  # autocommit
+                         factory=SnapshotConnection)
     # No memory map: a mapped page touched once stays in the process's resident memory (with the kernel's
     # read-around, 64 KB and more per random read), so a web worker at 10x the catalog held 280 MB of the file
     # after one pass of the search mix. Pages are read into a page cache of CACHE_KIB instead, as fast for the mix

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from rlx.snapshot import task_sample, task_terms
+from rlx.snapshot import memo, task_sample, task_terms
 from rlx.snapshot.queries import FACET_SIZE, paging, search_words
 from rlx.snapshot.schema import DRAW_HASH_SQL
 from rlx.snapshot.task_sample import Estimate
@@ -48,9 +48,13 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     offset = (page - 1) * size
     if not tokens:
         return _listing(db, env, page, size, facets, hidden)
-    plain, spelled = _task_match(tokens), _spelled_out(db, tokens)
-    scored = _scope(plain, env, hidden)  # what ranking reads
-    scope, params = _scope(spelled, env, hidden) if spelled != plain else scored
+    plain = _task_match(tokens)
+    spelled, same_scores = _spelled_out(db, tokens)
+    # What ranking reads: the prefixes themselves, or the words they were spelled out as when each prefix became
+    # one word (the same phrases, so the same scores; FTS5 merges a long prefix's words twice to score it).
+    ranked_by = spelled if same_scores else plain
+    scored = _scope(ranked_by, env, hidden)
+    scope, params = scored if ranked_by == spelled else _scope(spelled, env, hidden)
     sample = Estimate(db, spelled, hidden) if env is None else None
     # every: every match, best first, when all are scored (the facets are then counted over this list). When the
     # sample says the matches are few, one pass reads them with their scores, and their number is the total.
@@ -59,9 +63,7 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     if every is not None:
         total, drawn = len(every), None
     else:
-        # A search of every task draws its facet sample from the task sample instead (past COUNT_CAP, where the
-        # draw would be read with the count).
-        total, drawn = _count(db, scope, params, with_draw=sample is None, cap=COUNT_CAP if sample else None)
+        total, drawn = _count(db, scope, params, draw_for=_draw_for(sample), cap=COUNT_CAP if sample else None)
         about = sample is not None and total > COUNT_CAP
         if about:
             total = sample.rounded_total(at_least=total)
@@ -82,7 +84,8 @@ def search_tasks(db: sqlite3.Connection, q: str = "", env: str | None = None, pa
     elif about:  # the facets from the same sample as the total
         counted, facets_about = _scaled_tally(sample.facet_rows(), total), True
     else:
-        counted, facets_about = _task_facets(db, scope, params, total, drawn if every is None else every)
+        counted, facets_about = _task_facets(db, scope, params, total, every if every is not None else
+                                             _draw_of(drawn, total))
     return {"tasks": _task_cards(db, rowids), "total": total, "total_about": about, "page": page, "size": size,
             "ranked": ranked, "ranked_matches": min(total, RANK_LIMIT) if ranked else 0, "facets": counted,
             "facets_about": facets_about}
@@ -103,8 +106,13 @@ def _listing(db: sqlite3.Connection, env: str | None, page: int, size: int, face
         counted = _scaled_tally(task_sample.facet_rows_of_all(db, hidden), total) if facets else {}
         facets_about = facets
     else:
-        total, _ = _count(db, scope, params, with_draw=False, cap=None)
-        counted, facets_about = _task_facets(db, scope, params, total, None) if facets else ({}, False)
+        # The same for every page of this list: counted once per connection to the (immutable) file. Over the
+        # whole of today's catalog the facet draw walks every task's key (9 ms); the sample holds too few.
+        def counts() -> tuple[int, dict, bool]:
+            total, _ = _count(db, scope, params, draw_for=None, cap=None)
+            return total, *(_task_facets(db, scope, params, total, None) if facets else ({}, False))
+
+        total, counted, facets_about = memo.remembered(db, ("task_list", env, hidden, facets), counts)
     return {"tasks": _task_cards(db, rowids), "total": total, "total_about": False, "page": page, "size": size,
             "ranked": False, "ranked_matches": 0, "facets": counted, "facets_about": facets_about}
 
@@ -180,18 +188,21 @@ def _task_match(tokens: list[str]) -> str:
     return " ".join(f'"{token}"' if len(token) == 1 else f'"{token}"*' for token in tokens)
 
 
-def _spelled_out(db: sqlite3.Connection, tokens: list[str]) -> str:
-    """The same matches as _task_match, each long prefix written as the words it begins (none: left a prefix).
-    The words are ANDed explicitly: FTS5 puts an implicit AND between phrases only, not beside parentheses."""
-    parts, spelled = [], False
+def _spelled_out(db: sqlite3.Connection, tokens: list[str]) -> tuple[str, bool]:
+    """The same matches as _task_match, each long prefix written as the words it begins (none: left a prefix),
+    and whether the two score alike: each prefix spelled out as one word at most, so the phrases are the same
+    tasks with the same occurrences. The words are ANDed explicitly: FTS5 puts an implicit AND between phrases
+    only, not beside parentheses."""
+    parts, spelled, same_scores = [], False, True
     for token in tokens:
         words = task_terms.words_beginning(db, token)
         spelled = spelled or bool(words)
         if words:
             parts.append("(" + " OR ".join(f'"{word}"' for word in words) + ")" if len(words) > 1 else f'"{words[0]}"')
+            same_scores = same_scores and len(words) == 1
         else:
             parts.append(_task_match([token]))
-    return " AND ".join(parts) if spelled else _task_match(tokens)
+    return (" AND ".join(parts), same_scores) if spelled else (_task_match(tokens), True)
 
 
 # A task is in the facet sample when a multiplicative hash of its rowid falls under a share of 2**32: spread like
@@ -210,18 +221,42 @@ def _share(total: int) -> int:
     return min(2**32, 2**32 * TASK_FACET_SAMPLE // total)
 
 
-def _count(db: sqlite3.Connection, scope: str, params: tuple, with_draw: bool, cap: int | None
-           ) -> tuple[int, list[int] | None]:
-    """The number of matches, or cap + 1 when there are more than `cap`; with `with_draw`, also the matches in the
-    facet sample's draw for TASK_DRAW_WITH_COUNT matches, read in the same pass (None when there are fewer): reading
-    a broad word's matches is most of a search's cost, and a second pass for the sample would double it."""
-    if cap is not None:
-        scope, params = f"{scope} LIMIT ?", (*params, cap + 1)
-    if not with_draw:  # a plain count(*) of a table is SQLite's own fast count: keep it so
-        return db.execute(f"SELECT count(*) FROM ({scope})", params).fetchone()[0], None
-    total, drawn = db.execute(f"SELECT count(*), json_group_array(rowid) FILTER (WHERE {DRAW_HASH_SQL} < ?) "
-                              f"FROM ({scope})", (_share(TASK_DRAW_WITH_COUNT), *params)).fetchone()
-    return total, json.loads(drawn) if total >= TASK_DRAW_WITH_COUNT else None
+def _draw_for(sample: Estimate | None) -> int | None:
+    """How many matches the count's draw is made for (see _count): TASK_DRAW_WITH_COUNT for a search in one
+    environment (no estimate); for a search of every task, half what the task sample estimates, when that is past
+    the exact facet count and the total will not be an estimate (whose facets come from the sample): a smaller
+    draw for more matches is a part of it, and at today's catalog (about 90 sampled matches per 11,000) 0.7 of
+    the estimate is three standard errors below it. Fewer matches than that: the facets take a pass of their own."""
+    if sample is None:
+        return TASK_DRAW_WITH_COUNT
+    if TASK_FACETS_EXACT < sample.total <= 2 * COUNT_CAP:
+        return max(TASK_FACETS_EXACT + 1, int(sample.total * 0.7))
+    return None
+
+
+def _count(db: sqlite3.Connection, scope: str, params: tuple, draw_for: int | None, cap: int | None
+           ) -> tuple[int, tuple[int, list[int]] | None]:
+    """The number of matches, or cap + 1 when there are more than `cap`; with `draw_for`, also the matches in the
+    facet sample's draw for that many matches, with its share, read in the same pass (None when there are fewer
+    matches): reading a broad word's matches is most of a search's cost, and a second pass for the sample would
+    double it."""
+    share = _share(draw_for) if draw_for is not None else None
+    aggregate = f"count(*), json_group_array(rowid) FILTER (WHERE {DRAW_HASH_SQL} < ?)" if share else "count(*)"
+    if cap is not None and (draw_for is None or draw_for > cap // 2):
+        scope, params = f"SELECT {aggregate} FROM ({scope} LIMIT ?)", (*params, cap + 1)
+    else:  # few matches expected: counted straight off the word index, twice as fast as through a LIMIT
+        scope = scope.replace("SELECT rowid FROM", f"SELECT {aggregate} FROM", 1)
+    if share is None:
+        return db.execute(scope, params).fetchone()[0], None
+    total, drawn = db.execute(scope, (share, *params)).fetchone()
+    return total, (share, json.loads(drawn)) if total >= draw_for else None
+
+
+def _draw_of(drawn: tuple[int, list[int]] | None, total: int) -> list[int] | None:
+    """The count's draw, when it holds the facet draw for `total` matches (its share is at least that one's)."""
+    if drawn is None or total <= TASK_FACETS_EXACT or _share(total) > drawn[0]:
+        return None
+    return drawn[1]
 
 
 def _task_facets(db: sqlite3.Connection, scope: str, params: tuple, total: int, known: list[int] | None

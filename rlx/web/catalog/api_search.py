@@ -21,6 +21,8 @@ from rlx.web.catalog.search import TRENDING_MAX, SearchQuery, run_search
 from rlx.sources import app_source
 
 bp = Blueprint("api_search", __name__)
+_CONDITIONS = ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_UNMODIFIED_SINCE",
+               "HTTP_IF_RANGE", "HTTP_RANGE")
 
 
 def etag_for(*parts) -> str:
@@ -43,6 +45,10 @@ def cached_json(body: dict, etag: str, max_age: int = 30, db_ms: float | None = 
     response.headers["X-Robots-Tag"] = "noindex"
     if db_ms is not None:
         response.headers["Server-Timing"] = f"db;dur={db_ms}"
+    # A request without conditions has nothing for make_conditional to decide, and it was a twentieth of a
+    # search's time (the server writes the Date header itself).
+    if not any(name in request.environ for name in _CONDITIONS):
+        return response
     return response.make_conditional(request)
 
 
