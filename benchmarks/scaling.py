@@ -36,6 +36,8 @@ SCALES_FULL, SCALES_QUICK = (0.1, 1.0, 10.0, 30.0), (0.1,)  # 30×: the curve's 
 WORKER_RSS_MB = {1.0: 150, 10.0: 250}  # a gunicorn worker with the snapshot open
 RQ_IDLE_MB = 200
 BUILD_PEAK_MB_10X = 1024
+# The mix at 10x, 1 connection (issue 31's, raised from 5 / 25), and each query alone; Q11's typed prefixes alone.
+TARGET_10X_P50_MS, TARGET_10X_P99_MS, TARGET_10X_ALONE_P99_MS, TARGET_10X_Q11_P99_MS = 3.0, 12.0, 25.0, 15.0
 CONNECTIONS = (8, 64)
 FIRST_REQUEST_REPEATS = 5  # fresh connections per query and mode (benchmarks/first_request.py)
 
@@ -206,14 +208,20 @@ def targets(r: dict) -> list[list[str]]:
         p50, p99 = (ten["app"][k] if ten["app"][k] is not None else float("inf") for k in ("p50_ms", "p99_ms"))
         others = ten["app"].get(cpu_share.OTHERS_KEY)
         busy = "" if others is None else f" (other processes meanwhile: {others:.1f} CPU cores)"
-        rows.append(["search mix at 10× (1 connection)", "p50 ≤ 5 ms, p99 ≤ 25 ms",
-                     f"{p50:.2f} / {p99:.2f} ms{busy}", met(p50 <= 5 and p99 <= 25)])
+        rows.append(["search mix at 10× (1 connection)",
+                     f"p50 ≤ {TARGET_10X_P50_MS:g} ms, p99 ≤ {TARGET_10X_P99_MS:g} ms", f"{p50:.2f} / {p99:.2f} ms{busy}",
+                     met(p50 <= TARGET_10X_P50_MS and p99 <= TARGET_10X_P99_MS)])
         alone = {k: v["p99_ms"] for k, v in (ten["app"].get("per_query") or {}).items() if v.get("p99_ms") is not None}
         if alone:
-            over = {k: ms for k, ms in alone.items() if ms > 25}
+            over = {k: ms for k, ms in alone.items() if ms > TARGET_10X_ALONE_P99_MS}
             said = ", ".join(f"{k} {ms:.1f} ms" for k, ms in over.items()) or f"the slowest {max(alone.values()):.1f} ms"
-            rows.append(["every query alone at 10× (1 connection)", "p99 ≤ 25 ms",
+            rows.append(["every query alone at 10× (1 connection)", f"p99 ≤ {TARGET_10X_ALONE_P99_MS:g} ms",
                          f"{len(alone) - len(over)} of {len(alone)} ({said})", met(not over)])
+            typed = {k: ms for k, ms in alone.items() if k.startswith("Q11")}
+            if typed:
+                rows.append(["task search, typed prefixes (Q11) alone at 10×", f"p99 ≤ {TARGET_10X_Q11_P99_MS:g} ms",
+                             ", ".join(f"{k} {ms:.1f} ms" for k, ms in typed.items()),
+                             met(max(typed.values()) <= TARGET_10X_Q11_P99_MS)])
     return rows
 
 

@@ -24,7 +24,10 @@ def init_app(app: Flask) -> None:
     def _private_when_signed_in(response):
         """An answer may depend on the account cookie: shared caches keep visitors apart, and never store what a
         signed-in visitor was shown."""
-        response.vary.add("Cookie")
+        if "Vary" in response.headers:
+            response.vary.add("Cookie")
+        else:  # as vary.add writes it, without parsing an empty header into a set first
+            response.headers["Vary"] = "Cookie"
         if current_visitor() is not None or "Set-Cookie" in response.headers:
             response.headers["Cache-Control"] = "private, no-store"
         return response

@@ -222,6 +222,11 @@ class SnapshotReader:
         """Retire the current snapshot (its copy is deleted once no query uses it)."""
         self._generations.swap(None)
 
+    def sha256(self) -> str | None:
+        """The sha256 of the snapshot in use (None: none, or one built in process), without the rest of status()."""
+        current = self._current
+        return current.sha256 if current else None
+
     def status(self) -> dict:
         """Which snapshot is in use, when the pointer was last looked at, and the last rejection."""
         current = self._current

@@ -223,13 +223,13 @@ def _share(total: int) -> int:
 
 def _draw_for(sample: Estimate | None) -> int | None:
     """How many matches the count's draw is made for (see _count): TASK_DRAW_WITH_COUNT for a search in one
-    environment (no estimate); for a search of every task, half what the task sample estimates, when that is past
+    environment (no estimate); for a search of every task, 0.7 of what the task sample estimates, when that is past
     the exact facet count and the total will not be an estimate (whose facets come from the sample): a smaller
     draw for more matches is a part of it, and at today's catalog (about 90 sampled matches per 11,000) 0.7 of
     the estimate is three standard errors below it. Fewer matches than that: the facets take a pass of their own."""
     if sample is None:
         return TASK_DRAW_WITH_COUNT
-    if TASK_FACETS_EXACT < sample.total <= 2 * COUNT_CAP:
+    if TASK_FACETS_EXACT < sample.total <= COUNT_CAP:
         return max(TASK_FACETS_EXACT + 1, int(sample.total * 0.7))
     return None
 

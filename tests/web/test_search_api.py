@@ -207,3 +207,16 @@ def test_a_search_in_operator_syntax_that_finds_nothing_says_there_are_no_operat
     assert "matches.</strong>" in plain and hint not in plain
     found = api.get(path, query_string={"q": found_q}).get_data(as_text=True)
     assert found_link in found and hint not in found  # said only when nothing was found
+
+
+def test_card_links_follow_where_the_app_is_mounted_request_by_request(api):
+    """Cards link to their pages under the app's mount point (SCRIPT_NAME), whichever mount answered first."""
+    mounted = api.get("/api/search", environ_overrides={"SCRIPT_NAME": "/explore"}).get_json()
+    plain = api.get("/api/search").get_json()
+    again = api.get("/api/search", environ_overrides={"SCRIPT_NAME": "/explore"}).get_json()
+    by_id = {card["id"]: card["url"] for card in plain["cards"]}
+    assert by_id["rlx-examples/python-bugfix"] == "/d/rlx-examples/python-bugfix"
+    assert by_id["space:rlx-examples/echo-env"] == "/s/rlx-examples/echo-env"
+    for answer in (mounted, again):
+        assert {card["id"]: card["url"] for card in answer["cards"]} == {
+            env_id: "/explore" + url for env_id, url in by_id.items()}

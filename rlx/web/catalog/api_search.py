@@ -27,14 +27,14 @@ _CONDITIONS = ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", 
 
 def etag_for(*parts) -> str:
     """A weak validator for what this answer was made from: the snapshot, the settings, the request."""
-    status = reader().status()
+    snapshot_sha256 = reader().sha256()
     settings_file = current_app.extensions["rlx.settings"]
     try:
         stat = settings_file.path.stat()
         settings_seen = f"{stat.st_mtime_ns}:{stat.st_size}:{stat.st_ino}"
     except FileNotFoundError:
         settings_seen = "-"
-    digest = hashlib.sha256("|".join(map(str, (status.get("sha256"), settings_seen, *parts))).encode())
+    digest = hashlib.sha256("|".join(map(str, (snapshot_sha256, settings_seen, *parts))).encode())
     return digest.hexdigest()[:32]
 
 

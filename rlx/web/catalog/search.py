@@ -9,7 +9,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from flask import current_app, url_for
+from flask import current_app, request, url_for
 from werkzeug.datastructures import MultiDict
 
 from rlx.catalog.kinds import KINDS, fold_kind, kind_label
@@ -118,7 +118,15 @@ class CardLinks:
     that quoting leaves as they are, and are written as they stand."""
 
     def __init__(self):
-        self._prefix: dict[str, str] = {}
+        # The prefixes depend on the app's routes and where it is mounted (SCRIPT_NAME) only: kept on the app, per
+        # mount point, since two url_for calls were a tenth of a search request's time.
+        mounts = current_app.extensions.setdefault("rlx.card_link_prefixes", {})
+        prefixes = mounts.get(request.script_root)
+        if prefixes is None:
+            prefixes = {}
+            if len(mounts) < 4:  # the server's setting (never a request header): one mount point, as a rule
+                mounts[request.script_root] = prefixes
+        self._prefix: dict[str, str] = prefixes
         url_map = current_app.url_map
         self._quote = url_map.converters["default"](url_map).to_url
 
