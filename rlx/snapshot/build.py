@@ -23,12 +23,13 @@ from urllib.parse import quote
 from rlx.adapters.contract import Index
 from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
-from rlx.snapshot import task_terms
+from rlx.snapshot import rows_cache, task_tables, task_terms
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.dataset_rows import MAX_TAGS, DatasetRows, clip, strings_json
 from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
                                   TRENDING_ROWIDS)
-from rlx.snapshot.search_process import SearchProcessError, search_builder
+from rlx.snapshot.rows_cache import RowsCacheError
+from rlx.snapshot.search_process import InPlace, SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
 from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, repack_due, start_from_previous
 from rlx.snapshot.task_sample import write_sample
@@ -76,18 +77,31 @@ def build_snapshot(
     built_at = built_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.building")
     tmp.unlink(missing_ok=True)
+    source = rows_source(indexes)
     try:
         with _collector_paused():
-            counts, copied, timings, helper = _write_database(tmp, records, rows_source(indexes), kind_of,
-                                                              built_at, previous, health or {})
+            try:
+                counts, copied, timings, helper = _write_database(tmp, records, source, kind_of, built_at,
+                                                                  previous, health or {})
+            except RowsCacheError as exc:  # the cache failed part-way: the same build, each dataset read alone
+                log.warning("snapshot.rows_cache_failed error=%s", exc)
+                if isinstance(exc.__cause__, sqlite3.DatabaseError) and \
+                        not isinstance(exc.__cause__, sqlite3.OperationalError):
+                    rows_cache.set_aside(source.cache_path, exc.__cause__)
+                tmp.unlink(missing_ok=True)
+                counts, copied, timings, helper = _write_database(tmp, records, source, kind_of, built_at,
+                                                                  previous, health or {}, use_cache=False)
         os.replace(tmp, out_path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        if isinstance(source, StoredIndexes):
+            source.close()
     seconds = round(time.perf_counter() - started, 3)
     return {"schema": SCHEMA, "built_at": built_at, "counts": counts, "size": out_path.stat().st_size,
             "seconds": seconds, "timings": timings.wall, "cpu_timings": timings.cpu, "copied": copied,
-            "search_process": helper}
+            "search_process": helper.get("search_process"), "task_tables": helper.get("task_tables")}
 
 
 @contextmanager
@@ -105,13 +119,16 @@ def _collector_paused():
 
 
 def _write_database(path: Path, records, source, kind_of, built_at: str, previous: Path | None,
-                    health: Mapping[str, dict]) -> tuple[dict, int, Laps, dict | None]:
-    """Write the database at `path`; (counts, datasets whose tasks were kept, timings, the search tables' second
-    process's CPU seconds and peak RSS when one was used)."""
+                    health: Mapping[str, dict], use_cache: bool = True) -> tuple[dict, int, Laps, dict]:
+    """Write the database at `path`; (counts, datasets whose tasks were kept, timings, helpers: the search tables'
+    second process's CPU seconds and peak RSS when one was used, the task tables' thread's CPU seconds when one
+    was). A build from nothing of the stored indexes has its task tables made from the rows cache
+    (rlx/snapshot/task_tables.py) unless `use_cache` is false."""
     timings = Laps()
     lap = timings.lap
     db = _connect(path)
-    search = None
+    search = tables = None
+    helpers = {}
     try:
         carried = previous_sources(db, previous)  # attached before the transaction, so it can be let go
         public = _public(records)
@@ -127,13 +144,21 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
             _attach_previous(db, previous)
             # A dataset's removed tasks leave no bytes behind in the pages they free.
             db.execute("PRAGMA secure_delete=ON")
-        search = search_builder(path, len(public[0]), fresh=carried is None)
+        if carried is None and use_cache and isinstance(source, StoredIndexes):
+            cached = task_tables.from_cache(path, source, public[0])
+            if cached is not None:
+                source, tables = cached
+                lap("read_rows")
+        # With the task tables made on a thread of their own, only the environments' word index is left here.
+        search = InPlace(("envs_fts",)) if tables is not None else \
+            search_builder(path, len(public[0]), fresh=carried is None)
         db.execute("BEGIN")
         if carried is None:
             for statement in (*TABLES, *FTS):
                 db.execute(statement)
         lap("setup")
-        counts, copied, sets = _insert_rows(db, public, source, kind_of, carried, timings, search)
+        counts, copied, sets = _insert_rows(db, public, source, kind_of, carried, timings, search,
+                                            task_tables.CopiedTasks() if tables is not None else None)
         timings.restart()  # _insert_rows timed its own parts
         db.executemany("INSERT INTO env_health (env_rowid, verdict, counts) SELECT rowid, ?, ? FROM envs WHERE id = ?",
                        [(h["verdict"], json.dumps(h["counts"], sort_keys=True), env_id) for env_id, h in health.items()])
@@ -143,8 +168,9 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
                 TRENDING_ROWIDS: "1"}  # _public put the environments in trending order
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
         lap("totals")
-        write_sample(db)
-        lap("task_sample")
+        if tables is None:  # else once the task tables are copied in
+            write_sample(db)
+            lap("task_sample")
         for statement in (*INDEXES, *(TASK_INDEXES if carried is None else ())):
             db.execute(statement)
         lap("indexes")
@@ -154,6 +180,12 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         lap("env_sets")
         if carried is not None:
             db.execute("DETACH previous")
+        if tables is not None:
+            helpers["task_tables"] = tables.finish(db, timings)
+            db.execute("BEGIN")
+            write_sample(db)
+            db.execute("COMMIT")
+            lap("task_sample")
         # While a second process still builds the search tables, the build counts and checks what it wrote itself;
         # once they are copied in, only those tables are (and each reader checks the whole file again as it opens
         # it: rlx/snapshot/local_copy.py). At ten times today's catalog that is 0.8 s of CPU out of the last stretch.
@@ -162,9 +194,11 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
             _analyze_and_check(db, timings)
         # The word indexes (rlx/snapshot/search_tables.py), last: a second process building them has had the whole
         # build so far to do it.
-        helper = search.finish(db, timings)
+        helpers["search_process"] = search.finish(db, timings)
         checked = search.copied if ahead else None
-        if carried is None:  # an hourly build brought the kept list of words up to date with its tasks (task_keys.py)
+        # An hourly build brought the kept list of words up to date with its tasks (task_keys.py); the task tables'
+        # thread listed them.
+        if carried is None and tables is None:
             db.execute("BEGIN")
             task_terms.write_all(db)
             db.execute("COMMIT")
@@ -184,7 +218,9 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         db.close()
         if search is not None:
             search.close()
-    return counts, copied, timings, helper
+        if tables is not None:
+            tables.close()
+    return counts, copied, timings, helpers
 
 
 def _previous_pages(db: sqlite3.Connection) -> tuple[int, int | None]:
@@ -289,17 +325,19 @@ def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
 
 
 def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind_of, carried: dict | None,
-                 timings: Laps, search) -> tuple[dict, int, EnvSets]:
+                 timings: Laps, search, tasks=None) -> tuple[dict, int, EnvSets]:
     """Every public environment and its tasks, in listing order; (counts, datasets whose tasks were kept from
     `previous`, the environment search's sets). Each batch is also sent to `search` when it builds the word indexes
-    from the rows sent (search_process.py)."""
+    from the rows sent (search_process.py). `tasks` writes the tasks when another than this build's own does
+    (task_tables.CopiedTasks)."""
     public, skipped = public
     counts = {"envs": 0, "tasks": 0, "datasets": 0, "spaces": 0, "indexed": 0, **skipped}
     envs: list[tuple] = []  # inserted together at the end
     env_tags: list[tuple[str, int]] = []
     cards = previous_cards(db) if carried is not None else {}
-    tasks = FreshTasks(db) if carried is None else KeptTasks(db, {env_id: before[0] for env_id, before in
-                                                                  carried.items()})
+    if tasks is None:
+        tasks = FreshTasks(db) if carried is None else KeptTasks(db, {env_id: before[0] for env_id, before in
+                                                                      carried.items()})
     # A new environment's key comes after every key the previous snapshot gave (a build from nothing: its rowid).
     fresh_keys = iter(range(max((card[0] for card in cards.values()), default=0) + 1, 2**62))
     # A batch of environments goes through each phase in turn, so the clocks are read a few times per batch, not
@@ -405,11 +443,12 @@ class Laps:
     def cpu(self) -> dict[str, float]:
         return {name: round(seconds, 3) for name, seconds in self._cpus.items()}
 
+    # The build's own thread's CPU: the task tables' thread (task_tables.py) reports its own.
     def restart(self) -> None:
-        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        self._wall, self._cpu = time.perf_counter(), time.thread_time()
 
     def lap(self, name: str) -> None:
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu = time.perf_counter(), time.thread_time()
         self._walls[name] = self._walls.get(name, 0.0) + wall - self._wall
         self._cpus[name] = self._cpus.get(name, 0.0) + cpu - self._cpu
         self._wall, self._cpu = wall, cpu

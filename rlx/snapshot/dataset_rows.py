@@ -1,20 +1,12 @@
-"""One dataset's snapshot rows, kept in a small file beside its index (indexes/<key>.snapshot-rows.gz).
-
-An index holds everything its pages need; the snapshot keeps a few clipped columns of each task. Deriving them
-means reading and parsing the whole index, which for every dataset was most of a build's time. So a build keeps
-what it derived, stamped with the fingerprint of the index it came from (index_fingerprint: the file's size,
-modification time and inode), and the next build reads that file while the index is unchanged.
-A missing, stale or unreadable row file is derived again from the index; one that cannot be written costs the
-next build the same work again, nothing more.
+"""One dataset's snapshot rows: what the snapshot keeps of each task of its index (a few clipped columns), and the
+index's fingerprint they are stamped with. They are kept from build to build in the rows cache
+(rlx/snapshot/rows_cache.py) while the index is unchanged.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
 import logging
 import os
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
@@ -23,12 +15,10 @@ from pathlib import Path
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.registry import get as get_adapter
 from rlx.adapters.task_words import WORDS_CHARS
-from rlx.store import write_atomic
 
 log = logging.getLogger("rlx.snapshot")
 
-ROWS_VERSION = 2  # bump when what a task row holds (columns, clipping) changes: every row file is then stale
-SUFFIX = ".snapshot-rows.gz"
+ROWS_VERSION = 2  # bump when what a task row holds (columns, clipping) changes: every cached entry is then stale
 
 # Bounds on what one row may carry, so a strange index cannot bloat the file.
 # Briefs at 240 characters: what a card shows (and what the Harbor adapter keeps of an instruction anyway).
@@ -68,43 +58,6 @@ def rows_of_index(index: Index, fingerprint: str | None) -> DatasetRows:
     return DatasetRows(fingerprint=fingerprint, complete=bool(index.complete), found_kind=_found_kind(index),
                        task_count=int(index.summary.get("rows_total", len(rows))),
                        splits=list(_splits(index)), tasks=[task_values(row) for row in rows])
-
-
-def read_row_file(path: Path, fingerprint: str) -> DatasetRows | None:
-    """The rows in `path` when they were derived from the index with this fingerprint, else None."""
-    try:
-        packed = path.read_bytes()
-        # A stale file (its index was rewritten) is told by its first bytes, without unpacking all its rows.
-        head = _head(fingerprint)
-        if not zlib.decompressobj(wbits=31).decompress(packed, len(head)).startswith(head):
-            return None
-        data = json.loads(gzip.decompress(packed))
-        if data.get("version") != ROWS_VERSION or data.get("index") != fingerprint:
-            return None
-        return DatasetRows(fingerprint=fingerprint, complete=bool(data["complete"]), found_kind=data["found_kind"],
-                           task_count=int(data["task_count"]), splits=[tuple(s) for s in data["splits"]],
-                           tasks=[tuple(t) for t in data["tasks"]])
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zlib.error) as exc:
-        log.warning("snapshot.row_file_unreadable path=%s error=%s", path.name, exc)
-        return None
-
-
-def _head(fingerprint: str) -> bytes:
-    """How a row file of this version made from the index with this fingerprint begins (write_row_file's order)."""
-    return f'{{"version":{ROWS_VERSION},"index":{json.dumps(fingerprint, ensure_ascii=False)},'.encode()
-
-
-def write_row_file(path: Path, rows: DatasetRows) -> None:
-    """Keep `rows` for the next build (best effort: a store that cannot be written only loses the shortcut)."""
-    data = {"version": ROWS_VERSION, "index": rows.fingerprint, "complete": rows.complete,
-            "found_kind": rows.found_kind, "task_count": rows.task_count, "splits": rows.splits, "tasks": rows.tasks}
-    try:
-        write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(),
-                                         compresslevel=1, mtime=0), durable=False)  # a torn file fails gzip's check
-    except OSError as exc:
-        log.warning("snapshot.row_file_unwritten path=%s error=%s", path.name, exc)
 
 
 def task_values(row: TaskRow) -> tuple:

@@ -1,16 +1,18 @@
-"""Where a snapshot build reads each dataset's rows: the stored indexes, through the row file kept beside each (so
-an unchanged dataset is never derived twice), or any mapping of Index objects (tests, a fallback build)."""
+"""Where a snapshot build reads each dataset's rows: the stored indexes, through the rows cache kept beside them
+(rlx/snapshot/rows_cache.py: an unchanged dataset is never derived twice), or any mapping of Index objects (tests, a
+fallback build)."""
 
 from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 
 from rlx.adapters.contract import Index
 from rlx.adapters.indexes import read_index
-from rlx.snapshot.dataset_rows import SUFFIX, DatasetRows, index_fingerprint, read_row_file, rows_of_index, write_row_file
+from rlx.snapshot import rows_cache
+from rlx.snapshot.dataset_rows import DatasetRows, index_fingerprint, rows_of_index
 from rlx.store import Store, repo_id_of_key
 
 log = logging.getLogger("rlx.snapshot")
@@ -42,6 +44,7 @@ class StoredIndexes(Mapping):
     def __init__(self, store: Store):
         self.store = store
         self._folder = str(store.indexes_dir)
+        self._db: sqlite3.Connection | None = None
 
     def __getitem__(self, env_id: str) -> Index:
         if env_id.startswith("space:"):
@@ -60,30 +63,96 @@ class StoredIndexes(Mapping):
             return None
         return index_fingerprint(os.path.join(self._folder, self.store.index_name(env_id)))
 
-    def _row_file(self, env_id: str) -> Path:
-        index_path = self.store.index_path(env_id)
-        return index_path.with_name(index_path.name[: -len(".json.gz")] + SUFFIX)
+    @property
+    def cache_path(self):
+        return rows_cache.cache_path(self.store.indexes_dir)
+
+    def _cache(self) -> sqlite3.Connection | None:
+        """The rows cache, opened once; None when it cannot be (the rows are then derived from each index)."""
+        if self._db is None:
+            try:
+                self.store.indexes_dir.mkdir(parents=True, exist_ok=True)
+                self._db = rows_cache.connect(self.cache_path)
+            except (OSError, sqlite3.Error) as exc:
+                log.warning("snapshot.rows_cache_unusable error=%s", exc)
+                return None
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def cached_rows(self, env_id: str, fingerprint: str) -> DatasetRows | None:
+        db = self._cache()
+        if db is None:
+            return None
+        try:
+            return rows_cache.read_rows(db, env_id, fingerprint)
+        except sqlite3.DatabaseError as exc:
+            self._damaged(exc)
+            return None
+
+    def derive(self, env_id: str, fingerprint: str) -> DatasetRows | None:
+        """The dataset's rows derived from its index (and kept in the cache for the next build); None without a
+        readable index."""
+        try:
+            index = self[env_id]
+        except KeyError:
+            return None
+        rows = rows_of_index(index, fingerprint)
+        db = self._cache()
+        if db is not None:
+            try:
+                rows_cache.write_rows(db, env_id, rows, lambda: self.fingerprint(env_id))
+            except sqlite3.DatabaseError as exc:  # a full disk, a damaged file: only the shortcut is lost
+                self._damaged(exc)
+        return rows
+
+    def _damaged(self, exc: sqlite3.DatabaseError) -> None:
+        log.warning("snapshot.rows_cache_failed error=%s", exc)
+        self.close()
+        if not isinstance(exc, sqlite3.OperationalError):  # damaged, not busy or full: started again next time
+            rows_cache.set_aside(self.cache_path, exc)
 
     def dataset_rows(self, env_id: str, fingerprint: str | None) -> DatasetRows | None:
-        """The dataset's snapshot rows: from its row file while that matches the index (`fingerprint`), else
-        derived from the index (and the row file written for the next build). None without a readable index."""
+        """The dataset's snapshot rows: from the rows cache while it holds them for this index (`fingerprint`),
+        else derived from the index. None without a readable index."""
         if fingerprint is None:
             return None
-        row_file = self._row_file(env_id)
-        rows = read_row_file(row_file, fingerprint)
-        if rows is None:
-            try:
-                index = self[env_id]
-            except KeyError:
-                return None
-            rows = rows_of_index(index, fingerprint)
-            write_row_file(row_file, rows)
-        return rows if self.usable(rows) else None
+        rows = self.cached_rows(env_id, fingerprint) or self.derive(env_id, fingerprint)
+        return rows if rows is not None and self.usable(rows) else None
+
+    def bring_up_to_date(self, env_ids: list[str]) -> set[str] | None:
+        """Derive into the cache every dataset of `env_ids` whose entry is missing or stale; the datasets the cache
+        now holds rows of, or None when it cannot be used (then each dataset's rows are read one by one)."""
+        db = self._cache()
+        if db is None:
+            return None
+        try:
+            stamps = rows_cache.stamps(db)
+        except sqlite3.DatabaseError as exc:
+            self._damaged(exc)
+            return None
+        held = set()
+        for env_id in env_ids:
+            fingerprint = self.fingerprint(env_id)
+            if fingerprint is None:
+                continue
+            if stamps.get(env_id) != fingerprint:
+                if self.derive(env_id, fingerprint) is None:
+                    continue  # no readable index: no rows, as a build from the indexes would find
+                if self._db is None:  # the cache failed as it was written
+                    return None
+            held.add(env_id)
+        return held
 
     def refresh(self, env_id: str) -> None:
-        """Derive the dataset's row file now, from its index just rebuilt (the indexer calls this): the snapshot
-        build that follows then reads the small file, not the whole index."""
-        self.dataset_rows(env_id, self.fingerprint(env_id))
+        """Derive the dataset's rows now, from its index just rebuilt (the indexer calls this): the snapshot build
+        that follows then copies them from the cache, not from the whole index."""
+        fingerprint = self.fingerprint(env_id)
+        if fingerprint is not None:
+            self.derive(env_id, fingerprint)
 
     def usable(self, rows: DatasetRows) -> bool:
         """Whether a stored index may be shown (CompleteIndexes: complete ones only)."""
@@ -96,3 +165,18 @@ class StoredIndexes(Mapping):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+class CachedRows:
+    """A build from nothing's datasets as the rows cache held them (task_tables.py copies their tasks): each one's
+    fingerprint and rows without their tasks."""
+
+    def __init__(self, rows: dict[str, DatasetRows]):
+        self.rows = rows
+
+    def fingerprint(self, env_id: str) -> str | None:
+        rows = self.rows.get(env_id)
+        return rows.fingerprint if rows is not None else None
+
+    def dataset_rows(self, env_id: str, fingerprint: str | None) -> DatasetRows | None:
+        return self.rows.get(env_id)

@@ -1,5 +1,5 @@
 """The hourly build: unchanged datasets keep their tasks, task keys and task words from the previous snapshot, each
-dataset's rows are read from its small row file while its index is unchanged, and the catalog is the same as a build
+dataset's rows are read from the rows cache while its index is unchanged, and the catalog is the same as a build
 from nothing makes (only the task keys, and so the task listing's catalog order, may differ)."""
 
 import json
@@ -13,7 +13,7 @@ from rlx.adapters.indexes import save_index
 from rlx.snapshot import build_snapshot, row_sources, search_envs, search_tasks, task_keys
 from rlx.snapshot.refresh import CompleteIndexes
 from rlx.snapshot.publish import copy_published, publish
-from rlx.snapshot.dataset_rows import SUFFIX
+from rlx.snapshot import rows_cache
 from rlx.snapshot.schema import open_immutable
 from rlx.sources.base import RepoRecord
 from rlx.store import Store
@@ -187,15 +187,23 @@ def test_a_dataset_gone_private_leaves_nothing_of_itself_in_the_next_snapshot(st
     assert b"sokoban" in everything
 
 
-def test_an_unchanged_index_is_read_from_its_row_file_and_a_changed_one_again(store, tmp_path, monkeypatch):
-    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")  # writes the row files
-    assert len(list(store.indexes_dir.glob(f"*{SUFFIX}"))) == 3
+def cached_ids(store):
+    db = sqlite3.connect(rows_cache.cache_path(store.indexes_dir))
+    try:
+        return sorted(row[0] for row in db.execute("SELECT id FROM datasets"))
+    finally:
+        db.close()
+
+
+def test_an_unchanged_index_is_read_from_the_rows_cache_and_a_changed_one_again(store, tmp_path, monkeypatch):
+    build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")  # fills the rows cache
+    assert cached_ids(store) == ["acme/chess-tasks", "acme/maze-runner", "acme/sokoban-gym"]
     read = []
     real_read_index = row_sources.read_index
     monkeypatch.setattr(row_sources, "read_index", lambda s, env_id: read.append(env_id) or real_read_index(s, env_id))
 
     build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "second.db")
-    assert read == []  # every dataset from its row file
+    assert read == []  # every dataset from the rows cache
     save_index(store, index("acme/chess-tasks", "chess queen gambit", revision="r2"))
     build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "third.db")
 
@@ -221,12 +229,12 @@ def test_an_index_rewritten_at_once_to_the_same_size_is_noticed(store, tmp_path)
     assert search_tasks(db, "knights")["total"] == 3 and search_tasks(db, "endgame")["total"] == 0
 
 
-def test_a_row_file_that_is_damaged_is_derived_again(store, tmp_path):
+def test_a_rows_cache_that_is_damaged_is_derived_again(store, tmp_path):
     build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")
-    for path in store.indexes_dir.glob(f"*{SUFFIX}"):
-        path.write_bytes(b"not gzip at all")
+    rows_cache.cache_path(store.indexes_dir).write_bytes(b"not a database at all" * 100)
     build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "second.db")
     assert contents(tmp_path / "second.db") == contents(tmp_path / "first.db")
+    assert cached_ids(store) == ["acme/chess-tasks", "acme/maze-runner", "acme/sokoban-gym"]  # made again
 
 
 def test_a_previous_snapshot_of_another_schema_or_broken_is_ignored(store, tmp_path):

@@ -187,7 +187,7 @@ def test_a_rebuilt_dataset_s_snapshot_rows_are_kept_as_it_is_rebuilt_so_the_buil
     summary = run()
 
     assert summary["rebuilt"] == [changed] and building == [1]
-    assert read == []  # every dataset's rows came from its row file, the rebuilt one's too
+    assert read == []  # every dataset's rows came from the rows cache, the rebuilt one's too
     assert snapshot_envs(store)[changed] == 2
 
 
