@@ -23,7 +23,7 @@ from urllib.parse import quote
 from rlx.adapters.contract import Index
 from rlx.catalog import fetch_listing, words
 from rlx.catalog import kind_of as catalog_kind_of
-from rlx.snapshot import rows_cache, task_tables, task_terms
+from rlx.snapshot import task_tables, task_terms
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.dataset_rows import MAX_TAGS, DatasetRows, clip, strings_json
 from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
@@ -84,10 +84,7 @@ def build_snapshot(
                 counts, copied, timings, helper = _write_database(tmp, records, source, kind_of, built_at,
                                                                   previous, health or {})
             except RowsCacheError as exc:  # the cache failed part-way: the same build, each dataset read alone
-                log.warning("snapshot.rows_cache_failed error=%s", exc)
-                if isinstance(exc.__cause__, sqlite3.DatabaseError) and \
-                        not isinstance(exc.__cause__, sqlite3.OperationalError):
-                    rows_cache.set_aside(source.cache_path, exc.__cause__)
+                source.cache_failed(exc.__cause__ if isinstance(exc.__cause__, sqlite3.DatabaseError) else exc)
                 tmp.unlink(missing_ok=True)
                 counts, copied, timings, helper = _write_database(tmp, records, source, kind_of, built_at,
                                                                   previous, health or {}, use_cache=False)

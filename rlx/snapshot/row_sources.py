@@ -90,7 +90,7 @@ class StoredIndexes(Mapping):
         try:
             return rows_cache.read_rows(db, env_id, fingerprint)
         except sqlite3.DatabaseError as exc:
-            self._damaged(exc)
+            self.cache_failed(exc)
             return None
 
     def derive(self, env_id: str, fingerprint: str) -> DatasetRows | None:
@@ -106,13 +106,14 @@ class StoredIndexes(Mapping):
             try:
                 rows_cache.write_rows(db, env_id, rows, lambda: self.fingerprint(env_id))
             except sqlite3.DatabaseError as exc:  # a full disk, a damaged file: only the shortcut is lost
-                self._damaged(exc)
+                self.cache_failed(exc)
         return rows
 
-    def _damaged(self, exc: sqlite3.DatabaseError) -> None:
+    def cache_failed(self, exc: Exception) -> None:
+        """Let the cache go after `exc`; a file found damaged (not busy, not full) is set aside, to be made again."""
         log.warning("snapshot.rows_cache_failed error=%s", exc)
         self.close()
-        if not isinstance(exc, sqlite3.OperationalError):  # damaged, not busy or full: started again next time
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
             rows_cache.set_aside(self.cache_path, exc)
 
     def dataset_rows(self, env_id: str, fingerprint: str | None) -> DatasetRows | None:
@@ -132,7 +133,7 @@ class StoredIndexes(Mapping):
         try:
             stamps = rows_cache.stamps(db)
         except sqlite3.DatabaseError as exc:
-            self._damaged(exc)
+            self.cache_failed(exc)
             return None
         held = set()
         for env_id in env_ids:
