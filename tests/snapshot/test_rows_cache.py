@@ -146,13 +146,17 @@ def test_an_indexer_holding_the_cache_does_not_stop_a_build(store, tmp_path, mon
     assert titles(tmp_path / "changed.db", "gambit") == ["chess gambit 0", "chess gambit 1", "chess gambit 2"]
 
 
-def test_a_task_tables_thread_that_fails_costs_only_time(store, tmp_path, monkeypatch):
+@pytest.mark.parametrize("when", ["at once", "part-way"])
+def test_a_task_tables_thread_that_fails_costs_only_time(store, tmp_path, monkeypatch, when):
     build(store, tmp_path / "first.db")
 
     def broken(self):
         raise sqlite3.DatabaseError("database disk image is malformed")
 
-    monkeypatch.setattr(task_tables.TaskTables, "_build", broken)
+    if when == "at once":
+        monkeypatch.setattr(task_tables.TaskTables, "_build", broken)
+    else:  # after the build has taken the cache's entries and begun writing the environments
+        monkeypatch.setattr(task_tables, "_COPY", "INSERT INTO tasks SELECT * FROM no_such_table")
     built = build(store, tmp_path / "second.db")
     assert built["task_tables"] is None
     assert dump(tmp_path / "second.db") == from_indexes(store, tmp_path / "objects.db")
