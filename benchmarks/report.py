@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from benchmarks import (agents_first_step, community, concurrency, explain, first_paint, health_check, indexing,
-                        page_cache, playground, real_rows, rollouts, rows, scaling, search, sitemap, suite_indexing)
+                        page_cache, playground, real_rows, rollouts, rows, scaling, search, sitemap, snapshot_build,
+                        suite_indexing)
 from benchmarks.markdown import TODO_ROUTE, met, num, table
 from rlx.snapshot.task_search import COUNT_CAP, RANK_BROADEST, RANK_LIMIT
 
@@ -66,6 +67,10 @@ def _targets(r: dict) -> str:
                      "≤ 1 s (the original: about a second)",
                      f"{snap['seconds']:.2f} s (median of {snap['runs']}; cold {snap['cold']['seconds']:.2f} s)",
                      met(snap["met"]["seconds"])])
+        if "cold_seconds" in snap["met"]:  # results from before issue 31 have no target for it
+            rows.append(["snapshot build from nothing, 1× (cold: every dataset's rows from the rows cache)",
+                         f"≤ {snapshot_build.TARGET_COLD_SECONDS:g} s", f"{snap['cold']['seconds']:.2f} s "
+                         f"(CPU {snap['cold']['cpu_seconds']:.2f} s on two threads)", met(snap["met"]["cold_seconds"])])
         rows.append(["snapshot size", "≤ 43 MB", f"{snap['size'] / 1e6:.1f} MB", met(snap["met"]["size"])])
     app = (r.get("app") or {}).get("overall")
     if app:
@@ -138,10 +143,13 @@ def _snapshot(r: dict) -> str:
     out = ("## a. Snapshot build\n\n"
            "**hourly**: the previous snapshot at hand, an hour gone by since (the target's case): 1 % of the "
            "datasets' indexes rewritten, every environment's likes, downloads and trending score moved and the "
-           "listing in its new trending order; **cold**: no previous snapshot, each dataset's rows from its row "
-           "file; **first**: a store never built from (every index read, its row file written). Median wall seconds "
+           "listing in its new trending order; **cold**: no previous snapshot, every dataset's tasks copied from the "
+           "rows cache, and the task tables (tasks, facets, task word index, its words) made on a second thread "
+           "while the build's own writes the environments (*task_tables_wait*, *task_tables_copy*; the thread's CPU "
+           "is in the build's); **first**: a store never built from (every index read, its rows cached). Median "
+           "wall seconds "
            "(each run), the build's own CPU seconds (the machine is shared), and the median CPU seconds per phase: "
-           "*read_rows* finding each dataset's rows (index fingerprints, row files or indexes), *env_rows* each "
+           "*read_rows* finding each dataset's rows (index fingerprints, the rows cache or indexes), *env_rows* each "
            "environment's row and search words, "
            "*copy_previous* (hourly) the previous snapshot's tasks, facets, splits and task word index copied whole, "
            "*write_rows* inserting the rows, *tasks* the task facet table filled, and (hourly) the changed datasets' "

@@ -2,12 +2,13 @@
 builds it.
 
 Three builds, from the same listing (read once: its cost is the source's, not the build's):
-- **first**: a store that has never had a snapshot built from it (every dataset's index read, its row file written);
-- **cold**: no previous snapshot, every dataset's rows read from its row file;
+- **first**: a store that has never had a snapshot built from it (every dataset's index read, its rows written into
+  the rows cache, rlx/snapshot/rows_cache.py);
+- **cold**: no previous snapshot, every dataset's tasks copied from the rows cache;
 - **hourly**: the previous snapshot at hand and an hour gone by (what the hourly run meets): 1 % of the datasets'
   indexes rewritten, and every environment's likes, downloads and trending score moved, so the listing's order
   shifts as the Hub's does. The unchanged datasets keep their tasks (and task words) from the previous snapshot,
-  the changed ones are read from the row file the indexer derived as it rebuilt them. Each run moves another hour on and builds on the
+  the changed ones are read from the rows cache, where the indexer put them as it rebuilt them. Each run moves another hour on and builds on the
   last run's snapshot.
 Wall seconds and the build's own CPU seconds are both reported (the second shows the work when the machine is shared).
 The last hourly build stays in the workspace and is published into the store, for the app and Datasette to serve.
@@ -31,6 +32,7 @@ from benchmarks.stats import median
 from benchmarks.workspace import Workspace
 from rlx.adapters.indexes import read_index, save_index
 from rlx.catalog import fetch_listing
+from rlx.snapshot import rows_cache
 from rlx.snapshot.build import build_snapshot
 from rlx.snapshot.refresh import CompleteIndexes
 from rlx.snapshot.publish import publish
@@ -39,6 +41,8 @@ from rlx.sources.folder import FolderSource
 from rlx.store import Store
 
 TARGET_SECONDS, TARGET_BYTES = 1.0, 43_000_000  # the original system at this size
+# A build from nothing, 1× (issue 31): the original's "built in about a second" held for the cold build too.
+TARGET_COLD_SECONDS = 1.0
 TARGET_10X_SECONDS, TARGET_10X_BYTES, TARGET_10X_RSS = 10.0, 430_000_000, 1_000_000_000
 CHANGED_SHARE = 0.01
 BUILT_AT = "2026-11-30T00:00:00Z"
@@ -59,12 +63,15 @@ def measure(ws: Workspace, runs: int) -> dict:
             "search_process_cpu": hourly["search_process_cpu"],
             "listing_seconds": listing_s,
             "publish_seconds": publish_s, "published": published["db"], "tables": table_sizes(ws.local_db),
-            "met": {"seconds": hourly["seconds"] <= TARGET_SECONDS, "size": hourly["size"] <= TARGET_BYTES}}
+            "met": {"seconds": hourly["seconds"] <= TARGET_SECONDS, "size": hourly["size"] <= TARGET_BYTES,
+                    "cold_seconds": builds["cold"]["seconds"] <= TARGET_COLD_SECONDS}}
 
 
 def builds_at(records, store: Store, folder: Path, runs: int, final: Path | None = None) -> dict:
     """The first, cold and hourly builds of one catalog; each a summary (medians over `runs` for cold and hourly)."""
     folder.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):  # the first build finds no rows kept from before
+        Path(f"{rows_cache.cache_path(store.indexes_dir)}{suffix}").unlink(missing_ok=True)
     first = [_timed(records, store, folder / "first.db")]
     cold = [_timed(records, store, folder / "cold.db") for _ in range(runs)]
     previous, hourly = folder / "cold.db", []
@@ -86,7 +93,7 @@ def builds_at(records, store: Store, folder: Path, runs: int, final: Path | None
 
 def change_indexes(store: Store, datasets: list[str], run: int) -> int:
     """Rewrite 1 % of the indexes (a different 1 % each run), as a rebuilt dataset's new revision would, and derive
-    their row files as the indexer does after each rebuild."""
+    their rows into the rows cache as the indexer does after each rebuild."""
     step = max(1, round(1 / CHANGED_SHARE))
     changed = 0
     for env_id in datasets[run % step::step]:
@@ -131,7 +138,10 @@ def _summary(builds: list[dict]) -> dict:
             "cpu_phases": cpu_phases,
             "counts": last["counts"], "copied": last.get("copied", 0), "changed": last.get("changed", 0),
             "search_process_rss": max((b.get("search_process") or {}).get("peak_rss", 0) for b in builds),
-            "search_process_cpu": median([(b.get("search_process") or {}).get("cpu_seconds", 0.0) for b in builds])}
+            "search_process_cpu": median([(b.get("search_process") or {}).get("cpu_seconds", 0.0) for b in builds]),
+            # The thread that makes a build from nothing's task tables from the rows cache (its CPU is in the build's).
+            "task_tables_cpu": median([(b.get("task_tables") or {}).get("cpu_seconds", 0.0) for b in builds]),
+            "task_tables_phases": (last.get("task_tables") or {}).get("phases", {})}
 
 
 def table_sizes(path: Path) -> list[tuple[str, int]]:

@@ -29,7 +29,7 @@ from rlx.snapshot.dataset_rows import MAX_TAGS, DatasetRows, clip, strings_json
 from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
                                   TRENDING_ROWIDS)
 from rlx.snapshot.rows_cache import RowsCacheError
-from rlx.snapshot.search_process import InPlace, SearchProcessError, search_builder
+from rlx.snapshot.search_process import SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
 from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, repack_due, start_from_previous
 from rlx.snapshot.task_sample import write_sample
@@ -146,9 +146,9 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
             if cached is not None:
                 source, tables = cached
                 lap("read_rows")
-        # With the task tables made on a thread of their own, only the environments' word index is left here.
-        search = InPlace(("envs_fts",)) if tables is not None else \
-            search_builder(path, len(public[0]), fresh=carried is None)
+        # With the task tables made on a thread of their own, only the environments' search tables are left, as in
+        # an hourly build.
+        search = search_builder(path, len(public[0]), fresh=carried is None and tables is None)
         db.execute("BEGIN")
         if carried is None:
             for statement in (*TABLES, *FTS):

@@ -70,6 +70,8 @@ class TaskTables:
         self._error: BaseException | None = None
         self._db: sqlite3.Connection | None = None
         self.cpu_seconds = 0.0
+        self.phases: dict[str, float] = {}  # the thread's CPU seconds per step
+        self._clock = 0.0
         self._thread = threading.Thread(target=self._run, name="snapshot-task-tables", daemon=True)
         self._thread.start()
 
@@ -85,8 +87,13 @@ class TaskTables:
         """Copy the tasks of these datasets, in this order: (env id, env_key, its entry as entries() gave it)."""
         self._plan.put(plan)
 
+    def _lap(self, name: str) -> None:
+        now = time.thread_time()
+        self.phases[name] = round(self.phases.get(name, 0.0) + now - self._clock, 3)
+        self._clock = now
+
     def _run(self) -> None:
-        started = time.thread_time()
+        started = self._clock = time.thread_time()
         try:
             self._build()
         except BaseException as exc:  # handed to the build's thread, which fails the build this way
@@ -109,6 +116,7 @@ class TaskTables:
         self._entries.put({env_id: (fingerprint, bool(complete), json.loads(found), count,
                                     [tuple(s) for s in json.loads(splits)], first, n)
                            for env_id, fingerprint, complete, found, count, splits, first, n in rows})
+        self._lap("entries")
         plan = self._plan.get()
         if plan is None:  # the build went away
             return
@@ -128,16 +136,20 @@ class TaskTables:
         if copied != key - KEY_BASE:
             raise RowsCacheError(f"the rows cache gave {copied} tasks of {key - KEY_BASE}")
         db.execute("COMMIT")  # the cache is let go
+        self._lap("copy")
         db.execute("BEGIN")
         db.execute("INSERT INTO task_facets (rowid, env_key, category, difficulty) "
                    "SELECT rowid, env_key, category, difficulty FROM tasks")
         for statement in TASK_INDEXES:
             db.execute(statement)
+        self._lap("facets_indexes")
         size_fts(db, ("tasks_fts",))
         db.execute("INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild')")
         optimize_fts(db, ("tasks_fts",))
+        self._lap("fts")
         task_terms.write_all(db)
         db.execute("COMMIT")
+        self._lap("task_terms")
 
     def finish(self, db: sqlite3.Connection, laps) -> dict:
         """Wait for the side file, then copy its tables into `db` (outside any transaction, their tables and indexes
@@ -154,7 +166,7 @@ class TaskTables:
         db.execute("COMMIT")
         db.execute("DETACH side")
         laps.lap("task_tables_copy")
-        return {"cpu_seconds": round(self.cpu_seconds, 3)}
+        return {"cpu_seconds": round(self.cpu_seconds, 3), "phases": self.phases}
 
     def close(self) -> None:
         """Stop the thread if it still runs (a failed build), and remove the side file."""
