@@ -26,6 +26,7 @@ from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot import task_tables, task_terms
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
 from rlx.snapshot.dataset_rows import MAX_TAGS, DatasetRows, clip, strings_json
+from rlx.snapshot.laps import Laps
 from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
                                   TRENDING_ROWIDS)
 from rlx.snapshot.rows_cache import RowsCacheError
@@ -65,8 +66,9 @@ def build_snapshot(
     """Write the snapshot to `out_path`; return its counts, size and timings.
 
     `indexes` maps an environment id (see env_id_of) to its stored index; it is read one environment at a time,
-    so a lazy mapping (StoredIndexes) keeps only one index in memory, and reads each dataset's small row file
-    instead of its index while the index is unchanged. `previous` is a local copy of the last snapshot: the build
+    so a lazy mapping (StoredIndexes) keeps only one index in memory, and reads each dataset's rows from the rows
+    cache instead of its index while the index is unchanged (a build from nothing copies them all from there on a
+    thread of its own: rlx/snapshot/task_tables.py). `previous` is a local copy of the last snapshot: the build
     starts from its tasks (rlx/snapshot/task_keys.py), and a dataset whose index has the fingerprint that snapshot
     recorded keeps its tasks there, and nothing of it is read. `health` maps an environment id to its latest
     health check's {"verdict", "counts"} (rlx/runs/health.py catalog_verdicts); the others are not checked.
@@ -422,33 +424,6 @@ def _batches(public: list[tuple[RepoRecord, str]], source, carried: dict) -> Ite
             batch, held = [], 0
     if batch:
         yield batch
-
-
-class Laps:
-    """Wall and CPU seconds per phase of a build; a phase met several times (once per dataset) adds up."""
-
-    def __init__(self):
-        self._walls: dict[str, float] = {}
-        self._cpus: dict[str, float] = {}
-        self.restart()
-
-    @property
-    def wall(self) -> dict[str, float]:
-        return {name: round(seconds, 3) for name, seconds in self._walls.items()}
-
-    @property
-    def cpu(self) -> dict[str, float]:
-        return {name: round(seconds, 3) for name, seconds in self._cpus.items()}
-
-    # The build's own thread's CPU: the task tables' thread (task_tables.py) reports its own.
-    def restart(self) -> None:
-        self._wall, self._cpu = time.perf_counter(), time.thread_time()
-
-    def lap(self, name: str) -> None:
-        wall, cpu = time.perf_counter(), time.thread_time()
-        self._walls[name] = self._walls.get(name, 0.0) + wall - self._wall
-        self._cpus[name] = self._cpus.get(name, 0.0) + cpu - self._cpu
-        self._wall, self._cpu = wall, cpu
 
 
 def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int, before: tuple | None = None
