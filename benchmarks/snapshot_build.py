@@ -32,7 +32,6 @@ from benchmarks.stats import median
 from benchmarks.workspace import Workspace
 from rlx.adapters.indexes import read_index, save_index
 from rlx.catalog import fetch_listing
-from rlx.snapshot import rows_cache
 from rlx.snapshot.build import build_snapshot
 from rlx.snapshot.refresh import CompleteIndexes
 from rlx.snapshot.publish import publish
@@ -71,7 +70,7 @@ def builds_at(records, store: Store, folder: Path, runs: int, final: Path | None
     """The first, cold and hourly builds of one catalog; each a summary (medians over `runs` for cold and hourly)."""
     folder.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):  # the first build finds no rows kept from before
-        Path(f"{rows_cache.cache_path(store.indexes_dir)}{suffix}").unlink(missing_ok=True)
+        Path(f"{store.snapshot_rows_path}{suffix}").unlink(missing_ok=True)
     first = [_timed(records, store, folder / "first.db")]
     cold = [_timed(records, store, folder / "cold.db") for _ in range(runs)]
     previous, hourly = folder / "cold.db", []

@@ -65,7 +65,7 @@ class StoredIndexes(Mapping):
 
     @property
     def cache_path(self):
-        return rows_cache.cache_path(self.store.indexes_dir)
+        return self.store.snapshot_rows_path
 
     def _cache(self) -> sqlite3.Connection | None:
         """The rows cache, opened once; None when it cannot be (the rows are then derived from each index)."""

@@ -1,4 +1,4 @@
-"""Every dataset's snapshot rows, kept in one SQLite file in the store (indexes/snapshot-rows.sqlite3).
+"""Every dataset's snapshot rows, kept in one SQLite file in the store (Store.snapshot_rows_path).
 
 An index holds everything its pages need; the snapshot keeps a few clipped columns of each task. Deriving them means
 reading and parsing the whole index, so they are derived once, when the indexer rebuilds a dataset (or when a build
@@ -27,7 +27,6 @@ from rlx.snapshot.dataset_rows import ROWS_VERSION, DatasetRows
 
 log = logging.getLogger("rlx.snapshot")
 
-NAME = "snapshot-rows.sqlite3"
 # What PRAGMA user_version holds: the layout below and the rows' version (dataset_rows.ROWS_VERSION). Another value
 # and the file is started again.
 LAYOUT = 1
@@ -49,10 +48,6 @@ _SCHEMA = (
 
 class RowsCacheError(Exception):
     """The rows cache could not be read (damaged, or taken away mid-read): the build reads the indexes instead."""
-
-
-def cache_path(indexes_dir: Path) -> Path:
-    return Path(indexes_dir) / NAME
 
 
 def connect(path: Path) -> sqlite3.Connection:

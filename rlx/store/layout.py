@@ -36,6 +36,11 @@ class Store:
         and its text per dataset cost more than the file's fingerprint (a stat) does."""
         return f"{_repo_key(repo_id)}.json.gz"
 
+    @property
+    def snapshot_rows_path(self) -> Path:
+        """Every dataset's snapshot rows, derived from its index, in one SQLite file (rlx/snapshot/rows_cache.py)."""
+        return self.indexes_dir / "snapshot-rows.sqlite3"
+
     def partial_index_path(self, repo_id: str) -> Path:
         """An index still being built (or whose build failed): kept apart, so it never replaces a complete one."""
         return self.indexes_dir / f"{_repo_key(repo_id)}.partial.json.gz"

@@ -115,7 +115,7 @@ def test_rows_derived_from_an_index_since_replaced_do_not_overwrite_the_newer_en
 @pytest.mark.parametrize("damage", ["garbage", "torn"])
 def test_a_damaged_cache_file_still_builds_the_right_snapshot_and_is_made_again(store, tmp_path, damage):
     build(store, tmp_path / "first.db")
-    path = rows_cache.cache_path(store.indexes_dir)
+    path = store.snapshot_rows_path
     data = bytearray(path.read_bytes())
     if damage == "garbage":
         data = bytearray(b"not a database" * 700)
@@ -132,7 +132,7 @@ def test_a_damaged_cache_file_still_builds_the_right_snapshot_and_is_made_again(
 def test_an_indexer_holding_the_cache_does_not_stop_a_build(store, tmp_path, monkeypatch):
     build(store, tmp_path / "first.db")
     monkeypatch.setattr(rows_cache, "BUSY_MS", 50)
-    writer = rows_cache.connect(rows_cache.cache_path(store.indexes_dir))
+    writer = rows_cache.connect(store.snapshot_rows_path)
     writer.execute("BEGIN IMMEDIATE")  # an indexer in the middle of writing an entry
     try:
         unchanged = build(store, tmp_path / "unchanged.db")  # reads only: WAL readers never wait

@@ -13,7 +13,6 @@ from rlx.adapters.indexes import save_index
 from rlx.snapshot import build_snapshot, row_sources, search_envs, search_tasks, task_keys
 from rlx.snapshot.refresh import CompleteIndexes
 from rlx.snapshot.publish import copy_published, publish
-from rlx.snapshot import rows_cache
 from rlx.snapshot.schema import open_immutable
 from rlx.sources.base import RepoRecord
 from rlx.store import Store
@@ -188,7 +187,7 @@ def test_a_dataset_gone_private_leaves_nothing_of_itself_in_the_next_snapshot(st
 
 
 def cached_ids(store):
-    db = sqlite3.connect(rows_cache.cache_path(store.indexes_dir))
+    db = sqlite3.connect(store.snapshot_rows_path)
     try:
         return sorted(row[0] for row in db.execute("SELECT id FROM datasets"))
     finally:
@@ -231,7 +230,7 @@ def test_an_index_rewritten_at_once_to_the_same_size_is_noticed(store, tmp_path)
 
 def test_a_rows_cache_that_is_damaged_is_derived_again(store, tmp_path):
     build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "first.db")
-    rows_cache.cache_path(store.indexes_dir).write_bytes(b"not a database at all" * 100)
+    store.snapshot_rows_path.write_bytes(b"not a database at all" * 100)
     build_snapshot(RECORDS, CompleteIndexes(store), tmp_path / "second.db")
     assert contents(tmp_path / "second.db") == contents(tmp_path / "first.db")
     assert cached_ids(store) == ["acme/chess-tasks", "acme/maze-runner", "acme/sokoban-gym"]  # made again
