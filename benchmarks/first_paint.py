@@ -22,7 +22,9 @@ from benchmarks.stats import median
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
-TARGET_BYTES, TARGET_REQUESTS = 12_000, 1  # the original: one request of 12 KB on the wire
+# Issue 31 raised the original's 12 KB to 10 KB: the home page draws its first 12 cards and the rest of the page's
+# cards arrive when their place scrolls into view (rlx/web/catalog/explore.py, FIRST_CARDS), still one request.
+TARGET_BYTES, TARGET_REQUESTS = 10_000, 1
 ORIGINAL_FIRST_CARD_MS = 283
 
 _OBSERVER = """

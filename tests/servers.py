@@ -76,14 +76,16 @@ def chromium():
             browser.close()
 
 
-def serve_from(client):
+def serve_from(client, htmx: bool = False):
     """A Playwright route handler answering every request (the page, its stylesheets) from a Flask test client:
-    a page drawn as served, without starting a server."""
+    a page drawn as served, without starting a server. With `htmx`, a GET keeps htmx's own headers, so a region
+    htmx asks for comes back as that region."""
     def handle(route):
         request = route.request
         path = request.url.split("://", 1)[1].split("/", 1)[1]
         if request.method == "GET":
-            response = client.get("/" + path)
+            headers = {k: v for k, v in request.headers.items() if htmx and k.lower().startswith("hx-")}
+            response = client.get("/" + path, headers=headers)
         else:  # a form post (plain or htmx): its body and headers, its page's origin standing for the client's own
             headers = {k: v for k, v in request.headers.items() if k.lower() not in ("host", "origin", "referer")}
             headers["Origin"] = "http://localhost"

@@ -116,6 +116,7 @@ def test_page(site, browser, kind, theme, js):
             page.screenshot(path=SCREENSHOTS / kind / f"{width}-{theme}-js-{'on' if js else 'off'}.png",
                             full_page=True)
             if width == SLOW_CHECKS_WIDTH and js:  # the same controls and colours with JS off, less a few buttons
+                load_on_sight(page)
                 problems += [f"{width} px: {p}" for p in browser_audit.keyboard(page)]
                 problems += [f"{width} px: {p}" for p in browser_audit.axe(page)]
                 problems += [f"{width} px: {p}" for p in browser_audit.open_file_marked_after_click(page)]
@@ -128,6 +129,14 @@ def test_page(site, browser, kind, theme, js):
 def settle(page) -> None:
     """Wait for the requests htmx makes by itself on load (a Space's live check, a progress poll) to land."""
     page.wait_for_function("() => window.htmx && !document.querySelector('.htmx-request')", timeout=15_000)
+
+
+def load_on_sight(page) -> None:
+    """Scroll each region htmx loads when it comes into view (the home page's later cards) into view, and wait
+    for it to land: Tab and axe then check the page a reader who scrolled it has, not a placeholder going away."""
+    page.evaluate("document.querySelectorAll('[hx-trigger^=intersect]').forEach(e => e.scrollIntoView())")
+    page.wait_for_function("() => !document.querySelector('[hx-trigger^=intersect], .htmx-request')", timeout=15_000)
+    page.evaluate("window.scrollTo(0, 0)")
 
 
 def console_errors(messages, url: str, status: int) -> list[str]:

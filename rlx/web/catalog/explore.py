@@ -15,12 +15,16 @@ from rlx.snapshot.app_catalog import settings
 from rlx.http.origin import same_origin_only
 from rlx.http.ratelimit import rate_limited
 from rlx.http.redirects import own_path
-from rlx.http.render import VARY, htmx, render
-from rlx.web.catalog.search import SORTS, TRENDING_MAX, SearchQuery, run_search
+from rlx.http.render import VARY, htmx, render, wants_fragment
+from rlx.web.catalog.search import PAGE_SIZE, SORTS, TRENDING_MAX, SearchQuery, run_search
 
 bp = Blueprint("explore", __name__)
 
 TRENDING_PER_PAGE = 8  # two rows of four on a wide screen
+# The first response draws this many of the page's cards, and the rest when their place scrolls into view: the
+# first paint then fits in 10 KB on the wire (benchmarks/first_paint.py). `?cards=all` draws them all in one page
+# (the link that stands in for the rest with JS off), and is the URL htmx asks for the rest with.
+FIRST_CARDS = 12
 BANNER_COOKIE = "rlx_banner_closed"
 WEEK_S = 7 * 24 * 3600
 
@@ -28,6 +32,8 @@ WEEK_S = 7 * 24 * 3600
 @bp.get("/")
 def home():
     query = SearchQuery.from_args(request.args)
+    if wants_fragment("later_cards"):  # the rest of a first response's cards: no trending, numbers or facets
+        return render("pages/home.html", fragment="later_cards", result=run_search(query), first_cards=FIRST_CARDS)
     try:
         trending_page = max(1, min(int(request.args.get("tp", 1) or 1), TRENDING_MAX // TRENDING_PER_PAGE))
     except ValueError:
@@ -50,11 +56,19 @@ def home():
     visitor = current_visitor()
     mine, mine_note = my_repos(visitor) if visitor else ([], None)
     return render(
-        "pages/home.html", fragment=("results", "trending"), query=query, result=result, q=query.q, sorts=SORTS,
+        "pages/home.html", fragment=("results", "trending", "later_cards"), query=query, result=result, q=query.q,
+        sorts=SORTS, first_cards=FIRST_CARDS, whole_page=request.args.get("cards") == "all",
+        later_url=_later_url(query),
         tag_facet=tag_facet, health_facet=health_facet, mine=mine, mine_note=mine_note,
         trending=trending[first:first + TRENDING_PER_PAGE], trending_page=trending_page,
         trending_pages=max(1, -(-len(trending) // TRENDING_PER_PAGE)), numbers=result["numbers"], banner=banner,
     )
+
+
+def _later_url(query: SearchQuery) -> str:
+    """This page of results with every card drawn (its size kept, so "the rest" are this page's cards)."""
+    size = {"size": query.size} if query.size != PAGE_SIZE else {}
+    return url_for("explore.home", **query.args(page=query.page), **size, cards="all")
 
 
 @bp.post("/banner/dismiss")
