@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from benchmarks import wrk
+from benchmarks.markdown import met, num
 from benchmarks.servers import get
 from benchmarks.workspace import Workspace
 from rlx.adapters import Env
@@ -17,6 +18,19 @@ from rlx.adapters.harbor.adapter import HarborAdapter
 from rlx.sources.folder import FolderSource
 from rlx.store import Store
 from scripts import synth_catalog
+
+
+ENV_PAGE = "environment page, 1,000 tasks"
+TARGET_ENV_P50_MS = 8.0  # issue 31: the environment page, warm, one connection (it was ~20 ms)
+
+
+def targets(r: dict) -> list[list[str]]:
+    """The environment page's row of the targets table."""
+    row = next((x for x in r.get("pages") or [] if x["label"] == ENV_PAGE and x["p50_ms"] is not None), None)
+    if row is None:
+        return []
+    return [["environment page, 1,000 tasks: p50 over HTTP (1 connection)", f"≤ {TARGET_ENV_P50_MS:.0f} ms",
+             f"{num(row['p50_ms'])} ms", met(row["p50_ms"] <= TARGET_ENV_P50_MS)]]
 
 
 def index_thousand(ws: Workspace) -> dict:
@@ -34,7 +48,7 @@ def page_paths() -> list[tuple[str, str]]:
     org, name = synth_catalog.THOUSAND_ID.split("/")
     base = f"/d/{org}/{name}"
     return [
-        ("environment page, 1,000 tasks", base),
+        (ENV_PAGE, base),
         ("environment page, task list page 10", f"{base}?page=10"),
         ("environment page, task list filtered", f"{base}?q=search&f=difficulty:hard"),
         (f"environment page, {largest.task_count:,} tasks (index only)", f"/d/{largest.repo_id}"),

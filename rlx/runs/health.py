@@ -13,6 +13,7 @@ Verdicts: sound (oracle solves, nop fails), oracle fails, nop passes (the verifi
 from __future__ import annotations
 
 import json
+import os
 from contextlib import closing
 from dataclasses import dataclass
 
@@ -40,10 +41,21 @@ class Check:
     skipped: dict[str, str]  # ref -> why it was not run (cannot run here, over budget)
 
 
+_made: set[tuple[int, int, int]] = set()  # the runs index files (as stat sees them) this process made the tables in
+
+
 def health_db(store: Store):
-    """The runs index with the health tables made."""
+    """The runs index with the health tables made: once per file in a process (the environment page asks on every
+    view, and the script was a tenth of its time). A file made anew, or changed on disk since, has another
+    inode or ctime and gets the script again."""
     db = connect(store)
-    db.executescript(SCHEMA)
+    info = os.stat(index_path(store))
+    seen = (info.st_dev, info.st_ino, info.st_ctime_ns)
+    if seen not in _made:
+        db.executescript(SCHEMA)
+        if len(_made) >= 1000:
+            _made.clear()
+        _made.add(seen)
     return db
 
 

@@ -63,6 +63,11 @@ class SnapshotReader:
     def _current(self) -> Generation | None:
         return self._generations.current
 
+    @property
+    def generation(self) -> Generation | None:
+        """The snapshot in use (a new object at every swap): what a result read from it may be kept against."""
+        return self._generations.current
+
     # -- the pointer ------------------------------------------------------------------------------------------
 
     def check(self) -> bool:

@@ -27,6 +27,9 @@ from rlx.adapters.task_search import TaskQuery, page_of, search_index
 from rlx.web.environments.dataset_access import dataset_access
 from rlx.web.environments.hidden import hidden_ids
 from rlx.web.environments.task_rows import row_views
+from rlx.web.environments.shared_regions import region, shared_key
+from rlx.runs import rollout_rules
+from rlx.runs.rollout_rules import offered_agents, unavailable_agents
 from rlx.web.runs.owner import visitor_id
 
 bp = Blueprint("envs", __name__)
@@ -37,23 +40,14 @@ def env_page(org: str, name: str):
     state = load_env(org, name)
     query = TaskQuery.from_args(request.args)
     env_link = query_link("envs.env_page", org=org, name=name)  # one url_for for every facet value's link
-    context = {"state": state, "org": org, "name": name, "query": query,
-               "facet_url": lambda key, value: env_link(query.toggled(key, value)) + "#tasks"}
+    context = {"state": state, "org": org, "name": name, "query": query}
     if state.index is not None:
-        rows, counted = search_index(state.index, query)
-        shown, page, pages = page_of(rows, query.page)
-        facets = [{"label": label, "open": i < 4 or key in query.selected,
-                   "values": [{"value": v, "n": n, "on": on, "href": env_link(query.toggled(key, v))}
-                              for v, n, on in values]}
-                  for i, (key, label, values) in enumerate(counted)]
-        context.update(rows=row_views(shown, org, name), total=len(rows), facets=facets, page=page, pages=pages,
-                       overview=_overview(state) if state.ready else [], jump_splits=_jump_splits(state),
-                       why_no_batch=why_no_batch(state, rows),
-                       batch_judges=judges.pool() if state.ready and offers_judge(state) else [],
-                       rollout_files=state.adapter.rollout_files(state.index) if state.ready else [],
-                       batch_visibilities=offered_visibilities(state.env.record, ["private", "public"]),
-                       search_parts=state.adapter.search_parts(state.index) if state.ready else [])
+        context["tasks_html"] = _tasks_region(state, query, org, name, env_link)
     if not wants_fragment("tasks"):  # the task list's own fragment draws no rollouts
+        if state.ready:
+            context.update(overview_html=_overview_region(state, query, org, name, env_link),
+                           rollout_files=state.adapter.rollout_files(state.index),
+                           jump_splits=_jump_splits(state))
         context["health"] = health_view(state) if state.ready else None
         # no health check to offer where no task of this format can run here (a table of prompts, say)
         context["health_offered"] = bool(state.ready and state.index.rows and state.adapter.run_options(
@@ -66,6 +60,43 @@ def env_page(org: str, name: str):
     elif rollouts.lists_own_runs(context.get("env_rollouts") or []):
         response.headers["Cache-Control"] = "private, no-store"  # this visitor's runs: never a shared cache's
     return response
+
+
+def _query_key(query: TaskQuery, org: str, name: str) -> tuple:
+    return (org, name, query.q, query.page, tuple(sorted((k, tuple(sorted(v))) for k, v in query.selected.items())))
+
+
+def _tasks_region(state, query: TaskQuery, org: str, name: str, env_link):
+    """The task list with its facets, pager and batch form (shared_regions: kept per index version and query)."""
+    agents, greyed = offered_agents(), unavailable_agents()
+    pool = judges.pool()
+    key = shared_key(state, "tasks", *_query_key(query, org, name), rollout_rules.switched_off(), tuple(agents),
+                     tuple(map(tuple, greyed)), tuple(pool))
+
+    def context() -> dict:
+        rows, counted = search_index(state.index, query)
+        shown, page, pages = page_of(rows, query.page)
+        facets = [{"label": label, "open": i < 4 or key in query.selected,
+                   "values": [{"value": v, "n": n, "on": on, "href": env_link(query.toggled(key, v))}
+                              for v, n, on in values]}
+                  for i, (key, label, values) in enumerate(counted)]
+        ready = state.ready
+        return {"state": state, "org": org, "name": name, "query": query, "rows": row_views(shown, org, name),
+                "total": len(rows), "facets": facets, "page": page, "pages": pages,
+                "why_no_batch": why_no_batch(state, rows), "batch_agents": agents, "greyed_agents": greyed,
+                "batch_judges": pool if ready and offers_judge(state) else [],
+                "batch_visibilities": offered_visibilities(state.env.record, ["private", "public"]),
+                "search_parts": state.adapter.search_parts(state.index) if ready else []}
+
+    return region(key, state.index, "partials/env_tasks.html", context)
+
+
+def _overview_region(state, query: TaskQuery, org: str, name: str, env_link):
+    """The overview's sections; their stats link to the task list filtered by a value, from this query."""
+    key = shared_key(state, "overview", *_query_key(query, org, name))
+    return region(key, state.index, "partials/env_overview.html", lambda: {
+        "overview": _overview(state),
+        "facet_url": lambda facet, value: env_link(query.toggled(facet, value)) + "#tasks"})
 
 
 ENV_ROLLOUTS = 10  # the newest; the leaderboard and "Your runs" hold the rest
