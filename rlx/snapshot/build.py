@@ -21,28 +21,27 @@ from typing import Callable
 from urllib.parse import quote
 
 from rlx.adapters.contract import Index
-from rlx.catalog import fetch_listing, words
+from rlx.catalog import fetch_listing
 from rlx.catalog import kind_of as catalog_kind_of
 from rlx.snapshot import task_tables, task_terms
 from rlx.snapshot.row_sources import StoredIndexes, rows_source
-from rlx.snapshot.dataset_rows import MAX_TAGS, DatasetRows, clip, strings_json
+from rlx.snapshot.dataset_rows import DatasetRows
+from rlx.snapshot.env_values import INSERT_ENVS, env_values
+from rlx.snapshot.kept_envs import KeptEnvs, previous_envs
 from rlx.snapshot.laps import Laps
+from rlx.snapshot.renumbered_sets import RenumberedSets
 from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
                                   TRENDING_ROWIDS)
 from rlx.snapshot.rows_cache import RowsCacheError
-from rlx.snapshot.search_process import SearchProcessError, search_builder
+from rlx.snapshot.search_process import SearchProcessError, search_builder, shadow_tables
 from rlx.snapshot.search_tables import EnvSets
-from rlx.snapshot.task_keys import FreshTasks, KeptTasks, keys_worn, repack_due, start_from_previous
+from rlx.snapshot.task_keys import (KEPT, KEPT_TABLES, FreshTasks, KeptTasks, created_table, keys_worn, repack_due,
+                                    start_from_previous)
 from rlx.snapshot.task_sample import write_sample
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
 
 log = logging.getLogger("rlx.snapshot")
-
-# Bounds on what one environment row may carry, so a strange card cannot bloat the file (the task rows' bounds
-# are in rowfiles.py).
-_HEADING_CHARS, _ENV_BRIEF_CHARS = 200, 240
-
 
 class SnapshotBuildError(Exception):
     """The database came out unusable (quick_check failed) or its search tables could not be built; nothing was
@@ -132,9 +131,11 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         carried = previous_sources(db, previous)  # attached before the transaction, so it can be let go
         public = _public(records)
         compact = None  # the page count of the last build from nothing in this line (None: this is one)
+        written = None  # the tables to count and check: None, the whole file
         if carried is not None:  # the file is started from the previous snapshot's tables by a connection of its own
             pages, compact = _previous_pages(db)
             repack = repack_due(pages, compact)
+            written = hourly_written(repack)
             db.close()
             lap("setup")
             start_from_previous(str(path), str(Path(previous).resolve()), repack)
@@ -150,7 +151,8 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
                 lap("read_rows")
         # With the task tables made on a thread of their own, only the environments' search tables are left, as in
         # an hourly build.
-        search = search_builder(path, len(public[0]), fresh=carried is None and tables is None)
+        search = search_builder(path, len(public[0]), fresh=carried is None and tables is None,
+                                renumbers_sets=carried is not None)
         db.execute("BEGIN")
         if carried is None:
             for statement in (*TABLES, *FTS):
@@ -190,11 +192,11 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         # it: rlx/snapshot/local_copy.py). At ten times today's catalog that is 0.8 s of CPU out of the last stretch.
         ahead = search.fed
         if ahead:
-            _analyze_and_check(db, timings)
+            _analyze_and_check(db, timings, written and tuple(t for t in written if t not in search.copied))
         # The word indexes (rlx/snapshot/search_tables.py), last: a second process building them has had the whole
         # build so far to do it.
         helpers["search_process"] = search.finish(db, timings)
-        checked = search.copied if ahead else None
+        checked = search.copied if ahead else written
         # An hourly build brought the kept list of words up to date with its tasks (task_keys.py); the task tables'
         # thread listed them.
         if carried is None and tables is None:
@@ -220,6 +222,17 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         if tables is not None:
             tables.close()
     return counts, copied, timings, helpers
+
+
+def hourly_written(repack: bool) -> tuple[str, ...]:
+    """The tables an hourly build writes whole, which it counts and checks: the others are the previous snapshot's
+    (task_keys.KEPT_TABLES), a byte copy of a file its own build checked, with a changed dataset's rows deleted and
+    added; every reader checks the whole file again as it opens it (rlx/snapshot/local_copy.py). When the build
+    repacks them, they are written whole too. At today's catalog this is a third of the whole file's check."""
+    made = [name for name in map(created_table, (*TABLES, *FTS)) if name not in KEPT]
+    shadows = shadow_tables(tuple(name for name in made if name.endswith("_fts")) + ("task_sample_fts",))
+    tables = [name for name in made if not name.endswith("_fts")] + ["env_sets", "task_sample", *shadows]
+    return (*tables, *(KEPT_TABLES if repack else ()))
 
 
 def _previous_pages(db: sqlite3.Connection) -> tuple[int, int | None]:
@@ -294,14 +307,6 @@ def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str,
             for env_id, rowid, fingerprint, found, task_count in rows}
 
 
-def previous_cards(db: sqlite3.Connection) -> dict[str, tuple[int, str, str, str, str]]:
-    """Each environment's (env_key, heading, brief, tags, search_blob) in the attached previous snapshot: an
-    environment keeps its key, and while its card text is unchanged takes its search words from there instead of
-    cutting them again."""
-    return {env_id: tuple(rest) for env_id, *rest in
-            db.execute("SELECT id, env_key, heading, brief, tags, search_blob FROM previous.envs")}
-
-
 def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
     """(record, env id) of every public environment, each once, in trending order ("trending DESC, id", the order
     of envs_by_trending), so that their rowids follow it (schema.TRENDING_ROWIDS); and the counts of those left
@@ -317,28 +322,29 @@ def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
         if env_id not in seen:  # a listing merged from several tag queries may repeat a repository
             seen.add(env_id)
             public.append((record, env_id))
-    # The trending value as stored (see _env_values), then the id: Python orders str by code point, as SQLite's
+    # The trending value as stored (env_values.counters), then the id: Python orders str by code point, as SQLite's
     # BINARY collation orders their UTF-8 bytes.
     public.sort(key=lambda pair: (-float(pair[0].trending_score or 0.0), pair[1]))
     return public, skipped
 
 
 def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind_of, carried: dict | None,
-                 timings: Laps, search, tasks=None) -> tuple[dict, int, EnvSets]:
+                 timings: Laps, search, tasks=None) -> tuple[dict, int, EnvSets | RenumberedSets | None]:
     """Every public environment and its tasks, in listing order; (counts, datasets whose tasks were kept from
     `previous`, the environment search's sets). Each batch is also sent to `search` when it builds the word indexes
     from the rows sent (search_process.py). `tasks` writes the tasks when another than this build's own does
     (task_tables.CopiedTasks)."""
     public, skipped = public
     counts = {"envs": 0, "tasks": 0, "datasets": 0, "spaces": 0, "indexed": 0, **skipped}
-    envs: list[tuple] = []  # inserted together at the end
+    # A build from nothing makes every row here and inserts them together at the end; an hourly build takes the
+    # unchanged ones from the previous snapshot (kept_envs.py).
+    envs: list[tuple] = []
     env_tags: list[tuple[str, int]] = []
-    cards = previous_cards(db) if carried is not None else {}
+    kept = KeptEnvs(previous_envs(db)) if carried is not None else None
     if tasks is None:
         tasks = FreshTasks(db) if carried is None else KeptTasks(db, {env_id: before[0] for env_id, before in
                                                                       carried.items()})
-    # A new environment's key comes after every key the previous snapshot gave (a build from nothing: its rowid).
-    fresh_keys = iter(range(max((card[0] for card in cards.values()), default=0) + 1, 2**62))
+    placed = 0  # environments given a rowid so far
     # A batch of environments goes through each phase in turn, so the clocks are read a few times per batch, not
     # per environment (a CPU clock read is a system call, and a 10x catalog has 72,250 environments).
     for batch in _batches(public, source, carried or {}):
@@ -347,13 +353,16 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
         keys = []
         for record, env_id, rows, before in batch:
             kind = kind_of(record, None if rows is None else rows.found_kind)
-            env_rowid = len(envs) + 1
-            card = cards.get(env_id)
-            env_key = card[0] if card is not None else (env_rowid if carried is None else next(fresh_keys))
-            values, plain_tags = _env_values(record, env_id, kind, rows.task_count if rows is not None else 0,
-                                             card and card[1:])
-            envs.append((env_rowid, env_key, *values))
-            env_tags.extend((tag, env_rowid) for tag in plain_tags)
+            task_count = rows.task_count if rows is not None else 0
+            placed += 1
+            env_rowid = placed
+            if kept is not None:
+                env_key = kept.add(env_rowid, record, env_id, kind, task_count)
+            else:  # a build from nothing: the key is the rowid
+                env_key = env_rowid
+                values, plain_tags = env_values(record, env_id, kind, task_count)
+                envs.append((env_rowid, env_key, *values))
+                env_tags.extend((tag, env_rowid) for tag in plain_tags)
             keys.append((env_rowid, env_key))
         timings.lap("env_rows")
         sources = []
@@ -371,16 +380,22 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
             counts["tasks"] += rows.task_count if rows is not None else 0
         db.executemany("INSERT INTO env_sources (env_rowid, fingerprint, found_kind) VALUES (?, ?, ?)", sources)
         timings.lap("write_rows")
-        if search.fed:
+        if search.fed and kept is None:
             search.add(*_search_rows(batch, envs[-len(batch):], carried is None), env_tags[tags_before:])
             timings.lap("search_feed")
-    db.executemany("INSERT INTO envs (rowid, env_key, id, key, repo_type, kind, heading, brief, likes, downloads, "
-                   "trending, created, modified, task_count, tags, sdk, stage, search_blob) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", envs)
-    db.executemany("INSERT INTO env_tags (tag, env_rowid) VALUES (?, ?)", env_tags)
+    if kept is None:
+        db.executemany(INSERT_ENVS, envs)
+        db.executemany("INSERT INTO env_tags (tag, env_rowid) VALUES (?, ?)", env_tags)
+    else:
+        kept.write(db)
     timings.lap("write_rows")
+    if search.fed and kept is not None:  # the second process makes the environments' word index from their rows
+        _feed_envs(db, search)
+        timings.lap("search_feed")
     tasks.finish()
     timings.lap("tasks")
+    if kept is not None:
+        return counts, tasks.kept_count, kept.sets
     # The sets are made here, from the rows in memory: a second process, when there is one, has the longer job
     # (tokenizing the tasks' words), and sending it each environment's kind and tags cost pickling besides.
     sets = None if search.makes_sets else EnvSets()
@@ -391,6 +406,13 @@ def _insert_rows(db: sqlite3.Connection, public: tuple[list, dict], source, kind
             sets.add_tag(tag, env_rowid)
         timings.lap("env_sets")
     return counts, tasks.kept_count, sets
+
+
+def _feed_envs(db: sqlite3.Connection, search) -> None:
+    """Every environment's (rowid, search_blob, kind) as written, to the second process, a batch at a time."""
+    cursor = db.execute("SELECT rowid, search_blob, kind FROM envs ORDER BY rowid")
+    while rows := cursor.fetchmany(BATCH_ENVS * 8):
+        search.add(rows, [], [])
 
 
 def _search_rows(batch: list[tuple], envs: list[tuple], with_tasks: bool) -> tuple[list, list]:
@@ -426,31 +448,6 @@ def _batches(public: list[tuple[RepoRecord, str]], source, carried: dict) -> Ite
         yield batch
 
 
-def _env_values(record: RepoRecord, env_id: str, kind: str, task_count: int, before: tuple | None = None
-                ) -> tuple[tuple, list[str]]:
-    """The environment's row (without its rowid and key) and its plain tags. `before` is its (heading, brief, tags,
-    search_blob) in the previous snapshot: while the card's text is the same, so are its words."""
-    card = record.card
-    heading = _clipped(record.pretty_name, _HEADING_CHARS, before and before[0])
-    brief = _clipped(card.get("short_description") or card.get("description"), _ENV_BRIEF_CHARS, before and before[1])
-    tags = list(dict.fromkeys(map(str, record.tags)))[:MAX_TAGS]
-    tags_json = strings_json(tags)
-    plain_tags = [t for t in tags if t and ":" not in t]  # the Hub's machine tags ("license:mit") left out
-    if before is not None and before[:3] == (heading, brief, tags_json):
-        blob = before[3]
-    else:
-        blob = words.blob(heading, brief, record.id, " ".join(plain_tags))
-    return (env_id, record.id, record.repo_type, kind, heading, brief, int(record.likes or 0),
-            int(record.downloads or 0), float(record.trending_score or 0.0), record.created_at, record.last_modified,
-            task_count, tags_json, record.sdk, record.stage, blob), plain_tags
-
-
-def _clipped(text, limit: int, kept: str | None) -> str:
-    """clip(text, limit); `kept` is what the previous snapshot holds. A clipped text clips to itself (single
-    spaces, within the limit), so a text equal to it needs no clipping."""
-    if kept is not None and text == kept and len(kept) <= limit:
-        return kept
-    return clip(text, limit)
 
 
 def in_process_builder(source: Source, store: Store) -> Callable[[Path], dict]:

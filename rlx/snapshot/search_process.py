@@ -45,15 +45,17 @@ class SearchProcessError(Exception):
     """The second process building the search tables failed."""
 
 
-def search_builder(build_path: Path, envs: int, fresh: bool) -> InPlace | SecondProcess:
+def search_builder(build_path: Path, envs: int, fresh: bool, renumbers_sets: bool = False) -> InPlace | SecondProcess:
     """The builder for a build writing `build_path` of `envs` public environments. A build that is not `fresh`
     (from nothing) kept the previous snapshot's task word index and brought it up to date itself
-    (rlx/snapshot/task_keys.py): only the environments' is left to build."""
+    (rlx/snapshot/task_keys.py): only the environments' is left to build. One that `renumbers_sets` (an hourly
+    build: renumbered_sets.py) makes the environment search's sets itself."""
     large = envs >= SECOND_PROCESS_FROM and len(os.sched_getaffinity(0)) > 1
     if not fresh:
-        # With no task to tokenize, the second process makes the environment search's sets too, where a build from
-        # nothing makes them itself while the second process tokenizes (the longer job): 1.5 s of CPU at 10x.
-        return SecondProcess(build_path, ("envs_fts",), sets=True) if large else InPlace(("envs_fts",))
+        # With no task to tokenize, the second process makes the environment search's sets too, unless the build
+        # renumbers them (where a build from nothing makes them itself while the second process tokenizes, the
+        # longer job: 1.5 s of CPU at 10x).
+        return SecondProcess(build_path, ("envs_fts",), sets=not renumbers_sets) if large else InPlace(("envs_fts",))
     return SecondProcess(build_path, search_tables.FTS_TABLES, sets=False) if large \
         else InPlace(search_tables.FTS_TABLES)
 

@@ -30,6 +30,7 @@ from pyroaring import BitMap
 # One table for every set: facet 'word' (key: a stored word), 'kind', 'tag', and 'all' (every environment).
 TABLE = ("CREATE TABLE env_sets (facet TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, members BLOB NOT NULL, "
          "PRIMARY KEY (facet, key)) WITHOUT ROWID")
+INSERT_SETS = "INSERT INTO env_sets (facet, key, n, members) VALUES (?, ?, ?, ?)"
 FTS_TABLES = ("envs_fts", "tasks_fts")
 # Terms gathered in memory (up to this) before a segment is written: a catalog's index comes out as one segment,
 # so the merge after it has next to nothing to do. Only what the terms need is allocated: ~150 MB at 10×.
@@ -58,18 +59,19 @@ class EnvSets:
 
     def write(self, db: sqlite3.Connection) -> None:
         db.execute(TABLE)
-        db.executemany("INSERT INTO env_sets (facet, key, n, members) VALUES (?, ?, ?, ?)", self._rows())
+        db.executemany(INSERT_SETS, self._rows())
 
     def _rows(self):
-        yield _row("all", "", self.everyone)
+        yield set_row("all", "", self.everyone)
         for word, rowids in self.words.items():
-            yield _row("word", word, BitMap(rowids))
+            yield set_row("word", word, BitMap(rowids))
         for facet, groups in (("kind", self.kinds), ("tag", self.tags)):
             for key, members in groups.items():
-                yield _row(facet, key, members)
+                yield set_row(facet, key, members)
 
 
-def _row(facet: str, key: str, members: BitMap) -> tuple:
+def set_row(facet: str, key: str, members: BitMap) -> tuple:
+    """One env_sets row (the set is stored as its smallest form; equal sets store the same bytes)."""
     members.run_optimize()  # long runs (a kind's rowids are often consecutive) stored as ranges
     return facet, key, len(members), members.serialize()
 

@@ -89,9 +89,9 @@ def start_from_previous(path: str, previous: str, repack: bool) -> None:
             db.execute("BEGIN")  # a new transaction, so FTS5 reads the index just copied in
             db.execute("INSERT INTO tasks_fts (tasks_fts) VALUES ('optimize')")
         else:
-            remade = [statement for statement in (*TABLES, *FTS) if _created(statement) not in KEPT]
+            remade = [statement for statement in (*TABLES, *FTS) if created_table(statement) not in KEPT]
             for statement in remade:
-                db.execute(f"DROP TABLE IF EXISTS {_created(statement)}")  # a virtual table takes its shadow tables
+                db.execute(f"DROP TABLE IF EXISTS {created_table(statement)}")  # a virtual table takes its shadow tables
             db.execute("DROP TABLE IF EXISTS env_sets")  # made by the build's EnvSets.write, not from TABLES
             for statement in remade:
                 db.execute(statement)
@@ -100,7 +100,7 @@ def start_from_previous(path: str, previous: str, repack: bool) -> None:
         db.close()
 
 
-def _created(statement: str) -> str:
+def created_table(statement: str) -> str:
     """The table a CREATE [VIRTUAL] TABLE statement makes."""
     return re.match(r"CREATE (?:VIRTUAL )?TABLE (\w+)", statement).group(1)
 
