@@ -31,6 +31,7 @@ class RenumberedSets:
         self.kinds: defaultdict[str, list[int]] = defaultdict(list)
         self.words: defaultdict[str, list[int]] = defaultdict(list)
         self.tags: defaultdict[str, list[int]] = defaultdict(list)
+        self._tag_sets: dict[str, BitMap] | None = None
 
     def add_env(self, rowid: int, kind: str) -> None:
         """Every environment, in rowid order."""
@@ -44,6 +45,12 @@ class RenumberedSets:
         for tag in plain_tags:
             self.tags[tag].append(rowid)
 
+    def tag_sets(self, db: sqlite3.Connection) -> dict[str, BitMap]:
+        """Each plain tag's environments (made once): env_tags is written from these, in its key's order."""
+        if self._tag_sets is None:
+            self._tag_sets = dict(self._renumbered_sets(db, "tag", self.tags))
+        return self._tag_sets
+
     def write(self, db: sqlite3.Connection) -> None:
         """env_sets, from the previous snapshot's (attached as `previous`)."""
         db.execute(TABLE)
@@ -53,17 +60,22 @@ class RenumberedSets:
         yield set_row("all", "", BitMap(range(1, self.total + 1)))
         for kind, rowids in self.kinds.items():
             yield set_row("kind", kind, BitMap(rowids))
-        for facet, fresh in (("word", self.words), ("tag", self.tags)):
-            before = db.execute("SELECT key, members FROM previous.env_sets WHERE facet = ?", (facet,))
-            for key, members in before:
-                renumbered = self._renumbered(members)
-                added = fresh.pop(key, None)
-                if added:
-                    renumbered.update(added)
-                if renumbered:
-                    yield set_row(facet, key, renumbered)
-            for key, added in fresh.items():  # words and tags no environment had before
-                yield set_row(facet, key, BitMap(added))
+        for tag, members in self.tag_sets(db).items():
+            yield set_row("tag", tag, members)
+        for word, members in self._renumbered_sets(db, "word", self.words):
+            yield set_row("word", word, members)
+
+    def _renumbered_sets(self, db: sqlite3.Connection, facet: str, fresh: dict[str, list[int]]):
+        """(key, set) of every word or tag some environment has, renumbered, with `fresh` environments added."""
+        for key, members in db.execute("SELECT key, members FROM previous.env_sets WHERE facet = ?", (facet,)):
+            renumbered = self._renumbered(members)
+            added = fresh.pop(key, None)
+            if added:
+                renumbered.update(added)
+            if renumbered:
+                yield key, renumbered
+        for key, added in fresh.items():  # words and tags no environment had before
+            yield key, BitMap(added)
 
     def _renumbered(self, members: bytes) -> BitMap:
         rowids = BitMap.deserialize(members).to_array()
