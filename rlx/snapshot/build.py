@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 import json
-import logging
 import os
 import sqlite3
 import time
@@ -30,18 +29,17 @@ from rlx.snapshot.env_values import INSERT_ENVS, env_values
 from rlx.snapshot.kept_envs import KeptEnvs, previous_envs
 from rlx.snapshot.laps import Laps
 from rlx.snapshot.renumbered_sets import RenumberedSets
-from rlx.snapshot.schema import (COMPACT_PAGES, FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS,
-                                  TRENDING_ROWIDS)
+from rlx.snapshot.previous import (attach_previous, hourly_written, previous_pages, previous_sources,
+                                    set_compact_pages)
+from rlx.snapshot.schema import FTS, INDEXES, PAGE_SIZE, SCHEMA, TABLES, TASK_INDEXES, TOTALS, TRENDING_ROWIDS
 from rlx.snapshot.rows_cache import RowsCacheError
-from rlx.snapshot.search_process import SearchProcessError, search_builder, shadow_tables
+from rlx.snapshot.search_process import SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
-from rlx.snapshot.task_keys import (KEPT, KEPT_TABLES, FreshTasks, KeptTasks, created_table, keys_worn, repack_due,
-                                    start_from_previous)
+from rlx.snapshot.task_keys import FreshTasks, KeptTasks, repack_due, start_from_previous
 from rlx.snapshot.task_sample import write_sample
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
 
-log = logging.getLogger("rlx.snapshot")
 
 class SnapshotBuildError(Exception):
     """The database came out unusable (quick_check failed) or its search tables could not be built; nothing was
@@ -133,7 +131,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         compact = None  # the page count of the last build from nothing in this line (None: this is one)
         written = None  # the tables to count and check: None, the whole file
         if carried is not None:  # the file is started from the previous snapshot's tables by a connection of its own
-            pages, compact = _previous_pages(db)
+            pages, compact = previous_pages(db)
             repack = repack_due(pages, compact)
             written = hourly_written(repack)
             db.close()
@@ -141,7 +139,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
             start_from_previous(str(path), str(Path(previous).resolve()), repack)
             lap("copy_previous")
             db = _connect(path)
-            _attach_previous(db, previous)
+            attach_previous(db, previous)
             # A dataset's removed tasks leave no bytes behind in the pages they free.
             db.execute("PRAGMA secure_delete=ON")
         if carried is None and use_cache and isinstance(source, StoredIndexes):
@@ -211,7 +209,7 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         vacuumed = carried is None and free > pages // 100
         if vacuumed:  # rows are written in order into a fresh file: compact unless the merges left gaps
             db.execute("VACUUM")
-        _set_compact_pages(db, compact)
+        set_compact_pages(db, compact)
         _analyze_and_check(db, timings, checked if not vacuumed else None)
     except SearchProcessError as exc:
         raise SnapshotBuildError(str(exc)) from None
@@ -224,32 +222,6 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
     return counts, copied, timings, helpers
 
 
-def hourly_written(repack: bool) -> tuple[str, ...]:
-    """The tables an hourly build writes whole, which it counts and checks: the others are the previous snapshot's
-    (task_keys.KEPT_TABLES), a byte copy of a file its own build checked, with a changed dataset's rows deleted and
-    added; every reader checks the whole file again as it opens it (rlx/snapshot/local_copy.py). When the build
-    repacks them, they are written whole too. At today's catalog this is a third of the whole file's check."""
-    made = [name for name in map(created_table, (*TABLES, *FTS)) if name not in KEPT]
-    shadows = shadow_tables(tuple(name for name in made if name.endswith("_fts")) + ("task_sample_fts",))
-    tables = [name for name in made if not name.endswith("_fts")] + ["env_sets", "task_sample", *shadows]
-    return (*tables, *(KEPT_TABLES if repack else ()))
-
-
-def _previous_pages(db: sqlite3.Connection) -> tuple[int, int | None]:
-    """The attached previous snapshot's page count, and that of the last build from nothing in its line (None when
-    it does not say)."""
-    pages = db.execute("PRAGMA previous.page_count").fetchone()[0]
-    compact = db.execute("SELECT value FROM previous.meta WHERE key = ?", (COMPACT_PAGES,)).fetchone()
-    return pages, int(compact[0]) if compact and compact[0].isdigit() else None
-
-
-def _set_compact_pages(db: sqlite3.Connection, compact: int | None) -> None:
-    """Record the page count of the last build from nothing: `compact`, carried from the previous snapshot, or this
-    file's own (None: it is one)."""
-    pages = compact if compact is not None else db.execute("PRAGMA page_count").fetchone()[0]
-    db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (COMPACT_PAGES, str(pages)))
-
-
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(f"file:{quote(str(path))}", uri=True, isolation_level=None)
     # A build that dies is thrown away whole, so a journal and fsyncs would buy nothing.
@@ -258,10 +230,6 @@ def _connect(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous=OFF")
     db.execute("PRAGMA cache_size=-65536")  # 64 MB: the FTS merge and the index sorts stay in memory
     return db
-
-
-def _attach_previous(db: sqlite3.Connection, previous: Path) -> None:
-    db.execute("ATTACH ? AS previous", (f"file:{quote(str(Path(previous).resolve()))}?mode=ro&immutable=1",))
 
 
 def _analyze_and_check(db: sqlite3.Connection, laps: Laps, tables: tuple[str, ...] | None = None) -> None:
@@ -274,37 +242,6 @@ def _analyze_and_check(db: sqlite3.Connection, laps: Laps, tables: tuple[str, ..
         if verdict != "ok":
             raise SnapshotBuildError(f"the new snapshot failed quick_check: {verdict}")
     laps.lap("quick_check")
-
-
-def previous_sources(db: sqlite3.Connection, previous: Path | None) -> dict[str, tuple] | None:
-    """Attach the previous snapshot as `previous` and map each of its datasets with rows to (env_key, fingerprint,
-    found kind, task count, found kind as stored); None (nothing attached) when there is none, or it is of another
-    schema, unreadable, or its task keys call for a build from nothing (task_keys.keys_worn)."""
-    if previous is None or not Path(previous).is_file():
-        return None
-    try:
-        _attach_previous(db, previous)
-    except sqlite3.Error as exc:
-        log.warning("snapshot.previous_unusable path=%s error=%s", previous, exc)
-        return None
-    try:
-        schema = db.execute("SELECT value FROM previous.meta WHERE key = 'schema'").fetchone()
-        if schema is None or schema[0] != str(SCHEMA):
-            raise ValueError(f"schema {schema and schema[0]}, not {SCHEMA}")
-        rows = db.execute("SELECT e.id, e.env_key, s.fingerprint, s.found_kind, e.task_count "
-                          "FROM previous.env_sources s JOIN previous.envs e ON e.rowid = s.env_rowid").fetchall()
-        first, last, tasks = db.execute("SELECT min(rowid), max(rowid), count(*) FROM previous.task_facets").fetchone()
-    except (sqlite3.Error, ValueError) as exc:
-        log.warning("snapshot.previous_unusable path=%s error=%s", previous, exc)
-        db.execute("DETACH previous")
-        return None
-    if keys_worn(first, last, tasks):
-        log.info("snapshot.task_keys_renewed first=%s last=%s tasks=%s", first, last, tasks)
-        db.execute("DETACH previous")
-        return None
-    # The found kind's JSON text is kept too: a kept dataset's env_sources row takes it as it is.
-    return {env_id: (rowid, fingerprint, json.loads(found) if found else None, task_count, found)
-            for env_id, rowid, fingerprint, found, task_count in rows}
 
 
 def _public(records) -> tuple[list[tuple[RepoRecord, str]], dict]:
@@ -446,8 +383,6 @@ def _batches(public: list[tuple[RepoRecord, str]], source, carried: dict) -> Ite
             batch, held = [], 0
     if batch:
         yield batch
-
-
 
 
 def in_process_builder(source: Source, store: Store) -> Callable[[Path], dict]:
