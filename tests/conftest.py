@@ -1,6 +1,7 @@
 """Test-wide setup: an isolated environment per test, a real Redis, apps from the factory, and the stand-ins."""
 
 import os
+import shutil
 
 # huggingface_hub reads these at import time: no telemetry, no Xet, no implicit server token, a private cache.
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -98,14 +99,41 @@ def index_now(app, repo_id: str):
         return choose(env).build_index(env)  # the choice the index job makes
 
 
-@pytest.fixture
-def indexed_app(app):
-    """The app on the bundled examples, with every Harbor example already indexed."""
+@pytest.fixture(scope="session")
+def examples_indexed(tmp_path_factory, redis_url):
+    """A store holding every Harbor example's index, made once per test process by the indexing path itself:
+    indexing them cost each of some 150 tests half a second of CPU. Tests take copies (with_examples_indexed)."""
+    data = tmp_path_factory.mktemp("examples-indexed") / "data"
+    app = create_app(Config.from_env({"STORAGE_DIR": str(data), "REDIS_URL": redis_url,
+                                      "SESSION_SECRET": "test-secret", "RLX_SOURCE": str(EXAMPLES)}))
     for repo_id in HARBOR_EXAMPLES:
         index_now(app, repo_id)
+    return app.extensions["rlx.store"]
+
+
+def with_examples_indexed(app, examples_indexed):
+    """`app`'s store given a copy of every Harbor example's index and pack, as if it had just indexed them."""
+    store = app.extensions["rlx.store"]
+    for folder in ("indexes_dir", "packs_dir"):
+        shutil.copytree(getattr(examples_indexed, folder), getattr(store, folder), dirs_exist_ok=True)
     return app
+
+
+@pytest.fixture
+def indexed_app(app, examples_indexed):
+    """The app on the bundled examples, with every Harbor example already indexed."""
+    return with_examples_indexed(app, examples_indexed)
 
 
 @pytest.fixture
 def indexed_client(indexed_app):
     return indexed_app.test_client()
+
+
+def pytest_sessionfinish(session):
+    """The test process's shared Chromium (tests/servers.py), when a test launched it, closed before it exits."""
+    import sys
+
+    servers = sys.modules.get("tests.servers")
+    if servers is not None:
+        servers.stop_chromium()

@@ -16,7 +16,6 @@ from contextlib import contextmanager
 import pytest
 
 from rlx.cli import gunicorn_args
-from tests.conftest import HARBOR_EXAMPLES, index_now
 from tests.processes import config_env, free_port
 
 # Debian's package, never Playwright's own download (no network here but the package registries).
@@ -63,17 +62,53 @@ def serve(app, redis_url: str, **extra: str):
         yield url
 
 
+class _SharedChromium:
+    """One headless Chromium (Debian's) per test process, launched when a test first asks for it: a launch costs
+    about 1.5 s of CPU, and some sixty tests draw pages. Each test still gets fresh contexts (their own cookies,
+    storage and cache), closed when it is done; a browser that died is launched again."""
+
+    def __init__(self):
+        self._playwright = None
+        self._browser = None
+
+    def browser(self):
+        if self._browser is None or not self._browser.is_connected():
+            from playwright.sync_api import sync_playwright
+
+            if self._playwright is None:
+                self._playwright = sync_playwright().start()
+            self._browser = self._playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        return self._browser
+
+    def stop(self) -> None:
+        if self._playwright is not None:
+            if self._browser is not None and self._browser.is_connected():
+                self._browser.close()
+            self._playwright.stop()
+        self._playwright = self._browser = None
+
+
+_SHARED = _SharedChromium()
+
+
 @contextmanager
 def chromium():
-    """One headless Chromium (Debian's) for as long as the block runs."""
-    from playwright.sync_api import sync_playwright
+    """Headless Chromium for as long as the block runs: the contexts opened on it inside the block are closed at
+    its end, so nothing a test did (cookies, storage, open pages) reaches the next one."""
+    browser = _SHARED.browser()
+    before = list(browser.contexts)
+    try:
+        yield browser
+    finally:
+        if browser.is_connected():
+            for context in browser.contexts:
+                if context not in before:
+                    context.close()
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+
+def stop_chromium() -> None:
+    """Close this process's browser (the end of the test session)."""
+    _SHARED.stop()
 
 
 def serve_from(client, htmx: bool = False):
@@ -120,11 +155,9 @@ def browser_page(width: int = 1280, **context_options):
 
 
 @pytest.fixture
-def server(app, redis_url):
+def server(indexed_app, redis_url):
     """The bundled examples, every Harbor example indexed, served for real."""
-    for repo_id in HARBOR_EXAMPLES:
-        index_now(app, repo_id)
-    yield from serve(app, redis_url)
+    yield from serve(indexed_app, redis_url)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from rlx import create_app
-from tests.conftest import EXAMPLES, HARBOR_EXAMPLES, index_now
+from tests.conftest import EXAMPLES, with_examples_indexed
 from tests.stand_ins.hub_fixtures import ALICE, GATED_HARBOR, PRIVATE_HARBOR, PUBLIC_HARBOR
 
 PUBLIC = "https://explorer.example.org"
@@ -27,13 +27,11 @@ TERMINAL_TASKS = sorted(p.name for p in (EXAMPLES / "datasets/rlx-examples/termi
 
 
 @pytest.fixture
-def public_app(make_config, redis_client):
+def public_app(make_config, redis_client, examples_indexed):
     """The bundled examples with the Harbor ones indexed, served at a public address, in shards of 4 URLs."""
     app = create_app(make_config(RLX_PUBLIC_URL=PUBLIC))
     app.config["RLX_SITEMAP_SHARD_SIZE"] = 4
-    for repo_id in HARBOR_EXAMPLES:
-        index_now(app, repo_id)
-    return app
+    return with_examples_indexed(app, examples_indexed)
 
 
 def hide(app, *env_ids):
