@@ -125,7 +125,8 @@ class TaskTables:
             db.execute(statement)
         blocks, splits, key = [], [], KEY_BASE
         for env_id, env_key, entry in plan:
-            blocks.append((key, env_key, entry[5], entry[6]))
+            if entry[6]:  # a dataset without tasks has no block: it would share the next one's first key
+                blocks.append((key, env_key, entry[5], entry[6]))
             splits.extend((env_id, *split) for split in entry[4])
             key += entry[6]
         if key > 2**31:

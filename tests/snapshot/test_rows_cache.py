@@ -90,6 +90,16 @@ def test_a_build_from_the_cache_is_the_build_from_the_indexes_table_for_table(st
     assert not list(tmp_path.glob("*.tasks"))  # the side file is gone
 
 
+
+def test_a_dataset_without_tasks_between_others_is_built_from_the_cache_too(store, tmp_path):
+    # An index with no tasks (a dataset still empty, every row unsearched) sits between two that have some.
+    save_index(store, index("acme/chess-tasks", "chess endgame", count=0))
+    build(store, tmp_path / "fills.db")
+    built = build(store, tmp_path / "cached.db")
+    assert built["task_tables"] is not None  # the cache served, not the fallback that reads each dataset
+    assert titles(tmp_path / "cached.db", "maze") == [f"maze escape {i}" for i in range(3)]
+    assert titles(tmp_path / "cached.db", "chess") == []
+
 def test_a_stale_cache_entry_never_serves_the_old_tasks(store, tmp_path):
     build(store, tmp_path / "first.db")
     # The index is rewritten without the indexer's refresh: the cache still holds the old rows.
