@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import sys
 
 # huggingface_hub reads these at import time: no telemetry, no Xet, no implicit server token, a private cache.
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -130,10 +131,12 @@ def indexed_client(indexed_app):
     return indexed_app.test_client()
 
 
-def pytest_sessionfinish(session):
-    """The test process's shared Chromium (tests/servers.py), when a test launched it, closed before it exits."""
-    import sys
 
+@pytest.fixture(autouse=True, scope="module")
+def _chromium_per_module():
+    """The tests of a module share one Chromium (tests/servers.py), closed when the module is done: while
+    Playwright runs, it holds the thread's event loop, and a later module's asyncio.run() would refuse to start."""
+    yield
     servers = sys.modules.get("tests.servers")
     if servers is not None:
         servers.stop_chromium()

@@ -63,9 +63,10 @@ def serve(app, redis_url: str, **extra: str):
 
 
 class _SharedChromium:
-    """One headless Chromium (Debian's) per test process, launched when a test first asks for it: a launch costs
-    about 1.5 s of CPU, and some sixty tests draw pages. Each test still gets fresh contexts (their own cookies,
-    storage and cache), closed when it is done; a browser that died is launched again."""
+    """One headless Chromium (Debian's) per test module, launched when a test first asks for it and closed when the
+    module is done (conftest.py): a launch costs about 1.5 s of CPU, and some sixty tests draw pages. Each test
+    still gets fresh contexts (their own cookies, storage and cache), closed when it is done; a browser that died
+    is launched again."""
 
     def __init__(self):
         self._playwright = None
@@ -107,7 +108,7 @@ def chromium():
 
 
 def stop_chromium() -> None:
-    """Close this process's browser (the end of the test session)."""
+    """Close the shared browser and its Playwright (the end of a test module)."""
     _SHARED.stop()
 
 
