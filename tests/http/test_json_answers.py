@@ -52,7 +52,13 @@ def test_search_answers_are_gzipped_for_a_client_that_accepts_it_and_plain_for_o
     assert "Content-Encoding" not in small.headers  # too small to gain from it
 
 
-def test_a_repeat_search_with_its_validator_is_a_304_zipped_or_not(json_app):
+def test_a_repeat_search_with_its_validator_is_a_304_zipped_or_not(json_app, monkeypatch):
+    # The validator turns over every ten minutes (api_search.py): the clock is held so the requests share one.
+    from types import SimpleNamespace
+
+    import rlx.web.catalog.api_search as api_search
+
+    monkeypatch.setattr(api_search, "time", SimpleNamespace(time=lambda: 1_800_000_000.0))
     client = json_app.test_client()
     first = client.get("/api/search?q=terminal", headers={"Accept-Encoding": "gzip"})
     etag = first.headers["ETag"]
