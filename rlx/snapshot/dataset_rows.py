@@ -5,7 +5,6 @@ index's fingerprint they are stamped with. They are kept from build to build in 
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -15,8 +14,6 @@ from pathlib import Path
 from rlx.adapters.contract import Index, TaskRow
 from rlx.adapters.registry import get as get_adapter
 from rlx.adapters.task_words import WORDS_CHARS
-
-log = logging.getLogger("rlx.snapshot")
 
 ROWS_VERSION = 2  # bump when what a task row holds (columns, clipping) changes: every cached entry is then stale
 
