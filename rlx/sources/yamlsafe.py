@@ -11,6 +11,10 @@ from __future__ import annotations
 import yaml
 
 MAX_NODES = 200_000  # far above any real task.yaml, compose file or card; far below a bomb
+# libyaml's parser where PyYAML was built with it: the same safe constructor, ten times faster (a card's front
+# matter: 0.12 ms rather than 1.2 ms, so listing a folder of 216,750 environments no longer takes 25 minutes). It
+# refuses nesting past its own depth limit with a YAMLError where the pure-Python parser runs out of recursion.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class YamlTooLarge(yaml.YAMLError):
@@ -18,12 +22,16 @@ class YamlTooLarge(yaml.YAMLError):
 
 
 def load_bounded(text: str, max_nodes: int = MAX_NODES):
-    """yaml.safe_load, raising YamlTooLarge when the value expands past `max_nodes` values (or nests deeper than
-    the parser's recursion can follow: a few kilobytes of brackets)."""
+    """yaml.safe_load (libyaml's where there is one), raising YamlTooLarge when the value expands past `max_nodes`
+    values or nests deeper than the parser follows (a few kilobytes of brackets)."""
     try:
-        value = yaml.safe_load(text)
+        value = yaml.load(text, Loader=_LOADER)
     except RecursionError:
         raise YamlTooLarge("the YAML nests too deep to read") from None
+    except yaml.YAMLError as error:
+        if "nesting depth" in str(error):  # libyaml's own depth limit: the same refusal as the recursion's
+            raise YamlTooLarge("the YAML nests too deep to read") from None
+        raise
     seen, stack = 0, [value]
     while stack:
         item = stack.pop()

@@ -45,3 +45,10 @@ def test_ordinary_anchors_still_work():
     assert all(s["image"] == "python:3.12" for s in services)
     config, instruction, _ = parse_task_yaml("instruction: Say hello.\ntags: &t [a, b]\nalso: *t\n")
     assert instruction.strip() == "Say hello." and config.metadata["tags"] == ["a", "b"]
+
+
+def test_yaml_nested_past_the_parsers_depth_is_refused_with_the_same_sentence():
+    """libyaml stops at its own depth limit, the pure-Python parser at the recursion limit: either way the task
+    says why, never a parser's trace."""
+    with pytest.raises(TaskYamlError, match="nests too deep"):
+        parse_task_yaml("instruction: Say hello.\ndeep: " + "[" * 5000 + "]" * 5000 + "\n")
