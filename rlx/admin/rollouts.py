@@ -12,7 +12,6 @@ its owner, so the change is seen by every explorer process on its next request. 
 from __future__ import annotations
 
 import re
-from contextlib import closing
 from dataclasses import dataclass
 
 from rlx.runs import record, runs_db
@@ -107,7 +106,7 @@ def _where(query: RolloutQuery) -> tuple[str, list]:
 def list_rollouts(store: Store, query: RolloutQuery) -> tuple[list[dict], str | None]:
     """One page of runs, newest first, and the cursor of the next (older) page, or None at the end."""
     where, args = _where(query)
-    with closing(runs_db.connect(store)) as db:
+    with runs_db.reading(store) as db:
         rows = db.execute(f"SELECT {COLUMNS} FROM runs{where} ORDER BY created_at DESC, id DESC LIMIT ?",
                           (*args, query.size + 1)).fetchall()
     page = [{**dict(r), "who": owner_label(r["visitor"])} for r in rows[:query.size]]

@@ -7,9 +7,8 @@ no run file is read. Queries name their columns, and `visitor` is never one of t
 
 from __future__ import annotations
 
-from contextlib import closing
 
-from rlx.runs.runs_db import connect
+from rlx.runs.runs_db import reading
 from rlx.runs.outcome import FAILED, KINDS, SOLVED
 from rlx.runs.usage import per_solved
 from rlx.store import Store
@@ -28,7 +27,7 @@ def model_label(agent: str, model: str | None) -> str:
 
 def environments(store: Store) -> list[dict]:
     """Environments with community rollouts, the busiest first."""
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         rows = db.execute("SELECT env_id, SUM(runs) AS runs, COUNT(*) AS tasks, SUM(reward_sum) / SUM(runs) AS mean "
                           "FROM community_tasks GROUP BY env_id ORDER BY runs DESC, env_id LIMIT ?",
                           (MAX_ENVS,)).fetchall()
@@ -38,7 +37,7 @@ def environments(store: Store) -> list[dict]:
 def recent(store: Store, env_id: str | None = None) -> list[dict]:
     where, args = (f"{COMMUNITY} AND env_id=?", (env_id,)) if env_id else (COMMUNITY, ())
     named = "runs_community_env_recent" if env_id else "runs_community_recent"
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         # named: the planner would otherwise pick the status index and sort every finished run
         rows = db.execute(f"SELECT id, env_id, ref, agent, model, reward, finished_at FROM runs "
                           f"INDEXED BY {named} "
@@ -50,7 +49,7 @@ def leaderboard(store: Store, env_id: str) -> list[dict]:
     """Per agent and model on one environment: runs, tasks tried, mean reward, how many runs reached 1, and the
     cost per solved task: the cost of all its rollouts here over those that reached 1 ("unknown" when any
     rollout's price could not be read: rlx/runs/usage.py per_solved)."""
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         rows = db.execute(f"SELECT agent, model, COUNT(*) AS runs, COUNT(DISTINCT ref) AS tasks, "
                           f"AVG(reward) AS mean, SUM(reward >= 1) AS full, TOTAL(cost) AS cost, COUNT(cost) AS priced, "
                           f"TOTAL(cost_unknown) AS unpriced FROM runs WHERE {COMMUNITY} AND env_id=? "
@@ -64,7 +63,7 @@ def outcomes(store: Store, env_id: str) -> list[dict]:
     """Per agent and model on one environment, how its ended public rollouts ended, in the one vocabulary
     (rlx/runs/outcome.py): the solve rate counts solved and failed only, never an infrastructure error or an
     unobserved run."""
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         rows = db.execute("SELECT agent, model, kind, COUNT(*) AS n FROM runs INDEXED BY runs_by_env "
                           "WHERE env_id=? AND visibility='public' AND purpose IS NULL "
                           "AND status IN ('finished', 'failed', 'stopped') "
@@ -84,7 +83,7 @@ def outcomes(store: Store, env_id: str) -> list[dict]:
 def by_group(store: Store, env_id: str, group_of: dict[str, str]) -> list[dict]:
     """Per group of tasks (a domain, a category: `group_of` maps a task to it) and agent·model: the community
     rollouts and the share that solved their task (reward 1)."""
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         cells = db.execute(f"SELECT ref, agent, model, COUNT(*) AS runs, SUM(reward >= 1) AS solved FROM runs "
                            f"WHERE {COMMUNITY} AND env_id=? GROUP BY agent, model, ref", (env_id,)).fetchall()
     groups: dict[tuple[str, str], list[int]] = {}
@@ -100,14 +99,14 @@ def by_group(store: Store, env_id: str, group_of: dict[str, str]) -> list[dict]:
 
 def version(store: Store, env_id: str) -> int:
     """Grows with every change to this environment's community rows (0: it has none yet)."""
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         row = db.execute("SELECT version FROM community_versions WHERE env_id=?", (env_id,)).fetchone()
     return row["version"] if row else 0
 
 
 def heatmap(store: Store, env_id: str) -> dict:
     """Mean reward per task (rows) and agent/model (columns), bounded to the most-run tasks and models."""
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         cells = db.execute(f"SELECT ref, agent, model, AVG(reward) AS mean, COUNT(*) AS runs FROM runs "
                            f"WHERE {COMMUNITY} AND env_id=? GROUP BY agent, model, ref", (env_id,)).fetchall()  # index order
     task_runs: dict[str, int] = {}
@@ -164,6 +163,6 @@ def reward_colour(mean: float) -> str:
 
 
 def tried_refs(store: Store, env_id: str) -> set[str]:
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         rows = db.execute("SELECT ref FROM community_tasks WHERE env_id=?", (env_id,)).fetchall()
     return {r["ref"] for r in rows}

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-from contextlib import closing
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 
 from rlx.runs import batch_record as batches, outcome
-from rlx.runs.runs_db import connect, index_path
+from rlx.runs.runs_db import connect, index_path, reading
 from rlx.store import Store
 
 SOUND, ORACLE_FAILS, NOP_PASSES, FLAKY, CANNOT_RUN, NOT_CHECKED = (
@@ -45,10 +47,21 @@ _made: set[tuple[int, int, int]] = set()  # the runs index files (as stat sees t
 
 
 def health_db(store: Store):
-    """The runs index with the health tables made: once per file in a process (the environment page asks on every
-    view, and the script was a tenth of its time). A file made anew, or changed on disk since, has another
-    inode or ctime and gets the script again."""
-    db = connect(store)
+    """The runs index with the health tables made, for writing; the caller closes it."""
+    return _with_tables(connect(store), store)
+
+
+@contextmanager
+def health_reading(store: Store) -> Iterator[sqlite3.Connection]:
+    """The same, from the connections kept open for reading (runs_db.reading)."""
+    with reading(store) as db:
+        yield _with_tables(db, store)
+
+
+def _with_tables(db: sqlite3.Connection, store: Store) -> sqlite3.Connection:
+    """The health tables made: once per file in a process (the environment page asks on every view, and the script
+    was a tenth of its time). A file made anew, or changed on disk since, has another inode or ctime and gets the
+    script again."""
     info = os.stat(index_path(store))
     seen = (info.st_dev, info.st_ino, info.st_ctime_ns)
     if seen not in _made:
@@ -60,7 +73,7 @@ def health_db(store: Store):
 
 
 def find(store: Store, env_id: str, revision: str | None) -> Check | None:
-    with closing(health_db(store)) as db:
+    with health_reading(store) as db:
         row = db.execute("SELECT * FROM health_checks WHERE env_id=? AND revision=?",
                          (env_id, revision or "")).fetchone()
     return None if row is None else Check(row["env_id"], row["revision"], row["batch_id"], row["created_at"],
@@ -70,7 +83,7 @@ def find(store: Store, env_id: str, revision: str | None) -> Check | None:
 def verdicts(store: Store, check: Check, batch=None) -> list[dict]:
     """Per task: {ref, verdict, why}, from the check's runs as the index has them now; `batch` is the check's
     batch as its caller holds it (ending, not saved yet), else it is read from the store."""
-    with closing(health_db(store)) as db:
+    with health_reading(store) as db:
         rows = db.execute("SELECT id, ref, agent, status, scored, reward, kind, reason FROM runs "
                           "WHERE batch=? ORDER BY created_at", (check.batch_id,)).fetchall()
     runs: dict[str, list[dict]] = {}
@@ -151,7 +164,7 @@ def keep_verdicts(store: Store, batch) -> None:
 
 def kept(store: Store, env_id: str, revision: str | None) -> dict[str, int]:
     """The kept verdict counts of one revision (empty when no check has ended): for the catalog and the API."""
-    with closing(health_db(store)) as db:
+    with health_reading(store) as db:
         rows = db.execute("SELECT verdict, COUNT(*) AS n FROM health_verdicts WHERE env_id=? AND revision=? "
                           "GROUP BY verdict", (env_id, revision or "")).fetchall()
     return {r["verdict"]: r["n"] for r in rows}
@@ -175,7 +188,7 @@ def catalog_verdicts(store: Store) -> dict[str, dict]:
     is left out, as one never checked: the catalog says "not checked" of both alike."""
     if not index_path(store).is_file():
         return {}
-    with closing(health_db(store)) as db:
+    with health_reading(store) as db:
         rows = db.execute("SELECT c.env_id, c.created_at, v.verdict, COUNT(*) AS n FROM health_checks c "
                           "JOIN health_verdicts v ON v.env_id = c.env_id AND v.revision = c.revision "
                           "GROUP BY c.env_id, c.revision, v.verdict ORDER BY c.created_at").fetchall()

@@ -9,13 +9,12 @@ run reaches nobody but its owner and a hidden environment's runs reach nobody; t
 
 from __future__ import annotations
 
-from contextlib import closing
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 from rlx.runs.access import UNKNOWN, may_see
 from rlx.runs.community import model_label
-from rlx.runs.runs_db import connect
+from rlx.runs.runs_db import reading
 from rlx.runs.outcome import KINDS, LABELS, PENDING, of_row
 from rlx.store import Store
 
@@ -65,7 +64,7 @@ def for_tasks(store: Store, tasks: list[tuple[str, str]], viewer: str | None, hi
     """The runs of a task and its aliases (the same task under other names), newest first."""
     tasks = list(dict.fromkeys(tasks))[:MAX_TASKS]
     found = []
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         for env_id, ref in tasks:  # one indexed range per task: (env_id, ref, created_at)
             found += db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_task WHERE env_id=? AND ref=? "
                                 "AND (visibility='public' OR visitor=?) ORDER BY created_at DESC LIMIT ?",
@@ -76,7 +75,7 @@ def for_tasks(store: Store, tasks: list[tuple[str, str]], viewer: str | None, hi
 
 def for_env(store: Store, env_id: str, viewer: str | None, hidden, limit: int = MAX_ROWS,
             dataset_access=_no_answer) -> list[dict]:
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_env WHERE env_id=? "
                           "AND (visibility='public' OR visitor=?) ORDER BY created_at DESC LIMIT ?",
                           (env_id, viewer or "", limit)).fetchall()
@@ -118,7 +117,7 @@ def for_visitor(store: Store, viewer: str, hidden, chosen: MineFilter = MineFilt
     elif chosen.kind:
         where.append("kind=?")
         args.append(chosen.kind)
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_visitor WHERE {' AND '.join(where)} "
                           "ORDER BY created_at DESC LIMIT ?", (*args, limit)).fetchall()
     return _visible(rows, viewer, hidden, dataset_access)
@@ -126,7 +125,7 @@ def for_visitor(store: Store, viewer: str, hidden, chosen: MineFilter = MineFilt
 
 def visitor_choices(store: Store, viewer: str) -> dict:
     """What the visitor's filters may pick: the environments and agents of their own runs."""
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         envs = [r[0] for r in db.execute("SELECT DISTINCT env_id FROM runs WHERE visitor=? LIMIT 200", (viewer,))]
         agents = [r[0] for r in db.execute("SELECT DISTINCT agent FROM runs WHERE visitor=? LIMIT 50", (viewer,))]
     return {"envs": sorted(envs), "agents": sorted(agents), "kinds": [(k, LABELS[k]) for k in (*KINDS, PENDING)]}
@@ -138,7 +137,7 @@ MAX_SET = 2000  # rollouts one side of a compare reads
 def for_batch(store: Store, batch_id: str, viewer: str | None, hidden,
               dataset_access=_no_answer) -> list[dict] | None:
     """A batch's runs as rows (None when there is no such batch, or none of its runs may be shown)."""
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_batch WHERE batch=? LIMIT ?",
                           (batch_id, MAX_SET)).fetchall()
     shown = _visible(rows, viewer, hidden, dataset_access)
@@ -148,7 +147,7 @@ def for_batch(store: Store, batch_id: str, viewer: str | None, hidden,
 def for_agent(store: Store, env_id: str, agent: str, model: str | None, viewer: str | None, hidden,
               dataset_access=_no_answer) -> list[dict]:
     """Every run of one agent (and model) on one environment this visitor may see, newest first."""
-    with closing(connect(store)) as db:
+    with reading(store) as db:
         rows = db.execute(f"SELECT {_READ} FROM runs INDEXED BY runs_by_env WHERE env_id=? AND agent=? "
                           "AND model IS ? AND (visibility='public' OR visitor=?) ORDER BY created_at DESC LIMIT ?",
                           (env_id, agent, model or None, viewer or "", MAX_SET)).fetchall()

@@ -1,0 +1,62 @@
+"""The runs index's reads go through connections kept open between requests (runs_db.reading): a page must still
+show every run written since, by any process, and never the runs of a file that is gone."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+
+from rlx.runs import record, runs_db
+from rlx.runs.record import RunRecord
+from rlx.store import Store
+
+ENV, REF = "acme/tasks", "t1"
+
+
+def _run(store: Store, created_at: str) -> str:
+    run = RunRecord(id=record.new_run_id(), env_id=ENV, ref=REF, agent="oracle", model=None, visitor=None,
+                    visibility="public", status="finished", scored=True, rewards={"reward": 1.0},
+                    created_at=created_at, finished_at=created_at)
+    runs_db.upsert(store, run)  # its own connection, as the job's process writes
+    return run.id
+
+
+def _shown(store: Store) -> list[str]:
+    return [row["id"] for row in runs_db.for_task(store, ENV, REF, None)]
+
+
+def test_a_run_written_after_a_read_shows_on_the_next_read(tmp_path):
+    store = Store(tmp_path / "store")
+    first = _run(store, "2026-12-01T00:00:00.000Z")
+    assert _shown(store) == [first]
+    second = _run(store, "2026-12-01T00:01:00.000Z")
+    assert _shown(store) == [second, first]
+
+
+def test_a_store_made_anew_at_the_same_path_shows_only_its_own_runs(tmp_path):
+    store = Store(tmp_path / "store")
+    gone = _run(store, "2026-12-01T00:00:00.000Z")
+    assert _shown(store) == [gone]
+    shutil.rmtree(runs_db.index_path(store).parent)
+    fresh = _run(store, "2026-12-01T00:01:00.000Z")
+    assert _shown(store) == [fresh]
+
+
+def test_a_connection_kept_by_one_thread_serves_another(tmp_path):
+    """Requests come on many threads (or greenlets): a connection one opened may serve the next, where SQLite's
+    default refuses a connection outside the thread that opened it."""
+    store = Store(tmp_path / "store")
+    only = _run(store, "2026-12-01T00:00:00.000Z")
+    assert _shown(store) == [only]
+    seen, failed = [], []
+
+    def read():
+        try:
+            seen.extend(_shown(store))
+        except Exception as exc:  # noqa: BLE001 - reported below, with what it was
+            failed.append(repr(exc))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join(30)
+    assert not failed and seen == [only]
