@@ -31,6 +31,24 @@ def busy_ticks(proc: Path = PROC) -> int | None:
     return user + nice + system + irq + softirq + steal
 
 
+def steal_and_busy(proc: Path = PROC) -> tuple[int, int] | None:
+    """Clock ticks the hypervisor gave to other machines while this VM wanted its cores (steal), and every core's
+    busy ticks (steal included), from /proc/stat; None off Linux."""
+    try:
+        fields = (proc / "stat").read_text().split("\n", 1)[0].split()
+    except OSError:
+        return None
+    return int(fields[8]), busy_ticks(proc) or 0
+
+
+def stolen_share(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """The share of the busy time between two readings that was stolen: a wall-clock figure taken while it was
+    high is slower by about that much, whatever the app did."""
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return round((after[0] - before[0]) / (after[1] - before[1]), 3)
+
+
 def tree_ticks(root: int, proc: Path = PROC) -> int:
     """Clock ticks used by `root` and its live descendants, with what each has from children it reaped (wrk's, once
     it exits, counts in this process's)."""

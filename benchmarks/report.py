@@ -20,6 +20,7 @@ def render(r: dict) -> str:
         "How each figure is measured, and how to read it: [README.md](README.md).",
         "",
         _machine(r["machine"]),
+        _stolen(r),
         _targets(r),
         _catalog(r),
         _snapshot(r),
@@ -57,6 +58,20 @@ def _machine(m: dict) -> str:
         ["tools", tools]], "ll")
         + "\nThe load generator (wrk), the app (gunicorn, 2 gevent workers) and Datasette run on the same machine "
           "and share its cores, on 127.0.0.1; each server is measured alone.\n")
+
+
+def _stolen(r: dict) -> str | None:
+    """How much of the busy CPU time the hypervisor gave to other machines, per measurement (this VM shares its
+    host: at times a third of the time the benchmark wanted a core went elsewhere)."""
+    stolen = {name: share for name, share in (r.get("step_stolen") or {}).items() if share is not None}
+    if not stolen:
+        return None
+    rows = [[name, f"{share * 100:.0f} %", num(r.get("step_seconds", {}).get(name), 1)]
+            for name, share in stolen.items()]
+    return ("### CPU stolen by the host\n\nThe share of the time the VM's cores were busy that the hypervisor gave "
+            "to other machines (steal in /proc/stat), during each measurement: wall-clock figures taken while it "
+            "was high are slower by about as much, whatever the app did.\n\n"
+            + table(["measurement", "stolen", "seconds"], rows, "lrr") + "\n")
 
 
 def _targets(r: dict) -> str:

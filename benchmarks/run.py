@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks import (community, concurrency, first_paint, health_check, indexing, machine, pages, playground,
+from benchmarks import (community, concurrency, cpu_share, first_paint, health_check, indexing, machine, pages, playground,
                         profiles, real_rows, report, rollouts, rows, scaling, search, servers, sitemap, snapshot_build, suite_indexing, workspace,
                         wrk)
 from benchmarks.inprocess import InProcessApp
@@ -153,7 +153,7 @@ def _run_all(ws: workspace.Workspace, plan: Plan, results: dict) -> None:
 
 def step(results: dict, name: str, work) -> None:
     """Run one measurement; a failure is written into the report instead of ending the whole run."""
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), cpu_share.steal_and_busy()
     print(f"[bench] {name} …", flush=True)
     try:
         results[name] = work()
@@ -162,6 +162,7 @@ def step(results: dict, name: str, work) -> None:
         print(f"[bench] {name} failed: {exc}", file=sys.stderr, flush=True)
     finally:
         results.setdefault("step_seconds", {})[name] = round(time.perf_counter() - started, 1)
+        results.setdefault("step_stolen", {})[name] = cpu_share.stolen_share(cpu_before, cpu_share.steal_and_busy())
 
 
 if __name__ == "__main__":

@@ -59,3 +59,13 @@ def test_a_machine_with_nothing_else_running_reports_no_other_cores(tmp_path):
 def test_without_the_kernel_counters_the_run_still_answers_and_says_nothing(tmp_path):
     _, others = cpu_share.during(lambda: None, root=10, proc=tmp_path / "absent", clock=iter([0.0, 1.0]).__next__)
     assert others is None
+
+
+def test_the_share_of_busy_time_the_host_stole_is_read_from_the_steal_counter(tmp_path):
+    (tmp_path / "stat").write_text("cpu  600 0 100 9000 0 0 0 300 0 0\n")
+    before = cpu_share.steal_and_busy(tmp_path)
+    # over the run: 300 more ticks of ours (user), 100 more stolen
+    (tmp_path / "stat").write_text("cpu  900 0 100 9100 0 0 0 400 0 0\n")
+    assert before == (300, 1000)
+    assert cpu_share.stolen_share(before, cpu_share.steal_and_busy(tmp_path)) == 0.25
+    assert cpu_share.stolen_share(None, before) is None
