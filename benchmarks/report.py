@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarks import (agents_first_step, community, concurrency, explain, first_paint, health_check, indexing,
-                        page_cache, pages, playground, real_rows, rollouts, rows, scaling, search, sitemap,
+                        next_limit, page_cache, pages, playground, real_rows, rollouts, rows, scaling, search, sitemap,
                         snapshot_build, suite_indexing)
 from benchmarks.markdown import TODO_ROUTE, met, num, table
 from rlx.snapshot.task_search import COUNT_CAP, RANK_BROADEST, RANK_LIMIT
@@ -39,6 +39,7 @@ def render(r: dict) -> str:
         agents_first_step.render(r),
         sitemap.render(r),
         scaling.render(r, r.get("cost_plot")),
+        next_limit.render(r),
         page_cache.render(r),
         _profiles(r),
         explain.what_moves(r),
