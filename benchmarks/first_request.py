@@ -71,11 +71,11 @@ def measure(app: InProcessApp, db_path: Path, mix: list, repeats: int) -> dict:
 def fresh_worker(ws: Workspace, path: str, repeats: int, boot: bool) -> dict:
     """A new web process's first request for `path`, median of `repeats` (ms of CPU time, this process's threads
     together; wall ms beside): each sample builds the app anew over an empty cache folder, as a new gunicorn worker
-    starts. With `boot`, the snapshot is opened first as the worker does before it accepts (catalog_db.open_snapshot,
+    starts. With `boot`, the snapshot is opened first as the worker does before it accepts (app_catalog.open_snapshot,
     timed apart), so the request only borrows a connection; without, the request opens it (copy, sha256, checks)."""
     from rlx import create_app
     from rlx.config import Config
-    from rlx.web import catalog_db
+    from rlx.snapshot import app_catalog
 
     samples: dict[str, list[float]] = {"boot_cpu_ms": [], "request_cpu_ms": [], "request_wall_ms": []}
     for i in range(repeats):
@@ -85,7 +85,7 @@ def fresh_worker(ws: Workspace, path: str, repeats: int, boot: bool) -> dict:
         client = app.test_client()
         started = time.process_time()
         if boot:
-            catalog_db.open_snapshot(app)
+            app_catalog.open_snapshot(app)
         samples["boot_cpu_ms"].append((time.process_time() - started) * 1000)
         started, wall = time.process_time(), time.perf_counter()
         status = client.get(path).status_code

@@ -143,7 +143,7 @@ def _start(app, env_id: str, ref: str) -> str:
 
 def _wait_ended(app, run_id: str, timeout: float = RUN_TIMEOUT_S):
     from rlx.runs import record
-    from rlx.runs.launch import settle
+    from rlx.jobs.settle import settle
 
     deadline = time.monotonic() + timeout
     with app.app_context():
