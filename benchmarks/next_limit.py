@@ -16,6 +16,7 @@ SEARCH_P99_MS = 12.0  # the search mix's p99 target at 10x (scaling.TARGET_10X_P
 SEARCH_RPS_8 = 300  # the search mix's throughput target (search.TARGET_RPS_8)
 WORKER_MB = 250  # a gunicorn worker's RSS target at 10x (scaling.WORKER_RSS_MB)
 SEARCH_COSTS = ("search p99", "search req/s")
+FARTHEST = 10_000  # scales past this are not followed: a curve that flat says nothing about them
 
 
 def _costs(x: dict, memory_mb: float | None) -> dict[str, tuple[float | None, float | None, str]]:
@@ -55,8 +56,8 @@ def crossing(points: list[tuple[float, float]], bound: float | None, falling: bo
     for a, b in zip(points, points[1:]):
         power = exponent(a, b)
         if power and (_past(b[1], bound, falling) or b is points[-1]):
-            at = a[0] * (bound / a[1]) ** (1 / power)
-            return (at, False) if (at > a[0] and (power < 0) == falling) else (None, False)
+            at = a[0] * (bound / a[1]) ** (1 / power) if abs(power) > 1e-6 else math.inf
+            return (at, False) if (a[0] < at <= FARTHEST and (power < 0) == falling) else (None, False)
     return None, False
 
 

@@ -18,6 +18,7 @@ def render(r: dict) -> str:
         + (" **Quick run**: fewer and shorter runs than the full benchmark, so the figures are noisier."
            if r.get("quick") else ""),
         "How each figure is measured, and how to read it: [README.md](README.md).",
+        *(f"Measured again on its own after the run ({why}): {name}." for name, why in (r.get("reruns") or {}).items()),
         "",
         _machine(r["machine"]),
         _stolen(r),

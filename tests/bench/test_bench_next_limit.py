@@ -27,3 +27,8 @@ def test_a_cost_already_past_its_bound_at_the_smallest_scale_says_so():
 
 def test_a_cost_that_does_not_grow_never_crosses():
     assert next_limit.crossing([(10, 100), (30, 90)], 250, falling=False) == (None, False)
+
+
+def test_a_curve_too_flat_to_reach_its_bound_within_ten_thousand_times_is_not_followed():
+    # 107.2 MB at 10x, 107.6 at 30x: at that power 250 MB is reached far past any catalog
+    assert next_limit.crossing([(10, 107.2), (30, 107.6)], 250, falling=False) == (None, False)
