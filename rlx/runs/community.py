@@ -64,7 +64,7 @@ def outcomes(store: Store, env_id: str) -> list[dict]:
     (rlx/runs/outcome.py): the solve rate counts solved and failed only, never an infrastructure error or an
     unobserved run."""
     with reading(store) as db:
-        rows = db.execute("SELECT agent, model, kind, COUNT(*) AS n FROM runs INDEXED BY runs_by_env "
+        rows = db.execute("SELECT agent, model, kind, COUNT(*) AS n FROM runs INDEXED BY runs_ended_public "
                           "WHERE env_id=? AND visibility='public' AND purpose IS NULL "
                           "AND status IN ('finished', 'failed', 'stopped') "
                           "GROUP BY agent, model, kind", (env_id,)).fetchall()

@@ -60,3 +60,20 @@ def test_a_connection_kept_by_one_thread_serves_another(tmp_path):
     reader.start()
     reader.join(30)
     assert not failed and seen == [only]
+
+
+def test_an_index_made_before_the_outcomes_index_gains_it_and_the_board_still_counts(tmp_path):
+    import sqlite3
+    from contextlib import closing
+
+    from rlx.runs import community
+
+    store = Store(tmp_path / "store")
+    _run(store, "2026-12-01T00:00:00.000Z")
+    with closing(sqlite3.connect(runs_db.index_path(store), isolation_level=None)) as db:
+        db.execute("DROP INDEX runs_ended_public")  # as the server before it left the file
+        db.execute("PRAGMA user_version=4")
+    board = community.outcomes(store, ENV)
+    assert [(row["label"], row["rate"]) for row in board] == [("oracle", 1.0)]
+    with closing(runs_db.connect(store)) as db:
+        assert db.execute("SELECT 1 FROM sqlite_master WHERE name='runs_ended_public'").fetchone()
