@@ -7,7 +7,6 @@ no run file is read. Queries name their columns, and `visitor` is never one of t
 
 from __future__ import annotations
 
-
 from rlx.runs.runs_db import reading
 from rlx.runs.outcome import FAILED, KINDS, SOLVED
 from rlx.runs.usage import per_solved
