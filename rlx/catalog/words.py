@@ -19,6 +19,9 @@ MAX_WORDS = 16
 MAX_WORD_CHARS = 100
 _WORD = re.compile(r"[^\W_]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# The same rule for plain ASCII, where a word character is a letter or a digit: every other character becomes a
+# space and str.split cuts there, three times faster than the regex (a build cuts every environment's text).
+_ASCII_SEPARATORS = str.maketrans({code: chr(code) if chr(code).isalnum() else " " for code in range(128)})
 
 
 class WordsError(ValueError):
@@ -29,8 +32,12 @@ def words_of(text: str) -> list[str]:
     """The words of any text, as searches see them."""
     folded = str(text or "").lower()
     if not folded.isascii():  # plain ASCII has nothing to decompose or strip (most texts: the fast path)
-        folded = _NON_ASCII.sub(_without_marks, unicodedata.normalize("NFKD", folded))
-    return _WORD.findall(folded)
+        folded = unicodedata.normalize("NFKD", folded)
+        if not folded.isascii():
+            folded = _NON_ASCII.sub(_without_marks, folded)
+            if not folded.isascii():  # letters beyond ASCII's (a Greek or CJK word)
+                return _WORD.findall(folded)
+    return folded.translate(_ASCII_SEPARATORS).split()
 
 
 def _without_marks(match: re.Match) -> str:
