@@ -36,7 +36,7 @@ from rlx.snapshot.rows_cache import RowsCacheError
 from rlx.snapshot.search_process import SearchProcessError, search_builder
 from rlx.snapshot.search_tables import EnvSets
 from rlx.snapshot.task_keys import FreshTasks, KeptTasks, repack_due, start_from_previous
-from rlx.snapshot.task_sample import write_sample
+from rlx.snapshot.task_sample import SAMPLE_TABLES, write_sample
 from rlx.sources.base import RepoRecord, Source
 from rlx.store import Store
 
@@ -180,21 +180,29 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         if carried is not None:
             db.execute("DETACH previous")
         if tables is not None:
+            # While the thread is still at the tasks (it analyzes and checks them in its own file), the environments'
+            # word index is made and this file's own tables checked; the tasks' are copied in after, then the
+            # sample drawn from them, and only the sample is left to check.
+            helpers["search_process"] = search.finish(db, timings)
+            _analyze_and_check(db, timings, tuple(t for t in _stored_tables(db) if t not in task_tables.COPIED))
             helpers["task_tables"] = tables.finish(db, timings)
             db.execute("BEGIN")
             write_sample(db)
             db.execute("COMMIT")
             lap("task_sample")
-        # While a second process still builds the search tables, the build counts and checks what it wrote itself;
-        # once they are copied in, only those tables are (and each reader checks the whole file again as it opens
-        # it: rlx/snapshot/local_copy.py). At ten times today's catalog that is 0.8 s of CPU out of the last stretch.
-        ahead = search.fed
-        if ahead:
-            _analyze_and_check(db, timings, written and tuple(t for t in written if t not in search.copied))
-        # The word indexes (rlx/snapshot/search_tables.py), last: a second process building them has had the whole
-        # build so far to do it.
-        helpers["search_process"] = search.finish(db, timings)
-        checked = search.copied if ahead else written
+            checked = SAMPLE_TABLES
+        else:
+            # While a second process still builds the search tables, the build counts and checks what it wrote
+            # itself; once they are copied in, only those tables are (and each reader checks the whole file again as
+            # it opens it: rlx/snapshot/local_copy.py). At ten times today's catalog that is 0.8 s of CPU out of the
+            # last stretch.
+            ahead = search.fed
+            if ahead:
+                _analyze_and_check(db, timings, written and tuple(t for t in written if t not in search.copied))
+            # The word indexes (rlx/snapshot/search_tables.py), last: a second process building them has had the
+            # whole build so far to do it.
+            helpers["search_process"] = search.finish(db, timings)
+            checked = search.copied if ahead else written
         # An hourly build brought the kept list of words up to date with its tasks (task_keys.py); the task tables'
         # thread listed them.
         if carried is None and tables is None:
@@ -209,8 +217,11 @@ def _write_database(path: Path, records, source, kind_of, built_at: str, previou
         vacuumed = carried is None and free > pages // 100
         if vacuumed:  # rows are written in order into a fresh file: compact unless the merges left gaps
             db.execute("VACUUM")
+        checked = checked if not vacuumed else None
+        _analyze(db, timings, checked)
+        # The page count as published (statistics included), which an hourly build compares its file's with.
         set_compact_pages(db, compact)
-        _analyze_and_check(db, timings, checked if not vacuumed else None)
+        _check(db, timings, checked and (*checked, "meta"))
     except SearchProcessError as exc:
         raise SnapshotBuildError(str(exc)) from None
     finally:
@@ -232,12 +243,26 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+def _stored_tables(db: sqlite3.Connection) -> list[str]:
+    """The file's tables that hold rows (an FTS5 table's rows are in its shadow tables)."""
+    return [name for name, sql in db.execute("SELECT name, sql FROM main.sqlite_schema WHERE type = 'table'")
+            if not name.startswith("sqlite_") and not sql.startswith("CREATE VIRTUAL")]
+
+
 def _analyze_and_check(db: sqlite3.Connection, laps: Laps, tables: tuple[str, ...] | None = None) -> None:
     """Statistics for the query planner and SQLite's quick_check, of the whole file or of `tables` only."""
+    _analyze(db, laps, tables)
+    _check(db, laps, tables)
+
+
+def _analyze(db: sqlite3.Connection, laps: Laps, tables: tuple[str, ...] | None) -> None:
     for target in tables or ("main",):
         db.execute(f"ANALYZE {target}")
     laps.lap("analyze_vacuum")
-    for pragma in ([f"quick_check({table})" for table in tables] if tables else ["quick_check"]):
+
+
+def _check(db: sqlite3.Connection, laps: Laps, tables: tuple[str, ...] | None) -> None:
+    for pragma in ([f"quick_check({table})" for table in dict.fromkeys(tables)] if tables else ["quick_check"]):
         verdict = db.execute(f"PRAGMA {pragma}").fetchone()[0]
         if verdict != "ok":
             raise SnapshotBuildError(f"the new snapshot failed quick_check: {verdict}")

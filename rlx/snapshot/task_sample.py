@@ -18,6 +18,7 @@ import json
 import sqlite3
 
 from rlx.snapshot.schema import DRAW_HASH_SQL, TASK_WORDS
+from rlx.snapshot.search_process import shadow_tables
 
 # One task in this many is drawn: a search at the exact count's cap (task_search.COUNT_CAP, 20,000 matches) then has
 # about 160 of its matches in the sample at any catalog size, an estimate within 8 % (one standard error), and the
@@ -33,6 +34,9 @@ _TABLES = (
     "CREATE TABLE task_sample (rowid INTEGER PRIMARY KEY, category TEXT, difficulty TEXT)",
     f"CREATE VIRTUAL TABLE task_sample_fts USING fts5(title, brief, words, content='', {TASK_WORDS})",
 )
+
+# What write_sample writes, for the build to check: the sample, its word index's own tables, and meta.
+SAMPLE_TABLES = ("task_sample", *shadow_tables(("task_sample_fts",)), "meta")
 
 
 def write_sample(db: sqlite3.Connection) -> None:

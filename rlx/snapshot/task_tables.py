@@ -6,7 +6,9 @@ but the cached rows and the order of the datasets. So a thread with a connection
 file (`<build file>.tasks`), and the build copies them in whole at the end (`INSERT INTO t SELECT * FROM side.t` into
 an empty table of the same shape: the stored rows and index entries move without being decoded). Every statement of
 the thread is one call into SQLite, which runs without Python's lock: tokenizing the tasks, the largest part of the
-build, goes on on the other processor while the build's own thread makes the environments' rows.
+build, goes on on the other processor while the build's own thread makes the environments' rows. The thread also
+analyzes and checks its file, so the build copies in tables already checked, with their statistics, as an hourly
+build copies the previous snapshot's (rlx/snapshot/previous.py hourly_written).
 
 The thread reads the cache in one read transaction, so each dataset's entry, its task count and its rows are of one
 state of the file even while an indexer rewrites entries: the build takes the entries as they were then (with their
@@ -151,10 +153,18 @@ class TaskTables:
         task_terms.write_all(db)
         db.execute("COMMIT")
         self._lap("task_terms")
+        # Statistics and the integrity check of these tables here, on this processor, while the build's thread
+        # checks its own: the build copies them in with their statistics and checks only what it writes after.
+        db.execute("ANALYZE main")  # not the cache, still attached (an indexer may be writing it)
+        verdict = db.execute("PRAGMA main.quick_check").fetchone()[0]
+        if verdict != "ok":  # the build is made again from the indexes, and checked whole
+            raise sqlite3.DatabaseError(f"the task tables failed quick_check: {verdict}")
+        self._lap("analyze_check")
 
     def finish(self, db: sqlite3.Connection, laps) -> dict:
-        """Wait for the side file, then copy its tables into `db` (outside any transaction, their tables and indexes
-        made there and empty); the thread's CPU seconds."""
+        """Wait for the side file, then copy its tables and their statistics into `db` (outside any transaction,
+        their tables and indexes made there and empty, and the build's own tables analyzed: sqlite_stat1 exists);
+        the thread's CPU seconds."""
         self._thread.join()
         if self._error is not None:
             raise RowsCacheError(f"the task tables could not be made ({self._error})") from self._error
@@ -164,6 +174,7 @@ class TaskTables:
         for table in COPIED:
             db.execute(f"DELETE FROM main.{table}")  # FTS5 wrote its first rows as the table was created
             db.execute(f"INSERT INTO main.{table} SELECT * FROM side.{table}")
+        db.execute("INSERT INTO main.sqlite_stat1 SELECT * FROM side.sqlite_stat1")
         db.execute("COMMIT")
         db.execute("DETACH side")
         laps.lap("task_tables_copy")
