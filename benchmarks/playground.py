@@ -5,6 +5,8 @@ limit), and `rlx serve` with ONE gunicorn gevent worker over a folder holding th
 at the server. Two figures:
 - per step: p50 of N steps sent straight to the server's /ws, and of N steps sent through the playground's
   WebSocket (the browser's path: form JSON in, HTML fragments out); the difference is what the relay adds;
+- the same N steps deep into a long episode (after LONG_EPISODE steps): each step's answer draws the reward plot
+  of the whole episode again, so this is where a cost per step that grows with the episode shows;
 - 100 playground sessions held open at once by that one process, each resetting and stepping: how many of the
   steps were answered, and their p50/p95.
 """
@@ -30,6 +32,7 @@ TARGET_OVERHEAD_MS = 5.0
 SESSIONS = 100
 STEPS = 300
 STEPS_PER_SESSION = 5
+LONG_EPISODE = 2000
 
 
 def measure(steps: int = STEPS, sessions: int = SESSIONS) -> dict:
@@ -48,6 +51,7 @@ def measure(steps: int = STEPS, sessions: int = SESSIONS) -> dict:
             servers._wait_until_up(f"{app_url}/healthz", app, root / "app.log")
             direct = _direct_steps(server_url, steps)
             relayed = _relayed_steps(app_url, steps)
+            deep = _relayed_steps(app_url, steps, warm=LONG_EPISODE)
             held = _held_sessions(app_url, sessions)
     finally:
         process.terminate()
@@ -55,7 +59,7 @@ def measure(steps: int = STEPS, sessions: int = SESSIONS) -> dict:
         shutil.rmtree(root, ignore_errors=True)
     overhead = relayed["p50_ms"] - direct["p50_ms"]
     return {"steps": steps, "direct": direct, "relayed": relayed, "overhead_p50_ms": round(overhead, 3),
-            "held": held, "met": {"overhead": overhead <= TARGET_OVERHEAD_MS,
+            "deep": deep, "long_episode": LONG_EPISODE, "held": held, "met": {"overhead": overhead <= TARGET_OVERHEAD_MS,
                                   "held": held["answered"] == held["expected"] and held["opened"] == sessions}}
 
 
@@ -105,12 +109,12 @@ def _cookie(app_url: str) -> str:
     return headers["Set-Cookie"].split(";", 1)[0]
 
 
-def _relayed_steps(app_url: str, steps: int) -> dict:
+def _relayed_steps(app_url: str, steps: int, warm: int = 20) -> dict:
     player = _Player(app_url, _cookie(app_url))
     try:
         assert "Ready. Reset" in player.first, player.first[:300]
         player.ask(op="reset")
-        for _ in range(20):
+        for _ in range(warm):
             player.ask(op="step", message="warm")
         times = []
         for i in range(steps):
@@ -187,6 +191,8 @@ def render(r: dict) -> str | None:
                 ["step p50 / p95, through the playground", f"{p['relayed']['p50_ms']:.2f} / "
                                                            f"{p['relayed']['p95_ms']:.2f} ms"],
                 ["what the relay adds (p50)", f"**{p['overhead_p50_ms']:.2f} ms**"],
+                *([[f"step p50 / p95 through the playground, after {p['long_episode']:,} steps of the episode",
+                    f"{p['deep']['p50_ms']:.2f} / {p['deep']['p95_ms']:.2f} ms"]] if "deep" in p else []),
                 [f"{h['sessions']} sessions: opened / steps answered", f"**{h['opened']}** / "
                                                                        f"**{h['answered']}** of {h['expected']}"],
                 ["their steps p50 / p95", f"{h.get('p50_ms', 0):.1f} / {h.get('p95_ms', 0):.1f} ms"],

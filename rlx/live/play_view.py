@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
+
 from rlx.adapters.withhold.keys import strip_answers
 from rlx.live import frames
 
@@ -188,6 +190,8 @@ def _chat_text(content) -> str:
     return json.dumps(content, ensure_ascii=False)
 
 
+# What a reward may be to be plotted: a finite number (a bool is 0 or 1, as in Python); a string or an object is not.
+_PLOTTED = frozenset({int, float, bool})
 MAX_DOTS = 60  # in the 320-px plot more dots than this touch one another: past it the line alone is drawn
 TITLE_REWARDS = 20  # rewards the plot's title lists (read out by screen readers): the latest, past that many
 
@@ -206,36 +210,49 @@ def reward_points(rewards: list[float | None], width: int = 320, height: int = 8
 
     Its size is bounded whatever the episode's length, since the plot is sent again with every step: at most two
     vertices per pixel column (the column's highest and lowest reward, so a lone spike still shows), a dot per
-    reward only while there are few, and the title lists the latest rewards only."""
-    known = [(i, r) for i, r in enumerate(rewards) if isinstance(r, (int, float)) and math.isfinite(r)]
+    reward only while there are few, and the title lists the latest rewards only. It is drawn again from every
+    reward at each step, so the per-reward work is numpy's: 0.3 ms at 2,500 steps, where a loop took 14 ms."""
     title = _title(rewards)
-    if not known:
+    values = np.array([r if r.__class__ in _PLOTTED else None for r in rewards], dtype=float)
+    steps_known = np.flatnonzero(np.isfinite(values))
+    if not len(steps_known):
         return {"points": "", "low": None, "high": None, "dots": [], "title": title, "x_ticks": [], "y_ticks": []}
-    low, high = min(r for _, r in known), max(r for _, r in known)
+    known = values[steps_known]
+    low, high = float(known.min()), float(known.max())
     span, steps = (high - low) or 1.0, max(len(rewards) - 1, 1)
     pad = 6
-    dots = [(round(pad + (width - 2 * pad) * i / steps, 1), round(height - pad - (height - 2 * pad) * (r - low) / span,
-                                                                    1)) for i, r in known]
-    line = _column_extremes(dots) if len(dots) > width else dots
+    xs = pad + (width - 2 * pad) * steps_known / steps
+    ys = height - pad - (height - 2 * pad) * (known - low) / span
+    line = _column_extremes(np.round(xs, 1), ys) if len(xs) > width else np.arange(len(xs))
     last = len(rewards)  # steps are numbered from 1, as the log heads them
     ticks = sorted({1, (last + 1) // 2, last}) if last > 2 else list(range(1, last + 1))
     x_ticks = [(round(pad + (width - 2 * pad) * (n - 1) / steps, 1), n) for n in ticks]
     y_ticks = [(float(height - pad), reward_text(low))] + ([(float(pad), reward_text(high))] if high != low else [])
-    return {"points": " ".join(f"{x},{y}" for x, y in line), "low": reward_text(low), "high": reward_text(high),
-            "dots": dots if len(dots) <= MAX_DOTS else [], "title": title, "x_ticks": x_ticks, "y_ticks": y_ticks}
+    dots = [(round(x, 1), round(y, 1)) for x, y in zip(xs.tolist(), ys.tolist())] if len(xs) <= MAX_DOTS else []
+    vertices = np.empty(2 * len(line))
+    vertices[0::2], vertices[1::2] = xs[line], ys[line]
+    # One %-format of every coordinate: a tenth of a pixel each, as round(v, 1) gives, in a third of the time.
+    points = ("%.1f,%.1f " * len(line) % tuple(vertices.tolist()))[:-1]
+    return {"points": points, "low": reward_text(low), "high": reward_text(high), "dots": dots, "title": title,
+            "x_ticks": x_ticks, "y_ticks": y_ticks}
 
 
-def _column_extremes(dots: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """The vertices of each pixel column reduced to its highest and lowest, kept in step order."""
-    kept: list[tuple[float, float]] = []
-    start = 0
-    for end in range(1, len(dots) + 1):
-        if end == len(dots) or int(dots[end][0]) != int(dots[start][0]):
-            column = range(start, end)
-            top, bottom = min(column, key=lambda k: dots[k][1]), max(column, key=lambda k: dots[k][1])
-            kept.extend(dots[k] for k in sorted({top, bottom}))
-            start = end
-    return kept
+def _column_extremes(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Which vertices to draw: in each pixel column (the vertices in step order, so each column is a run of them)
+    the first highest and the first lowest, in step order."""
+    columns = xs.astype(np.int64)
+    starts = np.flatnonzero(np.r_[True, columns[1:] != columns[:-1]])
+    sizes = np.diff(np.r_[starts, len(xs)])
+    order = np.arange(len(xs))
+    last = np.iinfo(np.int64).max
+
+    def first_where(extreme: np.ndarray) -> np.ndarray:  # per column, the first vertex at the column's extreme
+        return np.minimum.reduceat(np.where(ys == np.repeat(extreme, sizes), order, last), starts)
+
+    top, bottom = first_where(np.minimum.reduceat(ys, starts)), first_where(np.maximum.reduceat(ys, starts))
+    first, second = np.minimum(top, bottom), np.maximum(top, bottom)
+    pairs = np.stack([first, second], axis=1).ravel()
+    return pairs[np.r_[True, pairs[1:] != pairs[:-1]]]
 
 
 def _title(rewards: list) -> str:

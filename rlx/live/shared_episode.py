@@ -17,6 +17,10 @@ from rlx.live.errors import LiveError
 from rlx.live.seats import Line
 
 EPISODE_IDLE_S = 45  # an episode without a call for this long gives the server back
+# The line is told this session holds the server a little longer than it does, and told again only once the truth
+# has moved past that: never earlier than the truth and at most two slacks later, so a waiter may wait a second or
+# two longer but never tries a server still held, and a player's steps do not each write to Redis.
+HOLD_SLACK_S = 1.0
 TURN_S = 300  # while someone waits, a player keeps the server at most this long more (or until the episode ends)
 
 
@@ -39,6 +43,8 @@ class SharedEpisode:
         self.turn_s = turn_s or TURN_S
         self.turn_ends: float | None = None  # epoch seconds: while someone waits, this player's turn ends then
         self._held_at = 0.0
+        self._told_until = 0.0  # what the line was last told this session holds the server until (epoch seconds)
+        self._line_said: tuple[float | None] | None = None  # first_waiting_since, as asked during this call
         self.episode: Episode | None = None
         self.waiting = False
         self.done = False  # the last answer ended the episode
@@ -53,6 +59,7 @@ class SharedEpisode:
     def run(self, call):
         """`call(episode)` on this session's episode, opening one first when there is none; Wait when the server
         is full or others wait ahead; LiveError as the episode's calls raise it."""
+        self._line_said = None
         if self.playing:
             self._mind_the_turn()
             answer = call(self.episode)
@@ -72,7 +79,8 @@ class SharedEpisode:
             self._wait(exc)
         self.episode, self.waiting = episode, False
         self._held_at, self.turn_ends = time.time(), None
-        self.line.hold(time.time() + self.idle_s)
+        self._told_until = time.time() + self.idle_s + HOLD_SLACK_S
+        self.line.hold(self._told_until)
         self._last = time.monotonic()
         return answer
 
@@ -85,12 +93,20 @@ class SharedEpisode:
         """Whether someone waits, and so when this turn ends (asked of the line now); the server is given back, and
         True said, once that moment has passed."""
         since = self.line.first_waiting_since()
+        self._line_said = (since,)
         self.turn_ends = None if since is None else max(since, self._held_at) + self.turn_s
         left = self.turn_left()
         if left is None or left > 0:
             return False
         self.give_back()
         return True
+
+    def someone_waits(self) -> bool:
+        """Whether a live visitor waits for this server, as the line said during the last call (asked now if that
+        call did not ask it)."""
+        if self._line_said is None:
+            self._line_said = (self.line.first_waiting_since(),)
+        return self._line_said[0] is not None
 
     def turn_left(self) -> float | None:
         """Seconds this player keeps the server while someone waits (as of its last call); None: nobody waits."""
@@ -123,7 +139,10 @@ class SharedEpisode:
     def _touch(self) -> None:
         self._last = time.monotonic()
         until = time.time() + self.idle_s
-        self.line.still_holds(until if self.turn_ends is None else min(until, self.turn_ends))
+        until = until if self.turn_ends is None else min(until, self.turn_ends)
+        if until > self._told_until or until < self._told_until - 2 * HOLD_SLACK_S:
+            self._told_until = until + HOLD_SLACK_S
+            self.line.still_holds(self._told_until)
 
     def give_back(self) -> None:
         """Close the server's socket (so it frees the session) and say so in the Space's line."""

@@ -2,8 +2,9 @@
 the counts).
 
 Each open session is a member of two sorted sets (the visitor's and everyone's) scored by its last sign of life.
-A session refreshes its score on every message; one whose process died without saying goodbye stops refreshing,
-and is no longer counted once its score is older than STALE_S. Taking a slot is one Lua script, so two processes
+A session refreshes its score as messages come, at most every TOUCH_EVERY_S (a step costs no Redis round trip of
+its own for it); one whose process died without saying goodbye stops refreshing, and is no longer counted once its
+score is older than STALE_S. Taking a slot is one Lua script, so two processes
 racing for the last one cannot both get it.
 """
 
@@ -17,6 +18,7 @@ PER_VISITOR = 3
 TOTAL = 200  # across every web process; the bench holds 100 in one process
 IDLE_S = 300  # a session with no message from its visitor for this long ends
 STALE_S = IDLE_S + 60  # a session not refreshed for this long was left behind by a dead process
+TOUCH_EVERY_S = 5.0  # far inside STALE_S's minute of slack
 ALL_KEY = "rlx:play:all"
 VISITOR_PREFIX = "rlx:play:visitor:"
 
@@ -41,8 +43,12 @@ class Slot:
     def __init__(self, redis, visitor: str, session_id: str):
         self.redis, self.session_id = redis, session_id
         self.visitor_key = VISITOR_PREFIX + hashlib.sha256(visitor.encode()).hexdigest()[:24]
+        self._touched = time.monotonic()  # take_slot scored it
 
     def touch(self) -> None:
+        if time.monotonic() - self._touched < TOUCH_EVERY_S:
+            return
+        self._touched = time.monotonic()
         now = time.time()
         pipe = self.redis.pipeline()
         pipe.zadd(ALL_KEY, {self.session_id: now}, xx=True)

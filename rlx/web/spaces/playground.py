@@ -195,7 +195,7 @@ def _relay(ws, send, shared: SharedEpisode, slot, fields) -> None:
                 send(_status(f"{exc} Reload the page to start a new session.", "warn"))
                 return
             send(_status(str(exc), "warn"))
-        if shared.playing and shared.done and shared.line.waiting():
+        if shared.playing and shared.done and shared.someone_waits():
             shared.give_back()  # a finished episode, with others in line: their turn now
 
 
