@@ -4,10 +4,10 @@ rewards as the points of a small plot."""
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
-
-import numpy as np
+from collections.abc import Sequence
 
 from rlx.adapters.withhold.keys import strip_answers
 from rlx.live import frames
@@ -211,48 +211,63 @@ def reward_points(rewards: list[float | None], width: int = 320, height: int = 8
     Its size is bounded whatever the episode's length, since the plot is sent again with every step: at most two
     vertices per pixel column (the column's highest and lowest reward, so a lone spike still shows), a dot per
     reward only while there are few, and the title lists the latest rewards only. It is drawn again from every
-    reward at each step, so the per-reward work is numpy's: 0.3 ms at 2,500 steps, where a loop took 14 ms."""
+    reward at each step, so the work per reward is done by min, max and list.index, in C; Python's own loops run
+    per pixel column (0.7 ms at 2,500 steps, where a loop over the rewards took 14 ms)."""
     title = _title(rewards)
-    values = np.array([r if r.__class__ in _PLOTTED else None for r in rewards], dtype=float)
-    steps_known = np.flatnonzero(np.isfinite(values))
-    if not len(steps_known):
+    steps_known, known = _plotted(rewards)
+    if not known:
         return {"points": "", "low": None, "high": None, "dots": [], "title": title, "x_ticks": [], "y_ticks": []}
-    known = values[steps_known]
-    low, high = float(known.min()), float(known.max())
+    low, high = min(known), max(known)
     span, steps = (high - low) or 1.0, max(len(rewards) - 1, 1)
     pad = 6
-    xs = pad + (width - 2 * pad) * steps_known / steps
-    ys = height - pad - (height - 2 * pad) * (known - low) / span
-    line = _column_extremes(np.round(xs, 1), ys) if len(xs) > width else np.arange(len(xs))
+    x_scale, y_scale = (width - 2 * pad) / steps, (height - 2 * pad) / span
+
+    def vertex(k: int) -> tuple[float, float]:  # the k-th plotted reward
+        return pad + x_scale * steps_known[k], height - pad - y_scale * (known[k] - low)
+
+    line = _column_extremes(steps_known, known, pad, x_scale, width) if len(known) > width else range(len(known))
+    vertices = [v for k in line for v in vertex(k)]
+    # One %-format for every coordinate: a tenth of a pixel each, as round(v, 1) gives.
+    points = ("%.1f,%.1f " * len(line) % tuple(vertices))[:-1]
     last = len(rewards)  # steps are numbered from 1, as the log heads them
     ticks = sorted({1, (last + 1) // 2, last}) if last > 2 else list(range(1, last + 1))
-    x_ticks = [(round(pad + (width - 2 * pad) * (n - 1) / steps, 1), n) for n in ticks]
+    x_ticks = [(round(pad + x_scale * (n - 1), 1), n) for n in ticks]
     y_ticks = [(float(height - pad), reward_text(low))] + ([(float(pad), reward_text(high))] if high != low else [])
-    dots = [(round(x, 1), round(y, 1)) for x, y in zip(xs.tolist(), ys.tolist())] if len(xs) <= MAX_DOTS else []
-    vertices = np.empty(2 * len(line))
-    vertices[0::2], vertices[1::2] = xs[line], ys[line]
-    # One %-format of every coordinate: a tenth of a pixel each, as round(v, 1) gives, in a third of the time.
-    points = ("%.1f,%.1f " * len(line) % tuple(vertices.tolist()))[:-1]
+    dots = [tuple(round(v, 1) for v in vertex(k)) for k in range(len(known))] if len(known) <= MAX_DOTS else []
     return {"points": points, "low": reward_text(low), "high": reward_text(high), "dots": dots, "title": title,
             "x_ticks": x_ticks, "y_ticks": y_ticks}
 
 
-def _column_extremes(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """Which vertices to draw: in each pixel column (the vertices in step order, so each column is a run of them)
-    the first highest and the first lowest, in step order."""
-    columns = xs.astype(np.int64)
-    starts = np.flatnonzero(np.r_[True, columns[1:] != columns[:-1]])
-    sizes = np.diff(np.r_[starts, len(xs)])
-    order = np.arange(len(xs))
-    last = np.iinfo(np.int64).max
+def _plotted(rewards: list) -> tuple[Sequence[int], list]:
+    """The steps with a finite number for reward (a bool is 0 or 1, as in Python), and those rewards. Most episodes
+    have nothing else, which one sum in C tells (a None, a string or an object stops it; a nan or inf shows)."""
+    try:
+        if math.isfinite(sum(rewards)):
+            return range(len(rewards)), rewards
+    except TypeError:
+        pass
+    steps = [i for i, r in enumerate(rewards) if r.__class__ in _PLOTTED and math.isfinite(r)]
+    return steps, [rewards[i] for i in steps]
 
-    def first_where(extreme: np.ndarray) -> np.ndarray:  # per column, the first vertex at the column's extreme
-        return np.minimum.reduceat(np.where(ys == np.repeat(extreme, sizes), order, last), starts)
 
-    top, bottom = first_where(np.minimum.reduceat(ys, starts)), first_where(np.maximum.reduceat(ys, starts))
-    first, second = np.minimum(top, bottom), np.maximum(top, bottom)
-    pairs = np.stack([first, second], axis=1).ravel()
-    return pairs[np.r_[True, pairs[1:] != pairs[:-1]]]
+def _column_extremes(steps_known: Sequence[int], known: list, pad: float, x_scale: float, width: int) -> list[int]:
+    """Which plotted rewards to draw as vertices: in each pixel column the first highest and the first lowest, in
+    step order. The column of step i is that of its x rounded to a tenth of a pixel, so the first plotted reward of
+    column c is found by bisection on the steps."""
+    kept: list[int] = []
+    start = 0
+    for column in range(1, width + 1):
+        end = bisect.bisect_left(steps_known, (column - 0.05 - pad) / x_scale)
+        if end > start:
+            rewards = known[start:end]
+            top, bottom = start + rewards.index(max(rewards)), start + rewards.index(min(rewards))
+            kept.extend((top,) if top == bottom else sorted((top, bottom)))
+            start = end
+    if start < len(known):
+        rewards = known[start:]
+        top, bottom = start + rewards.index(max(rewards)), start + rewards.index(min(rewards))
+        kept.extend((top,) if top == bottom else sorted((top, bottom)))
+    return kept
 
 
 def _title(rewards: list) -> str:
