@@ -33,11 +33,15 @@ def wait_for(app, run_id: str, done=lambda r: not r.active, timeout: float = 120
         try:
             return wait_or_fail(ended, f"run {run_id} to end within {timeout} s", timeout, every=0.1)
         except AssertionError as failed:  # say where it stood, and what its trial logged last, for a rare failure
-            last = seen[0] if seen else None
-            log = record.trial_dir(store, run_id) / "trial.log"
-            tail = log.read_text(errors="replace")[-1500:] if log.is_file() else "(no trial log)"
-            raise AssertionError(f"{failed}; last seen {last and last.status!r}: {last and last.outcome!r}\n"
-                                 f"trial log:\n{tail}") from None
+            raise AssertionError(f"{failed}; last seen {told(app, seen[0]) if seen else None}") from None
+
+
+def told(app, run: RunRecord) -> str:
+    """A run's status, how it ended and the end of its trial log: what a failed assertion on it should show."""
+    with app.app_context():
+        log = record.trial_dir(app.extensions["rlx.store"], run.id) / "trial.log"
+        tail = log.read_text(errors="replace")[-1500:] if log.is_file() else "(no trial log)"
+    return f"{run.id} {run.status!r}: {run.outcome!r}, rewards {run.rewards!r}\ntrial log:\n{tail}"
 
 
 PLAIN_IMAGE = "FROM debian:bookworm-slim\nWORKDIR /app\n"

@@ -17,7 +17,7 @@ from rlx.runs.models import batch_secret_key, secret_key
 from tests.conftest import index_now
 from tests.processes import stop_all, wait_or_fail
 from tests.runs_fixtures import start_worker
-from tests.runs_helpers import wait_for
+from tests.runs_helpers import told, wait_for
 from tests.stand_ins.hf_jobs import HFJobsStandIn
 from tests.stand_ins.model import ModelStandIn, action
 
@@ -148,7 +148,7 @@ def test_a_signed_in_visitor_runs_a_batch_through_inference_providers_with_their
 
     page = wait_for_batch(three_app, client, batch_id)
     batch, runs = runs_of(three_app, batch_id)
-    assert batch.status == "finished" and [run.rewards for run in runs] == [{"reward": 1.0}]
+    assert batch.status == "finished" and [run.rewards for run in runs] == [{"reward": 1.0}], told(three_app, runs[0])
     assert batch.model == runs[0].model == "stand-in-model:fastest"  # the router picks the fastest provider
     assert "terminus-2 with stand-in-model:fastest on 1 task" in page
     asked = [r for r in router.requests if r["path"].endswith("/chat/completions")]
