@@ -212,7 +212,7 @@ def reward_points(rewards: list[float | None], width: int = 320, height: int = 8
     vertices per pixel column (the column's highest and lowest reward, so a lone spike still shows), a dot per
     reward only while there are few, and the title lists the latest rewards only. It is drawn again from every
     reward at each step, so the work per reward is done by min, max and list.index, in C; Python's own loops run
-    per pixel column (0.7 ms at 2,500 steps, where a loop over the rewards took 14 ms)."""
+    per pixel column (2 ms at 2,500 steps, where a loop over the rewards took 14 ms)."""
     title = _title(rewards)
     steps_known, known = _plotted(rewards)
     if not known:
@@ -256,17 +256,14 @@ def _column_extremes(steps_known: Sequence[int], known: list, pad: float, x_scal
     column c is found by bisection on the steps."""
     kept: list[int] = []
     start = 0
-    for column in range(1, width + 1):
-        end = bisect.bisect_left(steps_known, (column - 0.05 - pad) / x_scale)
+    # Each column's first plotted reward; past the last column, the end of the rewards.
+    for end in [*(bisect.bisect_left(steps_known, (c - 0.05 - pad) / x_scale) for c in range(1, width + 1)),
+                len(known)]:
         if end > start:
             rewards = known[start:end]
             top, bottom = start + rewards.index(max(rewards)), start + rewards.index(min(rewards))
             kept.extend((top,) if top == bottom else sorted((top, bottom)))
             start = end
-    if start < len(known):
-        rewards = known[start:]
-        top, bottom = start + rewards.index(max(rewards)), start + rewards.index(min(rewards))
-        kept.extend((top,) if top == bottom else sorted((top, bottom)))
     return kept
 
 

@@ -4,8 +4,8 @@ the counts).
 Each open session is a member of two sorted sets (the visitor's and everyone's) scored by its last sign of life.
 A session refreshes its score as messages come, at most every TOUCH_EVERY_S (a step costs no Redis round trip of
 its own for it); one whose process died without saying goodbye stops refreshing, and is no longer counted once its
-score is older than STALE_S. Taking a slot is one Lua script, so two processes
-racing for the last one cannot both get it.
+score is older than STALE_S. Taking a slot is one Lua script, so two processes racing for the last one cannot both
+get it.
 """
 
 from __future__ import annotations
