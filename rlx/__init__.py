@@ -17,8 +17,12 @@ def create_app(config: Config | None = None) -> Flask:
     from rlx.http.json_provider import MarkupSafeJSON
     from rlx.http.proxies import behind_proxies
     from rlx.http.session_signer import SignedCookieSessions
+    from rlx.http.template_code import PROCESS_TEMPLATE_CODE
+    from rlx.http.url_rules import LazyBuildRule
 
     app = Flask(__name__)
+    app.url_rule_class = LazyBuildRule
+    app.jinja_options = {**app.jinja_options, "bytecode_cache": PROCESS_TEMPLATE_CODE}
     app.json = MarkupSafeJSON(app)
     app.session_interface = SignedCookieSessions()
     app.wsgi_app = behind_proxies(TrustedHosts(app.wsgi_app, config.public_url, config.trusted_hosts),

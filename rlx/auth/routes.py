@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from authlib.integrations.base_client.errors import OAuthError
+from authlib.common.errors import AuthlibBaseError  # the root of its errors; its client costs 0.15 s to import
 from joserfc.errors import JoseError
 from flask import Blueprint, abort, current_app, redirect, request, session, url_for
 from requests import RequestException
@@ -57,7 +57,7 @@ def signin_hf():
     callback = f"{public}{url_for('auth.callback')}" if public else url_for("auth.callback", _external=True)
     try:
         return client.authorize_redirect(callback)
-    except (RequestException, ValueError, OAuthError):
+    except (RequestException, ValueError, AuthlibBaseError):
         log.warning("signin.discovery_failed provider=%s", current_app.config["RLX"].openid_provider_url)
         return _unavailable("Hugging Face's sign-in did not answer; try again in a moment.")
 
@@ -71,7 +71,7 @@ def callback():
         return _signin_page(400, "Hugging Face did not sign you in (the request was declined or cancelled).")
     try:
         token = client.authorize_access_token()
-    except (OAuthError, JoseError) as exc:  # bad state or code, a forged or mismatched ID token: start again
+    except (AuthlibBaseError, JoseError) as exc:  # bad state or code, a forged or mismatched ID token: start again
         log.warning("signin.refused reason=%s", getattr(exc, "error", type(exc).__name__))
         return _signin_page(400, "That sign-in could not be completed (it was stale or tampered with); "
                                  "please sign in again.")

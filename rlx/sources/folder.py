@@ -20,8 +20,10 @@ import json
 import os
 import re
 import threading
+import copy
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -59,6 +61,14 @@ def read_card(readme: str) -> dict:
     except yaml.YAMLError:
         return {}
     return card if isinstance(card, dict) else {}
+
+
+@lru_cache(maxsize=256)  # every build lists the same cards again, and so does each test's app
+def _card_with_summary(text: str) -> dict:
+    card = read_card(text)
+    if text and not card.get("description"):
+        card["description"] = card_summary(text)  # as the Hub does: the card's opening words
+    return card
 
 
 class FolderSource:
@@ -233,9 +243,7 @@ class FolderSource:
         meta = _read_meta(folder / META_FILE)
         readme = folder / "README.md"
         text = readme.read_text(errors="replace")[:64_000] if readme.is_file() else ""
-        card = read_card(text)
-        if text and not card.get("description"):
-            card["description"] = card_summary(text)  # as the Hub does: the card's opening words
+        card = copy.deepcopy(_card_with_summary(text))  # the record's own: callers may change it
         card_tags = card.get("tags") if isinstance(card.get("tags"), list) else []
         tags = tuple(dict.fromkeys(str(t) for t in [*card_tags, *(meta.get("tags") or [])]))
         modified = meta.get("lastModified") or _mtime_iso(folder)

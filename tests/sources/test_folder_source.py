@@ -68,3 +68,22 @@ def test_a_missing_repository_is_a_404_that_names_it_but_not_the_servers_folder(
         text = response.get_data(as_text=True)
         assert response.status_code == 404 and "nobody/nothing" in text, path
         assert str(EXAMPLES) not in text, path
+
+
+def test_an_edited_card_is_read_again_and_a_changed_record_changes_no_other(tmp_path):
+    """Cards are parsed once per text in a process: an edit must still show, and a record's card stays its own."""
+    repo = tmp_path / "datasets" / "someone" / "cards"
+    repo.mkdir(parents=True)
+    readme = repo / "README.md"
+    readme.write_text("---\ntags: [harbor]\n---\n# Cards\n\nThe first paragraph is long enough to be the summary.\n")
+    source = FolderSource(tmp_path)
+    first = source.repo_info("dataset", "someone/cards")
+    assert first.card["description"] == "The first paragraph is long enough to be the summary."
+    first.card["description"] = "changed by a caller"
+    first.card["tags"].append("changed")
+    again = FolderSource(tmp_path).repo_info("dataset", "someone/cards")
+    assert again.card["description"] == "The first paragraph is long enough to be the summary."
+    assert again.card["tags"] == ["harbor"]
+    readme.write_text("---\ntags: [harbor]\n---\n# Cards\n\nAnother opening paragraph, written after an edit.\n")
+    edited = FolderSource(tmp_path).repo_info("dataset", "someone/cards")
+    assert edited.card["description"] == "Another opening paragraph, written after an edit."
