@@ -15,16 +15,16 @@ the two, and is rebuilt when the next repo_info gives the new sha.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
 import re
 import threading
-import copy
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
