@@ -93,6 +93,9 @@ def test_a_hung_step_gives_the_server_back_and_the_line_keeps_its_order(site, re
     assert "board" in stuck.send(op="reset")
     assert "in line" in status(second.send(op="reset"))
     assert "number 2 in line" in status(third.send(op="reset"))
+    early = status(second.send(op="step", cell="1"))  # a move before its episode exists is not played blind
+    assert "Not sent: send it again once your Reset has started the episode" in early
+    assert "You are next in line" in early
     hung = stuck.send(op="step", cell="4", think_s="4")
     assert "did not answer step within 1.5 s" in status(hung)
     # The stuck socket was closed: once the server finishes that step it frees its session, for the next in line.
@@ -186,6 +189,7 @@ def test_a_board_is_a_grid_and_a_frame_an_image_in_the_browser(site):
         page.goto(f"{site}/s/{GAME}/play")
         page.wait_for_selector("#play-status[data-connected]", timeout=20_000)
         page.get_by_role("button", name="Reset").click()
+        page.wait_for_selector("#play-log .play-step", timeout=30_000)  # the board first (it may wait in line)
         page.locator("input[name=cell]").fill("4")
         page.get_by_role("button", name="Step").click()
         expect(page.locator("#play-log .play-step")).to_have_count(2, timeout=20_000)

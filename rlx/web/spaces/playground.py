@@ -41,6 +41,7 @@ MAX_MESSAGE = 256 * 1024  # one form from the browser
 NORMAL_CLOSE = 1000  # htmx's ws extension reconnects after other codes; an ended session must stay ended
 POLL_S = 1.0  # a waiting session asks for its turn this often
 OPENS = ("reset", "mcp")  # the forms that may start an episode
+OPENS_WORDS = {"reset": "Reset", "mcp": "tool call"}
 
 
 def init_app(app) -> None:
@@ -177,6 +178,10 @@ def _relay(ws, send, shared: SharedEpisode, slot, fields) -> None:
             send(_status("The playground sent something that is not a form; reload the page.", "warn"))
             continue
         if shared.waiting:
+            if message.get("op") not in OPENS and pending is not None:
+                send(_status(f"Not sent: send it again once your {OPENS_WORDS[pending.get('op')]} has started "
+                             f"the episode. {told}".strip(), "info", connected=True))
+                continue  # a move made before the visitor has seen the new episode would be blind
             pending = message if message.get("op") in OPENS else pending
             told = _try_again(send, shared, pending or message, fields, rewards, "")
             pending = None if not shared.waiting else pending
