@@ -6,13 +6,31 @@ from flask import Flask
 
 from rlx.config import Config
 
-__all__ = ["Config", "create_app"]
+__all__ = ["Config", "create_app", "create_worker_app"]
 MAX_BODY_BYTES = 1024 * 1024  # the largest request body read; more is a 413 before it is parsed
 
 
 def create_app(config: Config | None = None) -> Flask:
     """Build the app: nothing happens at import time, so tests build as many apps as they like."""
-    config = config or Config.from_env()
+    from rlx.web import register_web
+
+    app = _core_app(config or Config.from_env())
+    register_web(app)
+    return app
+
+
+def create_worker_app(config: Config | None = None) -> Flask:
+    """The app as an RQ worker's jobs use it (settings, store, source, Redis, the snapshot's reader and the admin
+    settings), without the pages: a worker serves none, and they cost it 0.3 s of CPU at each start (1.5 -> 1.2 s
+    with its jobs' modules)."""
+    from rlx.snapshot import app_catalog
+
+    app = _core_app(config or Config.from_env())
+    app_catalog.init_app(app)
+    return app
+
+
+def _core_app(config: Config) -> Flask:
     from rlx.http.hosts import TrustedHosts
     from rlx.http.json_provider import MarkupSafeJSON
     from rlx.http.proxies import behind_proxies
@@ -39,11 +57,9 @@ def create_app(config: Config | None = None) -> Flask:
 
     from rlx import queue, sources, store
     from rlx.http import compression
-    from rlx.web import register_web
 
     compression.init_app(app)
     app.extensions["rlx.store"] = store.Store(config.storage_dir)
     app.extensions["rlx.source"] = sources.open_source(config)
     queue.init_app(app)
-    register_web(app)
     return app

@@ -1,8 +1,10 @@
 """`rlx worker` (and `python -m workers.rq_worker`): one RQ worker on some or all of the index, snapshot and rollouts
 queues.
 
-The app is built once, before RQ forks a work horse per job, so imports and config are paid once and every job
-runs inside `app.app_context()` (jobs reach the store, the source and Redis through `current_app`).
+The app is built once (without its pages: rlx.create_worker_app), with the module of every job imported, before RQ
+forks a work horse per job, so imports and config are paid once and every job runs inside `app.app_context()`
+(jobs reach the store, the source and Redis through `current_app`). What a rollout needs besides is imported after
+the worker's first one (rlx/jobs/enqueue.py WARM_AFTER).
 
 Beyond RQ's defaults, this worker
 - heartbeats every few seconds and records the machine it runs on, so a killed worker is seen as dead in seconds
@@ -19,9 +21,11 @@ Beyond RQ's defaults, this worker
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import signal
+import sys
 from pathlib import Path
 
 from flask import Flask
@@ -30,6 +34,7 @@ from rq.registry import StartedJobRegistry, clean_registries
 from rq.utils import now
 
 from rlx.queue.connection import connect, maintenance_lock
+from rlx.jobs.enqueue import WARM_AFTER
 from rlx.jobs.queues import BULK, QUEUES, ROLLOUTS
 from rlx.queue import get_redis
 from rlx.queue.defaults import MAINTENANCE_INTERVAL_S
@@ -122,6 +127,19 @@ class AppWorker(Worker):
         if os.getppid() != self._main_pid:  # the worker died before the line above: nobody would stop us
             os._exit(1)
 
+    def execute_job(self, job, queue):
+        super().execute_job(job, queue)  # the horse has ended
+        self.warm_for(job.func_name)
+
+    def warm_for(self, func_name: str) -> None:
+        """Import what the horses of this kind of job import (WARM_AFTER), for the next one to start with."""
+        for module in WARM_AFTER.get(func_name, ()):
+            if module not in sys.modules:
+                try:
+                    importlib.import_module(module)
+                except Exception:  # the next horse imports it, and says why it cannot
+                    self.log.warning("could not import %s ahead of the next job", module, exc_info=True)
+
     def perform_job(self, job, queue, *args, **kwargs):
         if self.flask_app is None:
             return super().perform_job(job, queue, *args, **kwargs)
@@ -199,13 +217,21 @@ def parse_queues(text: str | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def main(burst: bool = False, queues: list[str] | None = None) -> None:
-    from rlx import create_app
+def boot_app() -> Flask:
+    """The worker's app, with every job's module imported: once here, not in each work horse."""
+    from rlx import create_worker_app
+    from rlx.jobs.enqueue import JOB_MODULES
     from rlx.runs.worker_env import worker_config
 
-    app = create_app(worker_config())  # without the web's secrets: a worker signs no cookie
+    app = create_worker_app(worker_config())  # without the web's secrets: a worker signs no cookie
+    for module in JOB_MODULES:
+        importlib.import_module(module)
+    return app
+
+
+def main(burst: bool = False, queues: list[str] | None = None) -> None:
     # No RQ scheduler process: nothing we enqueue is scheduled, and it would be one more child to orphan.
-    build_worker(app, queues or list(QUEUES)).work(burst=burst, logging_level="WARNING")
+    build_worker(boot_app(), queues or list(QUEUES)).work(burst=burst, logging_level="WARNING")
 
 
 if __name__ == "__main__":
