@@ -137,7 +137,8 @@ class AppWorker(Worker):
             if module not in sys.modules:
                 try:
                     importlib.import_module(module)
-                except Exception:  # the next horse imports it, and says why it cannot
+                except ImportError:  # the next horse imports it, and says why it cannot (a stop asked meanwhile
+                    # raises on through: RQ stops an idle worker by raising from its signal handler)
                     self.log.warning("could not import %s ahead of the next job", module, exc_info=True)
 
     def perform_job(self, job, queue, *args, **kwargs):

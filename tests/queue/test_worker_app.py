@@ -55,3 +55,29 @@ def test_a_worker_imports_what_a_rollout_needs_once_it_has_run_one_and_not_befor
     assert said["loaded"] == []
     assert said["rlx.jobs.index.index_dataset"] == []  # another job's horse needs none of it
     assert said[ROLLOUT_JOB] == trial
+
+
+STOP_WHILE_WARMING = """
+import sys
+from rq.exceptions import StopRequested
+from workers import rq_worker
+worker = rq_worker.build_worker(rq_worker.boot_app())
+worker._install_signal_handlers()  # as work() does: SIGTERM asks the worker to stop
+rq_worker.WARM_AFTER["a.job"] = ("asks_to_stop",)
+try:
+    worker.warm_for("a.job")
+    print("went on")
+except StopRequested:
+    print("stopped")
+"""
+
+
+def test_a_worker_asked_to_stop_while_it_imports_for_the_next_rollout_stops(app, tmp_path):
+    # SIGTERM lands while the module is imported (a test stopping its worker right after a rollout did): it was once
+    # taken for an import error and swallowed, and the worker lived on, taking other tests' jobs.
+    (tmp_path / "asks_to_stop.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n")
+    env = {**os.environ, **config_env(app.config["RLX"], app.config["RLX"].redis_url),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", STOP_WHILE_WARMING], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip().splitlines()[-1:] == ["stopped"], done.stderr[-2000:]
