@@ -132,14 +132,21 @@ class AppWorker(Worker):
         self.warm_for(job.func_name)
 
     def warm_for(self, func_name: str) -> None:
-        """Import what the horses of this kind of job import (WARM_AFTER), for the next one to start with."""
-        for module in WARM_AFTER.get(func_name, ()):
-            if module not in sys.modules:
-                try:
-                    importlib.import_module(module)
-                except ImportError:  # the next horse imports it, and says why it cannot (a stop asked meanwhile
-                    # raises on through: RQ stops an idle worker by raising from its signal handler)
-                    self.log.warning("could not import %s ahead of the next job", module, exc_info=True)
+        """Import what the horses of this kind of job import (WARM_AFTER), for the next one to start with.
+
+        A stop asked meanwhile waits for the imports: RQ stops an idle worker by raising from its signal handler,
+        and raised inside the import machinery (a module lock's callback) the exception was dropped, and the
+        worker lived on. Once the signals are let through, it is raised here."""
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+        try:
+            for module in WARM_AFTER.get(func_name, ()):
+                if module not in sys.modules:
+                    try:
+                        importlib.import_module(module)
+                    except ImportError:  # the next horse imports it, and says why it cannot
+                        self.log.warning("could not import %s ahead of the next job", module, exc_info=True)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
     def perform_job(self, job, queue, *args, **kwargs):
         if self.flask_app is None:

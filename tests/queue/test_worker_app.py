@@ -46,7 +46,7 @@ def test_every_job_the_app_enqueues_finds_its_module_in_the_worker_and_the_pages
     modules = sorted({name.rsplit(".", 1)[0] for name in names})
     said = modules_of_a_worker(app.config["RLX"], modules)
     assert said["loaded"] == modules
-    assert said["pages"] == []  # a worker serves no page: their 0.8 s of imports are not paid
+    assert said["pages"] == []  # a worker serves no page: their imports (0.3 s of CPU) are not paid
 
 
 def test_a_worker_imports_what_a_rollout_needs_once_it_has_run_one_and_not_before(app):
@@ -66,18 +66,24 @@ worker._install_signal_handlers()  # as work() does: SIGTERM asks the worker to 
 rq_worker.WARM_AFTER["a.job"] = ("asks_to_stop",)
 try:
     worker.warm_for("a.job")
-    print("went on")
-except StopRequested:
-    print("stopped")
+    worker.work()  # the worker's loop: a stop that was lost leaves it waiting for jobs until the test gives up
+except StopRequested:  # raised as the signals are let through, before the loop had its own handler
+    pass
+print("stopped")
 """
 
 
 def test_a_worker_asked_to_stop_while_it_imports_for_the_next_rollout_stops(app, tmp_path):
-    # SIGTERM lands while the module is imported (a test stopping its worker right after a rollout did): it was once
-    # taken for an import error and swallowed, and the worker lived on, taking other tests' jobs.
-    (tmp_path / "asks_to_stop.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n")
+    # SIGTERM lands while the module is imported (a test stopping its worker right after a rollout did): raised in
+    # the import machinery, its StopRequested was once dropped, and the worker lived on, taking other tests' jobs.
+    # The module below imports more after the signal, as a real one would.
+    (tmp_path / "asks_to_stop.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n"
+                                              "import harbor.trial.trial\n")
     env = {**os.environ, **config_env(app.config["RLX"], app.config["RLX"].redis_url),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-c", STOP_WHILE_WARMING], env=env, capture_output=True, text=True,
-                          timeout=120)
+    try:
+        done = subprocess.run([sys.executable, "-c", STOP_WHILE_WARMING], env=env, capture_output=True, text=True,
+                              timeout=60)
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"the worker did not stop: {(exc.stderr or b'')[-2000:]!r}") from None
     assert done.stdout.strip().splitlines()[-1:] == ["stopped"], done.stderr[-2000:]

@@ -179,8 +179,9 @@ def _relay(ws, send, shared: SharedEpisode, slot, fields) -> None:
             continue
         if shared.waiting:
             if message.get("op") not in OPENS and pending is not None:
-                send(_status(f"Not sent: send it again once your {OPENS_WORDS[pending.get('op')]} has started "
-                             f"the episode. {told}".strip(), "info", connected=True))
+                first = OPENS_WORDS.get(pending.get("op"), "first form")
+                send(_status(f"Not sent: send it again once your {first} has started the episode. {told}".strip(),
+                             "info", connected=True))
                 continue  # a move made before the visitor has seen the new episode would be blind
             pending = message if message.get("op") in OPENS else pending
             told = _try_again(send, shared, pending or message, fields, rewards, "")
