@@ -79,12 +79,11 @@ def client(app):
 @pytest.fixture
 def running_worker(make_config, redis_url, redis_client):
     """A real `rlx worker` process on the test Redis, stopped after the test."""
-    from tests.processes import config_env, start_worker
+    from tests.processes import config_env, start_worker, stop_all
 
     process, _ = start_worker({**os.environ, **config_env(make_config(), redis_url)}, redis_client)
     yield process
-    process.terminate()
-    process.wait(15)
+    stop_all([process])
 
 
 HARBOR_EXAMPLES = ("rlx-examples/terminal-basics", "rlx-examples/python-bugfix", "rlx-examples/science-puzzles")

@@ -139,11 +139,25 @@ def start_worker(env: dict, connection, queues: str = "") -> tuple[subprocess.Po
 
 
 def stop_all(processes) -> None:
-    """SIGTERM every process first, then wait for each: they shut down side by side, not one after another."""
+    """SIGTERM every process first, then wait for each: they shut down side by side, not one after another.
+
+    One still running 15 s on is killed with its session (its sandboxes too) before the test is failed for it: a
+    worker left behind would take the next tests' jobs from the same Redis and fail them instead."""
     for process in processes:
-        process.terminate()
+        if process.poll() is None:
+            process.terminate()
+    stuck = []
     for process in processes:
-        process.wait(15)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            stuck.append(process.pid)
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # started in a session of its own (start_worker)
+            except (ProcessLookupError, PermissionError):
+                process.kill()
+            process.wait(30)
+    assert not stuck, f"still running 15 s after SIGTERM, killed: {stuck}"
 
 
 def kill(process: subprocess.Popen, sig=signal.SIGKILL) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from rlx import create_app
 from tests.conftest import index_now
-from tests.processes import config_env
+from tests.processes import config_env, stop_all
 from tests.processes import start_worker as start_worker_process
 
 PROBES_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "runs"
@@ -52,9 +52,7 @@ def start_worker(app, redis_client, extra_env: dict | None = None) -> subprocess
 def probes_worker(probes_app, redis_client):
     process = start_worker(probes_app, redis_client)
     yield process
-    if process.poll() is None:
-        process.terminate()
-        process.wait(15)
+    stop_all([process])
 
 
 def sandboxes_of(pid: int) -> set[int]:

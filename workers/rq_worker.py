@@ -3,8 +3,7 @@ queues.
 
 The app is built once (without its pages: rlx.create_worker_app), with the module of every job imported, before RQ
 forks a work horse per job, so imports and config are paid once and every job runs inside `app.app_context()`
-(jobs reach the store, the source and Redis through `current_app`). What a rollout needs besides is imported after
-the worker's first one (rlx/jobs/enqueue.py WARM_AFTER).
+(jobs reach the store, the source and Redis through `current_app`).
 
 Beyond RQ's defaults, this worker
 - heartbeats every few seconds and records the machine it runs on, so a killed worker is seen as dead in seconds
@@ -25,7 +24,6 @@ import importlib
 import logging
 import os
 import signal
-import sys
 from pathlib import Path
 
 from flask import Flask
@@ -34,7 +32,6 @@ from rq.registry import StartedJobRegistry, clean_registries
 from rq.utils import now
 
 from rlx.queue.connection import connect, maintenance_lock
-from rlx.jobs.enqueue import WARM_AFTER
 from rlx.jobs.queues import BULK, QUEUES, ROLLOUTS
 from rlx.queue import get_redis
 from rlx.queue.defaults import MAINTENANCE_INTERVAL_S
@@ -126,27 +123,6 @@ class AppWorker(Worker):
         die_with_parent(signal.SIGKILL)
         if os.getppid() != self._main_pid:  # the worker died before the line above: nobody would stop us
             os._exit(1)
-
-    def execute_job(self, job, queue):
-        super().execute_job(job, queue)  # the horse has ended
-        self.warm_for(job.func_name)
-
-    def warm_for(self, func_name: str) -> None:
-        """Import what the horses of this kind of job import (WARM_AFTER), for the next one to start with.
-
-        A stop asked meanwhile waits for the imports: RQ stops an idle worker by raising from its signal handler,
-        and raised inside the import machinery (a module lock's callback) the exception was dropped, and the
-        worker lived on. Once the signals are let through, it is raised here."""
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
-        try:
-            for module in WARM_AFTER.get(func_name, ()):
-                if module not in sys.modules:
-                    try:
-                        importlib.import_module(module)
-                    except ImportError:  # the next horse imports it, and says why it cannot
-                        self.log.warning("could not import %s ahead of the next job", module, exc_info=True)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
     def perform_job(self, job, queue, *args, **kwargs):
         if self.flask_app is None:

@@ -29,11 +29,6 @@ SANDBOX_CANCEL_JOB = "rlx.runs.sandboxes.cancel_left_behind"
 # The module of every function a job runs or calls back: a worker imports them before it forks a work horse per
 # job, which would otherwise import them again for each job (tests/queue/test_worker_app.py holds it to this).
 JOB_MODULES = ("rlx.jobs.index", "rlx.jobs.snapshot", "rlx.runs.runner", "rlx.runs.sandboxes", "rlx.jobs.settle")
-# What a rollout's work horse imports besides (Harbor's trial, the local sandbox it loads by import path, the token
-# shelf): a rollout horse's CPU was 0.8 s with them to import, 0.3 s without. A worker imports them once it has run
-# a rollout, so each later one starts without that, and a worker that runs none never pays for them.
-WARM_AFTER = {ROLLOUT_JOB: ("harbor.trial.trial", "harbor.models.trial.config", "rlx.runs.local_env",
-                            "rlx.auth.shelf", "rlx.runs.installed_config")}
 
 
 def enqueue_once(queue: str, func: Callable, *args, job_id: str, description: str,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -104,6 +106,34 @@ def _connect(store: Store, any_thread: bool = False) -> sqlite3.Connection:
     db.execute("PRAGMA busy_timeout=10000")
     if db.execute("PRAGMA user_version").fetchone()[0] >= PREPARED_LEVEL:
         return db  # made as this module says by an earlier connection: one read instead of some twenty statements
+    with _PREPARING:
+        _prepare(db)
+    return db
+
+
+# Two connections preparing a new file at once (four visitors' threads opening the first page of a new store did):
+# SQLite may answer "database is locked" at once, without waiting out busy_timeout, while the other turns the file
+# to WAL. Threads of one process take turns; a connection of another process is tried again until the timeout.
+_PREPARING = threading.Lock()
+_PREPARE_TIMEOUT_S = 10.0
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    deadline = time.monotonic() + _PREPARE_TIMEOUT_S
+    while True:
+        try:
+            _prepare_once(db)
+            return
+        except sqlite3.OperationalError as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def _prepare_once(db: sqlite3.Connection) -> None:
+    """The tables, indexes and triggers as this module says; each step leaves alone what another made."""
     db.execute("PRAGMA journal_mode=WAL")  # kept by the file itself
     db.executescript(SCHEMA)
     _add_columns(db)
@@ -117,7 +147,6 @@ def _connect(store: Store, any_thread: bool = False) -> sqlite3.Connection:
                     db.execute(statement)
             db.execute("COMMIT")
     db.execute(f"PRAGMA user_version={PREPARED_LEVEL}")
-    return db
 
 
 def _add_columns(db: sqlite3.Connection) -> None:

@@ -15,6 +15,7 @@ import pytest
 from rlx.config import Config
 from rlx.runs import agents, events
 from tests.conftest import index_now
+from tests.processes import stop_all
 from tests.runs_fixtures import start_worker
 from tests.runs_helpers import TERMINAL, wait_for
 from tests.runs.test_run_pages import post_run, run_id_of
@@ -62,8 +63,7 @@ def examples_worker(app, redis_client):
     index_now(app, TERMINAL)
     process = start_worker(app, redis_client, {"RLX_ALLOW_LOOPBACK_MODELS": "1"})
     yield process
-    process.terminate()
-    process.wait(15)
+    stop_all([process])
 
 
 def test_mini_swe_agent_runs_the_models_commands_and_reaches_the_reward(installed_agents, app, model,

@@ -3,6 +3,7 @@ show every run written since, by any process, and never the runs of a file that 
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 import threading
 
@@ -77,3 +78,36 @@ def test_an_index_made_before_the_outcomes_index_gains_it_and_the_board_still_co
     assert [(row["label"], row["rate"]) for row in board] == [("oracle", 1.0)]
     with closing(runs_db.connect(store)) as db:
         assert db.execute("SELECT 1 FROM sqlite_master WHERE name='runs_ended_public'").fetchone()
+
+
+def _first_reads_at_once(roots: list, start, opened) -> None:
+    """Open each new store's runs index from every worker at once (a barrier), recording each error."""
+    for root in roots:
+        start.wait()
+        try:
+            assert _shown(Store(root)) == []
+        except Exception as exc:  # noqa: BLE001 - what a visitor would get as a 500
+            opened.append(repr(exc))
+
+
+def test_a_new_store_opened_by_eight_threads_at_once_serves_all_of_them(tmp_path):
+    # Four visitors' first page of a new store once had one of them answered "database is locked" (a 500).
+    roots, start, errors = [tmp_path / f"store-{n}" for n in range(80)], threading.Barrier(8), []
+    threads = [threading.Thread(target=_first_reads_at_once, args=(roots, start, errors)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+
+
+def test_a_new_store_opened_by_six_processes_at_once_serves_all_of_them(tmp_path):
+    context = multiprocessing.get_context("fork")  # each a web worker of its own
+    roots, start, errors = [tmp_path / f"store-{n}" for n in range(30)], context.Barrier(6), context.Manager().list()
+    processes = [context.Process(target=_first_reads_at_once, args=(roots, start, errors)) for _ in range(6)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(120)
+    assert [process.exitcode for process in processes] == [0] * 6
+    assert list(errors) == []
